@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# vrdma top-level build.
+#
+#   make                 module, libvrdma and vrdmactl
+#   make check [T=name]  the selftest suite in a qemu guest (installs deps)
+#   make demo            two containers talking RDMA through vdevices
+#   make bench           benchmarks, vdevice against the native parent
+#   make style           checkpatch.pl --strict over the tree
+#   make install         module, library, header, tool, man pages
+#
+# KDIR selects the kernel build tree; V=1 shows the full commands.
+
+SHELL := /bin/bash
+TOP := $(CURDIR)
+
+ifeq ($(KDIR),)
+KDIR := $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
+	echo /lib/modules/$$(uname -r)/build; else \
+	ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1; fi)
+endif
+KVER := $(shell v=$$(make -s -C $(KDIR) kernelrelease 2>/dev/null) && echo $$v || basename $$(dirname $(KDIR)))
+
+VRDMA_VERSION := $(shell ./scripts/version.sh 2>/dev/null || cat VERSION)
+export VRDMA_VERSION
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+export PREFIX DESTDIR
+
+.PHONY: all modules userlib tools clean check demo bench deps style \
+	install modules_install dkms-install sparse help
+
+all: modules userlib tools
+
+modules:
+	@test -n "$(KDIR)" -a -d "$(KDIR)" || { \
+		echo "vrdma: no kernel build tree; run 'make deps' or set KDIR" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(TOP) VRDMA_VERSION=$(VRDMA_VERSION) modules
+
+sparse:
+	$(MAKE) -C $(KDIR) M=$(TOP) VRDMA_VERSION=$(VRDMA_VERSION) C=2 W=1 modules
+
+userlib:
+	$(MAKE) -C userlib
+
+tools: userlib
+	$(MAKE) -C tools/vrdmactl
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(TOP) clean
+	$(MAKE) -C userlib clean
+	$(MAKE) -C tools/vrdmactl clean
+	rm -rf build
+
+deps:
+	./scripts/deps.sh
+
+check:
+	@./scripts/deps.sh --quiet
+	$(MAKE) all
+	$(MAKE) -C userlib test
+	./selftests/vm/run.sh $(if $(T),--tests "$(T)")
+
+demo:
+	@./scripts/deps.sh --quiet
+	$(MAKE) all
+	./selftests/vm/run.sh --demo
+
+bench:
+	@./scripts/deps.sh --quiet
+	$(MAKE) all
+	./selftests/vm/run.sh --bench
+
+style:
+	./scripts/checkpatch.sh
+
+modules_install: modules
+	$(MAKE) -C $(KDIR) M=$(TOP) INSTALL_MOD_DIR=updates \
+		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
+	$(if $(DESTDIR),,depmod -a $(KVER))
+
+install: all modules_install
+	$(MAKE) -C userlib install
+	$(MAKE) -C tools/vrdmactl install
+	install -D -m 0644 scripts/vrdma-modprobe.conf.example \
+		$(DESTDIR)$(PREFIX)/share/doc/vrdma/vrdma-modprobe.conf.example
+
+dkms-install:
+	./scripts/dkms-install.sh
+
+help:
+	@sed -n '3,12p' Makefile | sed 's/^# \{0,1\}//'

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The vdevice's ib_device_ops: the index of every entry point, plus the
+ * device and port queries, which mirror the parent.
+ */
+#include <linux/netdevice.h>
+#include <rdma/ib_cache.h>
+
+#include "vrdma.h"
+
+static int vrdma_query_device(struct ib_device *ibdev,
+			      struct ib_device_attr *attr,
+			      struct ib_udata *udata)
+{
+	struct vrdma_dev *vdev = to_vdev(ibdev);
+	struct ib_device *pdev = vdev->pdev;
+	struct uverbs_attr_bundle sb;
+	struct ib_udata *pudata;
+	int ret;
+
+	/*
+	 * At registration the core passes a bare, empty udata that is not
+	 * inside a bundle; so does ex_query_device without driver data.
+	 */
+	if (!udata || (!udata->inlen && !udata->outlen)) {
+		struct ib_udata empty = {};
+
+		ret = pdev->ops.query_device(pdev, attr, &empty);
+	} else {
+		pudata = vrdma_shadow_udata(&sb, udata,
+					    vrdma_udata_vctx(udata));
+		if (IS_ERR(pudata))
+			return PTR_ERR(pudata);
+		ret = pdev->ops.query_device(pdev, attr, pudata);
+	}
+	if (ret)
+		return ret;
+
+	/* "rdma link del" must not unregister a vdevice behind our back. */
+	attr->kernel_cap_flags &= ~IBK_ALLOW_USER_UNREG;
+	vrdma_quota_clamp_attrs(vdev, attr);
+	return 0;
+}
+
+static int vrdma_query_port(struct ib_device *ibdev, u32 port,
+			    struct ib_port_attr *attr)
+{
+	return ib_query_port(to_vdev(ibdev)->pdev, port, attr);
+}
+
+static int vrdma_get_port_immutable(struct ib_device *ibdev, u32 port,
+				    struct ib_port_immutable *immutable)
+{
+	*immutable = *ib_port_immutable_read(to_vdev(ibdev)->pdev, port);
+	return 0;
+}
+
+static enum rdma_link_layer vrdma_get_link_layer(struct ib_device *ibdev,
+						 u32 port)
+{
+	return rdma_port_get_link_layer(to_vdev(ibdev)->pdev, port);
+}
+
+/*
+ * The RoCE GID table of the vdevice is filled by the RDMA core from this
+ * netdev, so it mirrors the parent's.  ib_device_set_netdev() must never be
+ * used: rxe looks its devices up by netdev and driver id, which the vdevice
+ * shares, and would take the vdevice for an rxe device.
+ */
+static struct net_device *vrdma_get_netdev(struct ib_device *ibdev, u32 port)
+{
+	struct ib_device *pdev = to_vdev(ibdev)->pdev;
+	struct net_device *ndev;
+
+	if (pdev->ops.get_netdev)
+		return pdev->ops.get_netdev(pdev, port);
+
+	if (!rdma_is_port_valid(pdev, port))
+		return NULL;
+	rcu_read_lock();
+	ndev = rcu_dereference(pdev->port_data[port].netdev);
+	if (ndev && ndev->reg_state >= NETREG_UNREGISTERING)
+		ndev = NULL;
+	dev_hold(ndev);
+	rcu_read_unlock();
+	return ndev;
+}
+
+static int vrdma_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
+			    u16 *pkey)
+{
+	struct ib_device *pdev = to_vdev(ibdev)->pdev;
+
+	return pdev->ops.query_pkey(pdev, port, index, pkey);
+}
+
+static void vrdma_get_dev_fw_str(struct ib_device *ibdev, char *str)
+{
+	struct ib_device *pdev = to_vdev(ibdev)->pdev;
+
+	pdev->ops.get_dev_fw_str(pdev, str);
+}
+
+static const struct ib_device_ops vrdma_dev_ops = {
+	.owner = THIS_MODULE,
+
+	.alloc_mw = vrdma_alloc_mw,
+	.alloc_pd = vrdma_alloc_pd,
+	.alloc_ucontext = vrdma_alloc_ucontext,
+	.attach_mcast = vrdma_attach_mcast,
+	.create_cq = vrdma_create_cq,
+	.create_qp = vrdma_create_qp,
+	.create_srq = vrdma_create_srq,
+	.create_user_ah = vrdma_create_user_ah,
+	.dealloc_driver = vrdma_dealloc_driver,
+	.dealloc_mw = vrdma_dealloc_mw,
+	.dealloc_pd = vrdma_dealloc_pd,
+	.dealloc_ucontext = vrdma_dealloc_ucontext,
+	.dereg_mr = vrdma_dereg_mr,
+	.destroy_ah = vrdma_destroy_ah,
+	.destroy_cq = vrdma_destroy_cq,
+	.destroy_qp = vrdma_destroy_qp,
+	.destroy_srq = vrdma_destroy_srq,
+	.detach_mcast = vrdma_detach_mcast,
+	.disassociate_ucontext = vrdma_disassociate_ucontext,
+	.get_dev_fw_str = vrdma_get_dev_fw_str,
+	.get_link_layer = vrdma_get_link_layer,
+	.get_netdev = vrdma_get_netdev,
+	.get_port_immutable = vrdma_get_port_immutable,
+	.mmap = vrdma_mmap,
+	.modify_qp = vrdma_modify_qp,
+	.modify_srq = vrdma_modify_srq,
+	.poll_cq = vrdma_poll_cq,
+	.post_recv = vrdma_post_recv,
+	.post_send = vrdma_post_send,
+	.post_srq_recv = vrdma_post_srq_recv,
+	.query_device = vrdma_query_device,
+	.query_pkey = vrdma_query_pkey,
+	.query_port = vrdma_query_port,
+	.query_qp = vrdma_query_qp,
+	.query_srq = vrdma_query_srq,
+	.reg_user_mr = vrdma_reg_user_mr,
+	.req_notify_cq = vrdma_req_notify_cq,
+	.resize_cq = vrdma_resize_cq,
+
+	INIT_RDMA_OBJ_SIZE(ib_ah, vrdma_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, vrdma_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, vrdma_mw, ibmw),
+	INIT_RDMA_OBJ_SIZE(ib_pd, vrdma_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, vrdma_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, vrdma_srq, ibsrq),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, vrdma_ucontext, ibuc),
+};
+
+/*
+ * Ops the vdevice offers only when its parent has them, so that user space
+ * sees the parent's own answer (EOPNOTSUPP, or the method hidden by the
+ * uverbs uapi) for what the parent cannot do.
+ */
+#define VRDMA_OPTIONAL_OP(ops, pops, op) \
+	do { \
+		if (!(pops)->op) \
+			(ops)->op = NULL; \
+	} while (0)
+
+/**
+ * vrdma_dev_set_ops() - install the vdevice ops, shaped after the parent
+ * @vdev: the vdevice, not yet registered
+ *
+ * The vdevice speaks its parent's user ABI: same driver id and uverbs ABI
+ * version, so the parent's stock rdma-core provider binds to it and the
+ * driver id carried in every ioctl matches.
+ */
+void vrdma_dev_set_ops(struct vrdma_dev *vdev)
+{
+	const struct ib_device_ops *pops = &vdev->pdev->ops;
+	struct ib_device_ops ops = vrdma_dev_ops;
+
+	ops.driver_id = pops->driver_id;
+	ops.uverbs_abi_ver = pops->uverbs_abi_ver;
+	ops.uverbs_no_driver_id_binding = pops->uverbs_no_driver_id_binding;
+
+	VRDMA_OPTIONAL_OP(&ops, pops, alloc_mw);
+	VRDMA_OPTIONAL_OP(&ops, pops, dealloc_mw);
+	VRDMA_OPTIONAL_OP(&ops, pops, attach_mcast);
+	VRDMA_OPTIONAL_OP(&ops, pops, detach_mcast);
+	VRDMA_OPTIONAL_OP(&ops, pops, create_srq);
+	VRDMA_OPTIONAL_OP(&ops, pops, modify_srq);
+	VRDMA_OPTIONAL_OP(&ops, pops, query_srq);
+	VRDMA_OPTIONAL_OP(&ops, pops, destroy_srq);
+	VRDMA_OPTIONAL_OP(&ops, pops, post_srq_recv);
+	VRDMA_OPTIONAL_OP(&ops, pops, create_user_ah);
+	VRDMA_OPTIONAL_OP(&ops, pops, resize_cq);
+	VRDMA_OPTIONAL_OP(&ops, pops, poll_cq);
+	VRDMA_OPTIONAL_OP(&ops, pops, get_dev_fw_str);
+	VRDMA_OPTIONAL_OP(&ops, pops, query_pkey);
+	VRDMA_OPTIONAL_OP(&ops, pops, query_qp);
+	VRDMA_OPTIONAL_OP(&ops, pops, query_srq);
+
+	ib_set_device_ops(&vdev->ibdev, &ops);
+}

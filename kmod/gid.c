@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * GID translation.  The vdevice's RoCE GID table is built by the RDMA core
+ * from the same netdev as the parent's, so it holds the same GIDs, but not
+ * necessarily at the same indices.  Source GIDs are therefore translated
+ * by value: (GID, type, netdev).
+ */
+#include <rdma/ib_cache.h>
+
+#include "vrdma.h"
+
+static const struct ib_gid_attr *
+vrdma_gid_translate(struct ib_device *to, const struct ib_gid_attr *from)
+{
+	const struct ib_gid_attr *attr;
+	struct net_device *ndev;
+
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(from);
+	if (IS_ERR(ndev))
+		ndev = NULL;
+	attr = rdma_find_gid_by_port(to, &from->gid, from->gid_type,
+				     from->port_num, ndev);
+	rcu_read_unlock();
+	return attr;
+}
+
+/**
+ * vrdma_gid_to_parent() - the parent's GID entry matching a vdevice entry
+ * @vdev: the vdevice
+ * @vattr: an entry of the vdevice's GID table
+ *
+ * Return: the parent entry, held (rdma_put_gid_attr()), or an ERR_PTR.
+ */
+const struct ib_gid_attr *vrdma_gid_to_parent(struct vrdma_dev *vdev,
+					      const struct ib_gid_attr *vattr)
+{
+	return vrdma_gid_translate(vdev->pdev, vattr);
+}
+
+/**
+ * vrdma_ah_attr_to_parent() - rewrite an address vector for the parent
+ * @vdev: the vdevice
+ * @attr: a copy of a vdevice address vector; its source GID attribute is
+ *	replaced by the parent's, held, which the caller must put with
+ *	rdma_put_gid_attr() when it returns 0 and the attr has a GRH
+ *
+ * Return: 0, or -ENOENT when the parent no longer has the source GID.
+ */
+int vrdma_ah_attr_to_parent(struct vrdma_dev *vdev, struct rdma_ah_attr *attr)
+{
+	const struct ib_gid_attr *pattr;
+
+	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH) || !attr->grh.sgid_attr)
+		return 0;
+
+	pattr = vrdma_gid_to_parent(vdev, attr->grh.sgid_attr);
+	if (IS_ERR(pattr)) {
+		vrdma_dbg(vdev, "source GID has no parent entry\n");
+		return -ENOENT;
+	}
+	attr->grh.sgid_attr = pattr;
+	attr->grh.sgid_index = pattr->index;
+	return 0;
+}
+
+/**
+ * vrdma_ah_attr_put() - release what vrdma_ah_attr_to_parent() took
+ * @attr: the translated address vector
+ */
+void vrdma_ah_attr_put(struct rdma_ah_attr *attr)
+{
+	if ((rdma_ah_get_ah_flags(attr) & IB_AH_GRH) && attr->grh.sgid_attr)
+		rdma_put_gid_attr(attr->grh.sgid_attr);
+}
+
+/**
+ * vrdma_ah_attr_from_parent() - rewrite a parent address vector's source
+ *	GID index into the vdevice's numbering
+ * @vdev: the vdevice
+ * @attr: an address vector returned by the parent (no sgid_attr)
+ */
+void vrdma_ah_attr_from_parent(struct vrdma_dev *vdev,
+			       struct rdma_ah_attr *attr)
+{
+	const struct ib_gid_attr *pattr, *vattr;
+
+	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
+		return;
+
+	pattr = rdma_get_gid_attr(vdev->pdev, rdma_ah_get_port_num(attr),
+				  attr->grh.sgid_index);
+	if (IS_ERR(pattr))
+		return;
+	vattr = vrdma_gid_translate(&vdev->ibdev, pattr);
+	rdma_put_gid_attr(pattr);
+	if (IS_ERR(vattr))
+		return;
+	attr->grh.sgid_index = vattr->index;
+	rdma_put_gid_attr(vattr);
+}

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vrdma: virtual RDMA devices, one per network namespace, on top of a real
+ * RDMA device.  This file is the module's init ladder.
+ */
+#include <linux/module.h>
+#include <net/genetlink.h>
+
+#include "vrdma.h"
+
+/* Serialises vdevice creation and teardown; see the lock map in vrdma.h. */
+DEFINE_MUTEX(vrdma_mutex);
+
+/* Every vdevice, in creation order (vrdma_mutex). */
+LIST_HEAD(vrdma_devs);
+
+/* Bumped on every change of vrdma_devs, for consistent dumps (vrdma_mutex). */
+unsigned int vrdma_generation = 1;
+
+static int __init vrdma_init(void)
+{
+	int ret;
+
+	vrdma_debugfs_init();
+
+	ret = vrdma_parent_init();
+	if (ret)
+		goto err_debugfs;
+
+	ret = vrdma_pernet_init();
+	if (ret)
+		goto err_parent;
+
+	/* Last: user space must never reach a half-initialised module. */
+	ret = vrdma_netlink_init();
+	if (ret)
+		goto err_pernet;
+
+	pr_info("vrdma: version %s loaded\n", VRDMA_VERSION);
+	return 0;
+
+err_pernet:
+	vrdma_pernet_exit();
+err_parent:
+	vrdma_parent_exit();
+err_debugfs:
+	vrdma_debugfs_exit();
+	return ret;
+}
+
+static void __exit vrdma_exit(void)
+{
+	/* First: no new requests while the vdevices go away. */
+	vrdma_netlink_exit();
+	vrdma_pernet_exit();
+	vrdma_dev_destroy_all();
+	vrdma_parent_exit();
+	vrdma_debugfs_exit();
+	pr_info("vrdma: unloaded\n");
+}
+
+module_init(vrdma_init);
+module_exit(vrdma_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Virtual RDMA devices for network namespaces");
+MODULE_AUTHOR("The vrdma developers");
+MODULE_VERSION(VRDMA_VERSION);
+MODULE_ALIAS_GENL_FAMILY(VRDMA_GENL_NAME);

@@ -1,0 +1,533 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The "vrdma" generic netlink family; uapi/linux/vrdma.h documents it.
+ */
+#include <linux/pid_namespace.h>
+#include <net/genetlink.h>
+#include <net/netns/generic.h>
+
+#include "vrdma.h"
+
+static struct genl_family vrdma_family;
+
+/* Events are dropped once the family is gone (module unload). */
+static bool vrdma_nl_registered;
+
+enum vrdma_mcgrp {
+	VRDMA_MCGRP_EVENTS,
+};
+
+static const struct genl_multicast_group vrdma_mcgrps[] = {
+	[VRDMA_MCGRP_EVENTS] = { .name = VRDMA_GENL_MCGRP_EVENTS },
+};
+
+static const struct nla_policy vrdma_res_policy[VRDMA_RES_MAX + 1] = {
+	[VRDMA_RES_CTX] = { .type = NLA_U64 },
+	[VRDMA_RES_PD] = { .type = NLA_U64 },
+	[VRDMA_RES_CQ] = { .type = NLA_U64 },
+	[VRDMA_RES_QP] = { .type = NLA_U64 },
+	[VRDMA_RES_SRQ] = { .type = NLA_U64 },
+	[VRDMA_RES_MR] = { .type = NLA_U64 },
+	[VRDMA_RES_MW] = { .type = NLA_U64 },
+	[VRDMA_RES_AH] = { .type = NLA_U64 },
+	[VRDMA_RES_MR_BYTES] = { .type = NLA_U64 },
+};
+
+static const struct nla_policy vrdma_policy[VRDMA_ATTR_MAX + 1] = {
+	[VRDMA_ATTR_DEV_NAME] = { .type = NLA_NUL_STRING,
+				  .len = VRDMA_DEV_NAME_MAX },
+	[VRDMA_ATTR_PARENT_NAME] = { .type = NLA_NUL_STRING,
+				     .len = IB_DEVICE_NAME_MAX - 1 },
+	[VRDMA_ATTR_NETNS_FD] = { .type = NLA_S32 },
+	[VRDMA_ATTR_NETNS_PID] = { .type = NLA_U32 },
+	[VRDMA_ATTR_LIMITS] = NLA_POLICY_NESTED(vrdma_res_policy),
+};
+
+static bool vrdma_nl_visible(struct vrdma_dev *vdev, struct net *net)
+{
+	return net_eq(net, &init_net) || net_eq(vrdma_dev_net(vdev), net);
+}
+
+static int vrdma_put_res(struct sk_buff *skb, int type,
+			 u64 (*get)(struct vrdma_dev *, int),
+			 struct vrdma_dev *vdev)
+{
+	struct nlattr *nest;
+	int res;
+
+	nest = nla_nest_start(skb, type);
+	if (!nest)
+		return -EMSGSIZE;
+	for (res = VRDMA_RES_CTX; res <= VRDMA_RES_MAX; res++)
+		if (nla_put_u64_64bit(skb, res, get(vdev, res), VRDMA_RES_PAD))
+			goto err_cancel;
+	nla_nest_end(skb, nest);
+	return 0;
+
+err_cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+static u64 vrdma_get_limit(struct vrdma_dev *vdev, int res)
+{
+	return vrdma_quota_effective(vdev, res);
+}
+
+static u64 vrdma_get_usage(struct vrdma_dev *vdev, int res)
+{
+	return atomic64_read(&vdev->quota.used[res]);
+}
+
+/* @reason: a enum vrdma_del_reason for deletion events, else negative */
+static int vrdma_fill_dev(struct sk_buff *skb, struct vrdma_dev *vdev,
+			  u32 portid, u32 seq, int flags, u8 cmd,
+			  struct netlink_callback *cb, int reason)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &vrdma_family, flags, cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (cb)
+		genl_dump_check_consistent(cb, hdr);
+
+	if (nla_put_string(skb, VRDMA_ATTR_DEV_NAME, dev_name(&vdev->ibdev.dev)) ||
+	    nla_put_u32(skb, VRDMA_ATTR_DEV_INDEX, vdev->ibdev.index) ||
+	    nla_put_string(skb, VRDMA_ATTR_PARENT_NAME,
+			   dev_name(&vdev->pdev->dev)) ||
+	    nla_put_u32(skb, VRDMA_ATTR_DRIVER_ID, vdev->ibdev.ops.driver_id) ||
+	    nla_put_u32(skb, VRDMA_ATTR_NETNS_INO,
+			vrdma_dev_net(vdev)->ns.inum) ||
+	    nla_put_u8(skb, VRDMA_ATTR_PORT_STATE,
+		       vrdma_dev_port_state(vdev)) ||
+	    vrdma_put_res(skb, VRDMA_ATTR_LIMITS, vrdma_get_limit, vdev) ||
+	    vrdma_put_res(skb, VRDMA_ATTR_USAGE, vrdma_get_usage, vdev) ||
+	    (reason >= 0 && nla_put_u8(skb, VRDMA_ATTR_REASON, reason)))
+		goto err_cancel;
+
+	genlmsg_end(skb, hdr);
+	return 0;
+
+err_cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+/**
+ * vrdma_nl_event_prepare() - build a creation or deletion event
+ * @ev: the event to fill
+ * @vdev: the vdevice, still registered
+ * @cmd: VRDMA_CMD_DEV_NEW or VRDMA_CMD_DEV_DEL
+ * @reason: why, for VRDMA_CMD_DEV_DEL
+ *
+ * An event that cannot be allocated is dropped, like any multicast
+ * message under memory pressure.
+ */
+void vrdma_nl_event_prepare(struct vrdma_event *ev, struct vrdma_dev *vdev,
+			    u8 cmd, enum vrdma_del_reason reason)
+{
+	struct sk_buff *skb;
+	struct net *net;
+
+	ev->skb = NULL;
+	ev->net = NULL;
+	if (!READ_ONCE(vrdma_nl_registered))
+		return;
+
+	skb = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!skb)
+		return;
+	if (vrdma_fill_dev(skb, vdev, 0, 0, 0, cmd, NULL,
+			   cmd == VRDMA_CMD_DEV_DEL ? reason : -1))
+		goto err_free;
+
+	/* A dying namespace has no listeners left to tell. */
+	net = vrdma_dev_net(vdev);
+	if (!net_eq(net, &init_net))
+		ev->net = maybe_get_net(net);
+	ev->skb = skb;
+	return;
+
+err_free:
+	nlmsg_free(skb);
+}
+
+/**
+ * vrdma_nl_event_send() - multicast a prepared event
+ * @ev: the event; consumed
+ *
+ * The host (init_net) hears about every vdevice, a container only about
+ * its own.
+ */
+void vrdma_nl_event_send(struct vrdma_event *ev)
+{
+	struct sk_buff *copy;
+
+	if (!ev->skb)
+		return;
+	if (ev->net) {
+		copy = skb_clone(ev->skb, GFP_KERNEL);
+		if (copy)
+			genlmsg_multicast_netns(&vrdma_family, ev->net, copy, 0,
+						VRDMA_MCGRP_EVENTS, GFP_KERNEL);
+		put_net(ev->net);
+	}
+	genlmsg_multicast_netns(&vrdma_family, &init_net, ev->skb, 0,
+				VRDMA_MCGRP_EVENTS, GFP_KERNEL);
+}
+
+static int vrdma_nl_version_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &vrdma_family, 0,
+				VRDMA_CMD_VERSION_GET);
+	if (!hdr || nla_put_string(msg, VRDMA_ATTR_VERSION, VRDMA_VERSION)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static int vrdma_nl_parse_limits(struct nlattr *nest, u64 *limit,
+				 struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[VRDMA_RES_MAX + 1];
+	int res, ret;
+
+	if (!nest)
+		return 0;
+	ret = nla_parse_nested(tb, VRDMA_RES_MAX, nest, vrdma_res_policy,
+			       extack);
+	if (ret)
+		return ret;
+	for (res = VRDMA_RES_CTX; res <= VRDMA_RES_MAX; res++)
+		if (tb[res])
+			limit[res] = nla_get_u64(tb[res]);
+	return 0;
+}
+
+static struct net *vrdma_nl_get_net(struct genl_info *info)
+{
+	struct nlattr *fd = info->attrs[VRDMA_ATTR_NETNS_FD];
+	struct nlattr *pid = info->attrs[VRDMA_ATTR_NETNS_PID];
+	struct net *net;
+
+	if (!!fd == !!pid) {
+		NL_SET_ERR_MSG(info->extack,
+			       "exactly one of netns fd and netns pid is required");
+		return ERR_PTR(-EINVAL);
+	}
+	if (fd) {
+		net = get_net_ns_by_fd(nla_get_s32(fd));
+		if (IS_ERR(net))
+			NL_SET_ERR_MSG_ATTR(info->extack, fd,
+					    "not a network namespace file");
+	} else {
+		net = get_net_ns_by_pid(nla_get_u32(pid));
+		if (IS_ERR(net))
+			NL_SET_ERR_MSG_ATTR(info->extack, pid,
+					    "no such process");
+	}
+	return net;
+}
+
+static int vrdma_nl_dev_new(struct sk_buff *skb, struct genl_info *info)
+{
+	struct vrdma_dev_params params = {};
+	int res, ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, VRDMA_ATTR_DEV_NAME) ||
+	    GENL_REQ_ATTR_CHECK(info, VRDMA_ATTR_PARENT_NAME))
+		return -EINVAL;
+
+	params.name = nla_data(info->attrs[VRDMA_ATTR_DEV_NAME]);
+	params.parent = nla_data(info->attrs[VRDMA_ATTR_PARENT_NAME]);
+	for (res = 0; res < VRDMA_NR_RES; res++)
+		params.limit[res] = VRDMA_LIMIT_MAX;
+	ret = vrdma_nl_parse_limits(info->attrs[VRDMA_ATTR_LIMITS],
+				    params.limit, info->extack);
+	if (ret)
+		return ret;
+
+	params.net = vrdma_nl_get_net(info);
+	if (IS_ERR(params.net))
+		return PTR_ERR(params.net);
+
+	ret = vrdma_dev_create(&params, info->extack);
+	put_net(params.net);
+	return ret;
+}
+
+static struct vrdma_dev *vrdma_nl_find(struct genl_info *info)
+{
+	struct nlattr *name = info->attrs[VRDMA_ATTR_DEV_NAME];
+	struct vrdma_dev *vdev;
+
+	vdev = vrdma_dev_find(nla_data(name));
+	if (!vdev || !vrdma_nl_visible(vdev, genl_info_net(info))) {
+		NL_SET_ERR_MSG_ATTR(info->extack, name, "no such vrdma device");
+		return NULL;
+	}
+	return vdev;
+}
+
+static int vrdma_nl_dev_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct vrdma_dev *vdev;
+
+	if (GENL_REQ_ATTR_CHECK(info, VRDMA_ATTR_DEV_NAME))
+		return -EINVAL;
+
+	mutex_lock(&vrdma_mutex);
+	vdev = vrdma_nl_find(info);
+	if (vdev)
+		vrdma_dev_unlink(vdev);
+	mutex_unlock(&vrdma_mutex);
+	if (!vdev)
+		return -ENODEV;
+
+	vrdma_dev_destroy(vdev, VRDMA_DEL_USER);
+	return 0;
+}
+
+static int vrdma_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
+{
+	u64 limit[VRDMA_NR_RES];
+	struct vrdma_dev *vdev;
+	int ret = -ENODEV;
+
+	if (GENL_REQ_ATTR_CHECK(info, VRDMA_ATTR_DEV_NAME) ||
+	    GENL_REQ_ATTR_CHECK(info, VRDMA_ATTR_LIMITS))
+		return -EINVAL;
+
+	mutex_lock(&vrdma_mutex);
+	vdev = vrdma_nl_find(info);
+	if (!vdev)
+		goto out_unlock;
+	memcpy(limit, vdev->quota.limit, sizeof(limit));
+	ret = vrdma_nl_parse_limits(info->attrs[VRDMA_ATTR_LIMITS], limit,
+				    info->extack);
+	if (!ret)
+		vrdma_quota_set(vdev, limit);
+out_unlock:
+	mutex_unlock(&vrdma_mutex);
+	return ret;
+}
+
+static int vrdma_nl_dev_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct vrdma_dev *vdev;
+	struct sk_buff *msg;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, VRDMA_ATTR_DEV_NAME))
+		return -EINVAL;
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+
+	mutex_lock(&vrdma_mutex);
+	vdev = vrdma_nl_find(info);
+	ret = vdev ? vrdma_fill_dev(msg, vdev, info->snd_portid,
+				    info->snd_seq, 0, VRDMA_CMD_DEV_GET, NULL,
+				    -1) :
+		     -ENODEV;
+	mutex_unlock(&vrdma_mutex);
+	if (ret) {
+		nlmsg_free(msg);
+		return ret;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+/* cb->args[0]: how many visible vdevices earlier passes dumped. */
+static int vrdma_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct net *net = sock_net(skb->sk);
+	struct vrdma_dev *vdev;
+	long idx = 0;
+
+	mutex_lock(&vrdma_mutex);
+	cb->seq = vrdma_generation;
+	list_for_each_entry(vdev, &vrdma_devs, list) {
+		if (!vrdma_nl_visible(vdev, net))
+			continue;
+		if (idx++ < cb->args[0])
+			continue;
+		if (vrdma_fill_dev(skb, vdev, NETLINK_CB(cb->skb).portid,
+				   cb->nlh->nlmsg_seq, NLM_F_MULTI,
+				   VRDMA_CMD_DEV_GET, cb, -1)) {
+			idx--;
+			break;
+		}
+	}
+	mutex_unlock(&vrdma_mutex);
+	cb->args[0] = idx;
+	return skb->len;
+}
+
+struct vrdma_parent_dump {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+	struct net *net;
+	long idx;
+	bool full;
+};
+
+static int vrdma_fill_parent(struct vrdma_parent_dump *pd,
+			     struct vrdma_parent *parent)
+{
+	struct sk_buff *skb = pd->skb;
+	struct vrdma_dev *vdev;
+	struct nlattr *nest;
+	unsigned int count = 0;
+	void *hdr;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(pd->cb->skb).portid,
+			  pd->cb->nlh->nlmsg_seq, &vrdma_family, NLM_F_MULTI,
+			  VRDMA_CMD_PARENT_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	genl_dump_check_consistent(pd->cb, hdr);
+
+	list_for_each_entry(vdev, &parent->vdevs, parent_node)
+		if (vrdma_nl_visible(vdev, pd->net))
+			count++;
+	if (nla_put_string(skb, VRDMA_ATTR_PARENT_NAME,
+			   dev_name(&parent->ibdev->dev)) ||
+	    nla_put_u32(skb, VRDMA_ATTR_DRIVER_ID, parent->ibdev->ops.driver_id) ||
+	    nla_put_u32(skb, VRDMA_ATTR_VDEV_COUNT, count))
+		goto err_cancel;
+
+	/* The names are a convenience: left out when they do not fit. */
+	nest = nla_nest_start(skb, VRDMA_ATTR_PARENT_VDEVS);
+	if (nest) {
+		list_for_each_entry(vdev, &parent->vdevs, parent_node) {
+			if (!vrdma_nl_visible(vdev, pd->net))
+				continue;
+			if (nla_put_string(skb, VRDMA_ATTR_DEV_NAME,
+					   dev_name(&vdev->ibdev.dev))) {
+				nla_nest_cancel(skb, nest);
+				nest = NULL;
+				break;
+			}
+		}
+		if (nest)
+			nla_nest_end(skb, nest);
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+
+err_cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static void vrdma_nl_parent_one(struct vrdma_parent *parent, void *arg)
+{
+	struct vrdma_parent_dump *pd = arg;
+
+	if (pd->full)
+		return;
+	if (pd->idx++ < pd->cb->args[0])
+		return;
+	if (vrdma_fill_parent(pd, parent)) {
+		pd->idx--;
+		pd->full = true;
+	}
+}
+
+/* cb->args[0]: how many parents earlier passes dumped. */
+static int vrdma_nl_parent_dump(struct sk_buff *skb,
+				struct netlink_callback *cb)
+{
+	struct vrdma_parent_dump pd = {
+		.skb = skb,
+		.cb = cb,
+		.net = sock_net(skb->sk),
+	};
+
+	mutex_lock(&vrdma_mutex);
+	cb->seq = vrdma_generation;
+	vrdma_parent_for_each(vrdma_nl_parent_one, &pd);
+	mutex_unlock(&vrdma_mutex);
+	cb->args[0] = pd.idx;
+	return skb->len;
+}
+
+static const struct genl_ops vrdma_ops[] = {
+	{
+		.cmd = VRDMA_CMD_VERSION_GET,
+		.doit = vrdma_nl_version_get,
+	},
+	{
+		.cmd = VRDMA_CMD_DEV_NEW,
+		.doit = vrdma_nl_dev_new,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = VRDMA_CMD_DEV_DEL,
+		.doit = vrdma_nl_dev_del,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = VRDMA_CMD_DEV_SET,
+		.doit = vrdma_nl_dev_set,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = VRDMA_CMD_DEV_GET,
+		.doit = vrdma_nl_dev_get,
+		.dumpit = vrdma_nl_dev_dump,
+	},
+	{
+		.cmd = VRDMA_CMD_PARENT_GET,
+		.dumpit = vrdma_nl_parent_dump,
+	},
+};
+
+static struct genl_family vrdma_family __ro_after_init = {
+	.name = VRDMA_GENL_NAME,
+	.version = VRDMA_GENL_VERSION,
+	.maxattr = VRDMA_ATTR_MAX,
+	.policy = vrdma_policy,
+	.netnsok = true,
+	.module = THIS_MODULE,
+	.ops = vrdma_ops,
+	.n_ops = ARRAY_SIZE(vrdma_ops),
+	.resv_start_op = VRDMA_CMD_PARENT_GET + 1,
+	.mcgrps = vrdma_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(vrdma_mcgrps),
+};
+
+/**
+ * vrdma_netlink_init() - register the generic netlink family
+ *
+ * Return: 0 or a negative errno.
+ */
+int vrdma_netlink_init(void)
+{
+	int ret;
+
+	ret = genl_register_family(&vrdma_family);
+	if (!ret)
+		WRITE_ONCE(vrdma_nl_registered, true);
+	return ret;
+}
+
+/**
+ * vrdma_netlink_exit() - unregister the generic netlink family
+ */
+void vrdma_netlink_exit(void)
+{
+	WRITE_ONCE(vrdma_nl_registered, false);
+	genl_unregister_family(&vrdma_family);
+}

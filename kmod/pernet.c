@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Network namespace death.  On its own the RDMA core would move a device
+ * of a dying namespace back to init_net, handing a container's device to
+ * the host.  A vdevice dies with its namespace instead: pre_exit runs
+ * before any pernet exit, ib_core's included.
+ */
+#include "vrdma.h"
+
+static void vrdma_pernet_pre_exit(struct net *net)
+{
+	struct vrdma_dev *vdev, *found;
+
+	for (;;) {
+		found = NULL;
+		mutex_lock(&vrdma_mutex);
+		list_for_each_entry(vdev, &vrdma_devs, list) {
+			if (net_eq(vrdma_dev_net(vdev), net)) {
+				found = vdev;
+				vrdma_dev_unlink(vdev);
+				break;
+			}
+		}
+		mutex_unlock(&vrdma_mutex);
+		if (!found)
+			break;
+		vrdma_dev_destroy(found, VRDMA_DEL_NETNS);
+	}
+}
+
+static struct pernet_operations vrdma_pernet_ops = {
+	.pre_exit = vrdma_pernet_pre_exit,
+};
+
+/**
+ * vrdma_pernet_init() - destroy vdevices together with their namespace
+ *
+ * Return: 0 or a negative errno.
+ */
+int vrdma_pernet_init(void)
+{
+	return register_pernet_subsys(&vrdma_pernet_ops);
+}
+
+/**
+ * vrdma_pernet_exit() - stop watching namespaces
+ */
+void vrdma_pernet_exit(void)
+{
+	unregister_pernet_subsys(&vrdma_pernet_ops);
+}

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-vdevice, per-type object limits.  The rdma cgroup charges every
+ * uverbs object of a vdevice under the vdevice's name but cannot tell a QP
+ * from an MR; these limits can.  Charging is a compare-and-exchange loop,
+ * so racing allocations never overshoot a limit.
+ */
+#include "vrdma.h"
+
+/* The parent's capacity per resource, as its device attributes state it. */
+static u64 vrdma_parent_cap(struct vrdma_dev *vdev, enum vrdma_res res)
+{
+	const struct ib_device_attr *a = &vdev->pdev->attrs;
+
+	switch (res) {
+	case VRDMA_RES_PD:
+		return a->max_pd;
+	case VRDMA_RES_CQ:
+		return a->max_cq;
+	case VRDMA_RES_QP:
+		return a->max_qp;
+	case VRDMA_RES_SRQ:
+		return a->max_srq;
+	case VRDMA_RES_MR:
+		return a->max_mr;
+	case VRDMA_RES_MW:
+		return a->max_mw;
+	case VRDMA_RES_AH:
+		return a->max_ah;
+	default:
+		return VRDMA_LIMIT_MAX;
+	}
+}
+
+/**
+ * vrdma_quota_init() - set the initial limits of a new vdevice
+ * @vdev: the vdevice, not yet registered
+ * @limit: a limit per resource (VRDMA_LIMIT_MAX: the parent's capacity)
+ */
+void vrdma_quota_init(struct vrdma_dev *vdev, const u64 *limit)
+{
+	int res;
+
+	for (res = 0; res < VRDMA_NR_RES; res++) {
+		vdev->quota.limit[res] = limit[res];
+		atomic64_set(&vdev->quota.used[res], 0);
+	}
+	vrdma_quota_clamp_attrs(vdev, &vdev->ibdev.attrs);
+}
+
+/**
+ * vrdma_quota_set() - change limits of a live vdevice
+ * @vdev: the vdevice
+ * @limit: the new limit per resource
+ *
+ * A limit below the current use keeps existing objects and refuses new
+ * ones until the use falls below it.
+ *
+ * Context: vrdma_mutex held.
+ */
+void vrdma_quota_set(struct vrdma_dev *vdev, const u64 *limit)
+{
+	int res;
+
+	lockdep_assert_held(&vrdma_mutex);
+	for (res = 0; res < VRDMA_NR_RES; res++)
+		WRITE_ONCE(vdev->quota.limit[res], limit[res]);
+	/* The legacy query_device command answers from the cached attrs. */
+	vrdma_quota_clamp_attrs(vdev, &vdev->ibdev.attrs);
+}
+
+/**
+ * vrdma_quota_effective() - the limit that applies to a resource
+ * @vdev: the vdevice
+ * @res: the resource
+ *
+ * Return: the smaller of the vdevice limit and the parent's capacity.
+ */
+u64 vrdma_quota_effective(struct vrdma_dev *vdev, enum vrdma_res res)
+{
+	return min(READ_ONCE(vdev->quota.limit[res]),
+		   vrdma_parent_cap(vdev, res));
+}
+
+/**
+ * vrdma_quota_charge() - account for new objects
+ * @vdev: the vdevice
+ * @res: the resource
+ * @n: how many objects (bytes for VRDMA_RES_MR_BYTES)
+ *
+ * Only the vdevice limit is checked here; the parent enforces its own
+ * capacity with its own error.
+ *
+ * Context: any.
+ * Return: 0, or -EDQUOT when the allocation would pass the limit.
+ */
+int vrdma_quota_charge(struct vrdma_dev *vdev, enum vrdma_res res, u64 n)
+{
+	atomic64_t *used = &vdev->quota.used[res];
+	u64 limit = READ_ONCE(vdev->quota.limit[res]);
+	s64 cur = atomic64_read(used);
+
+	do {
+		if ((u64)cur > limit || n > limit - (u64)cur) {
+			vrdma_dbg(vdev, "resource %d at its limit %llu\n", res,
+				  limit);
+			return -EDQUOT;
+		}
+	} while (!atomic64_try_cmpxchg(used, &cur, cur + n));
+	return 0;
+}
+
+/**
+ * vrdma_quota_uncharge() - account for freed objects
+ * @vdev: the vdevice
+ * @res: the resource
+ * @n: how many objects (bytes for VRDMA_RES_MR_BYTES)
+ */
+void vrdma_quota_uncharge(struct vrdma_dev *vdev, enum vrdma_res res, u64 n)
+{
+	atomic64_sub(n, &vdev->quota.used[res]);
+}
+
+#define VRDMA_CLAMP(attr, field, vdev, res) \
+	((attr)->field = min_t(u64, (vdev)->pdev->attrs.field, \
+			       READ_ONCE((vdev)->quota.limit[res])))
+
+/**
+ * vrdma_quota_clamp_attrs() - report the limits as device capabilities
+ * @vdev: the vdevice
+ * @attr: device attributes to rewrite from the parent's and the limits
+ */
+void vrdma_quota_clamp_attrs(struct vrdma_dev *vdev,
+			     struct ib_device_attr *attr)
+{
+	VRDMA_CLAMP(attr, max_pd, vdev, VRDMA_RES_PD);
+	VRDMA_CLAMP(attr, max_cq, vdev, VRDMA_RES_CQ);
+	VRDMA_CLAMP(attr, max_qp, vdev, VRDMA_RES_QP);
+	VRDMA_CLAMP(attr, max_srq, vdev, VRDMA_RES_SRQ);
+	VRDMA_CLAMP(attr, max_mr, vdev, VRDMA_RES_MR);
+	VRDMA_CLAMP(attr, max_mw, vdev, VRDMA_RES_MW);
+	VRDMA_CLAMP(attr, max_ah, vdev, VRDMA_RES_AH);
+}

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vdevice life cycle: creation directly inside the target network
+ * namespace, lookup, and teardown.
+ *
+ * Whoever takes a vdevice off vrdma_devs (under vrdma_mutex) owns its
+ * teardown: user deletion, namespace death, parent removal and module
+ * unload all unlink first and then unregister without the mutex held, so
+ * a vdevice is unregistered exactly once.
+ */
+#include <linux/ctype.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/string.h>
+#include <rdma/ib_cache.h>
+
+#include "vrdma.h"
+
+static bool vrdma_name_valid(const char *name)
+{
+	size_t len = strnlen(name, VRDMA_DEV_NAME_MAX + 1);
+	size_t i;
+
+	if (!len || len > VRDMA_DEV_NAME_MAX)
+		return false;
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return false;
+	for (i = 0; i < len; i++) {
+		char c = name[i];
+
+		if (!isalnum(c) && c != '_' && c != '-' && c != '.')
+			return false;
+	}
+	return true;
+}
+
+/*
+ * ib_core has no exported way to ask for its netns mode, but
+ * rdma_dev_access_netns() answers "true" for any namespace in shared mode
+ * and only for the device's own in exclusive mode.  Ask it about a
+ * namespace the (not yet registered) device cannot be in.
+ */
+static bool vrdma_netns_exclusive(struct ib_device *unregistered)
+{
+	write_pnet(&unregistered->coredev.rdma_net, NULL);
+	return !rdma_dev_access_netns(unregistered, &init_net);
+}
+
+/**
+ * vrdma_dev_net() - the network namespace a vdevice lives in
+ * @vdev: the vdevice
+ *
+ * Read from the RDMA core rather than cached: an administrator may move the
+ * device with "rdma dev set NAME netns NS".
+ *
+ * Return: the namespace; not referenced.
+ */
+struct net *vrdma_dev_net(struct vrdma_dev *vdev)
+{
+	return read_pnet(&vdev->ibdev.coredev.rdma_net);
+}
+
+/**
+ * vrdma_dev_port_state() - the cached state of the vdevice's first port
+ * @vdev: the vdevice
+ *
+ * Return: an enum ib_port_state value, IB_PORT_NOP when unknown.
+ */
+u32 vrdma_dev_port_state(struct vrdma_dev *vdev)
+{
+	enum ib_port_state state;
+
+	if (ib_get_cached_port_state(&vdev->ibdev, 1, &state))
+		return IB_PORT_NOP;
+	return state;
+}
+
+/**
+ * vrdma_dev_find() - look a vdevice up by name
+ * @name: the device name
+ *
+ * Context: vrdma_mutex held; the result is valid until it is released.
+ * Return: the vdevice or NULL.
+ */
+struct vrdma_dev *vrdma_dev_find(const char *name)
+{
+	struct vrdma_dev *vdev;
+
+	lockdep_assert_held(&vrdma_mutex);
+	list_for_each_entry(vdev, &vrdma_devs, list)
+		if (!strcmp(dev_name(&vdev->ibdev.dev), name))
+			return vdev;
+	return NULL;
+}
+
+static void vrdma_dev_link(struct vrdma_dev *vdev)
+{
+	struct vrdma_parent *parent = vdev->parent;
+
+	lockdep_assert_held(&vrdma_mutex);
+	list_add_tail(&vdev->list, &vrdma_devs);
+	spin_lock_bh(&parent->vdevs_lock);
+	list_add_tail(&vdev->parent_node, &parent->vdevs);
+	parent->nr_vdevs++;
+	spin_unlock_bh(&parent->vdevs_lock);
+	vrdma_generation++;
+}
+
+/**
+ * vrdma_dev_unlink() - take a vdevice off every list, claiming its teardown
+ * @vdev: the vdevice
+ *
+ * Context: vrdma_mutex held.  The caller must call vrdma_dev_destroy()
+ * after releasing the mutex.
+ */
+void vrdma_dev_unlink(struct vrdma_dev *vdev)
+{
+	struct vrdma_parent *parent = vdev->parent;
+
+	lockdep_assert_held(&vrdma_mutex);
+	list_del_init(&vdev->list);
+	spin_lock_bh(&parent->vdevs_lock);
+	list_del_init(&vdev->parent_node);
+	parent->nr_vdevs--;
+	spin_unlock_bh(&parent->vdevs_lock);
+	vrdma_generation++;
+}
+
+/**
+ * vrdma_dev_destroy() - unregister an unlinked vdevice and announce it
+ * @vdev: the vdevice, unlinked with vrdma_dev_unlink()
+ * @reason: why it goes away, for the deletion event
+ *
+ * Users of the device are disassociated: they get a fatal device event and
+ * every further verb fails.  The vdevice is freed on return.
+ *
+ * Context: process context, vrdma_mutex not held.
+ */
+void vrdma_dev_destroy(struct vrdma_dev *vdev, enum vrdma_del_reason reason)
+{
+	struct vrdma_event ev;
+
+	vrdma_nl_event_prepare(&ev, vdev, VRDMA_CMD_DEV_DEL, reason);
+	/* Frees vdev through vrdma_dealloc_driver(). */
+	ib_unregister_device(&vdev->ibdev);
+	vrdma_nl_event_send(&ev);
+}
+
+/**
+ * vrdma_dev_destroy_all() - remove every vdevice (module unload)
+ */
+void vrdma_dev_destroy_all(void)
+{
+	struct vrdma_dev *vdev;
+
+	for (;;) {
+		mutex_lock(&vrdma_mutex);
+		vdev = list_first_entry_or_null(&vrdma_devs, struct vrdma_dev,
+						list);
+		if (vdev)
+			vrdma_dev_unlink(vdev);
+		mutex_unlock(&vrdma_mutex);
+		if (!vdev)
+			break;
+		vrdma_dev_destroy(vdev, VRDMA_DEL_UNLOAD);
+	}
+}
+
+static void vrdma_dev_init_attrs(struct vrdma_dev *vdev)
+{
+	struct ib_device *ibdev = &vdev->ibdev, *pdev = vdev->pdev;
+	u64 guid;
+
+	ibdev->node_type = pdev->node_type;
+	ibdev->phys_port_cnt = pdev->phys_port_cnt;
+	ibdev->num_comp_vectors = pdev->num_comp_vectors;
+	ibdev->local_dma_lkey = pdev->local_dma_lkey;
+	/* Commands the parent's provider issues through write(), e.g. rxe's
+	 * doorbell POST_SEND, must be enabled on the vdevice too.
+	 */
+	ibdev->uverbs_cmd_mask |= pdev->uverbs_cmd_mask;
+	strscpy(ibdev->node_desc, pdev->node_desc, sizeof(ibdev->node_desc));
+
+	/* A locally administered EUI-64, distinct from the parent's. */
+	get_random_bytes(&guid, sizeof(guid));
+	guid = (guid & ~(1ULL << 56)) | (1ULL << 57);
+	ibdev->node_guid = cpu_to_be64(guid);
+}
+
+static void vrdma_dev_put_parent(struct ib_device *pdev)
+{
+	module_put(pdev->ops.owner);
+	ib_device_put(pdev);
+}
+
+/**
+ * vrdma_dealloc_driver() - release what a vdevice holds, after unregistration
+ * @ibdev: the vdevice
+ *
+ * Called by the RDMA core once every client is gone and every user context
+ * is destroyed, right before it frees the device.
+ */
+void vrdma_dealloc_driver(struct ib_device *ibdev)
+{
+	struct vrdma_dev *vdev = to_vdev(ibdev);
+
+	vrdma_dev_put_parent(vdev->pdev);
+	vrdma_obj_dec(VRDMA_OBJ_VDEV);
+}
+
+/**
+ * vrdma_dev_create() - create a vdevice and register it inside a netns
+ * @params: name, parent name, target namespace and limits
+ * @extack: where to report errors
+ *
+ * Context: process context, may sleep; takes vrdma_mutex.
+ * Return: 0 or a negative errno, with a message in @extack.
+ */
+int vrdma_dev_create(const struct vrdma_dev_params *params,
+		     struct netlink_ext_ack *extack)
+{
+	struct vrdma_parent *parent;
+	struct ib_device *pdev, *other;
+	struct vrdma_dev *vdev;
+	struct vrdma_event ev;
+	int ret;
+
+	if (!vrdma_name_valid(params->name)) {
+		NL_SET_ERR_MSG(extack,
+			       "invalid device name: use 1-63 characters of A-Z a-z 0-9 _ - .");
+		return -EINVAL;
+	}
+
+	pdev = ib_device_get_by_name(params->parent, RDMA_DRIVER_UNKNOWN);
+	if (!pdev) {
+		NL_SET_ERR_MSG(extack, "parent device not found");
+		return -ENODEV;
+	}
+	if (vrdma_is_vdev(pdev)) {
+		NL_SET_ERR_MSG(extack, "a vrdma device cannot be a parent");
+		ret = -EINVAL;
+		goto err_put_pdev;
+	}
+	if (!try_module_get(pdev->ops.owner)) {
+		NL_SET_ERR_MSG(extack, "parent driver is being unloaded");
+		ret = -ENODEV;
+		goto err_put_pdev;
+	}
+
+	mutex_lock(&vrdma_mutex);
+	parent = vrdma_parent_get(pdev);
+	if (!parent) {
+		NL_SET_ERR_MSG(extack, "parent device is going away");
+		ret = -ENODEV;
+		goto err_unlock;
+	}
+	other = ib_device_get_by_name(params->name, RDMA_DRIVER_UNKNOWN);
+	if (other) {
+		ib_device_put(other);
+		NL_SET_ERR_MSG(extack, "an RDMA device with this name exists");
+		ret = -EEXIST;
+		goto err_unlock;
+	}
+
+	vdev = ib_alloc_device(vrdma_dev, ibdev);
+	if (!vdev) {
+		ret = -ENOMEM;
+		goto err_unlock;
+	}
+	vdev->parent = parent;
+	vdev->pdev = pdev;
+	INIT_LIST_HEAD(&vdev->list);
+	INIT_LIST_HEAD(&vdev->parent_node);
+	vrdma_dev_init_attrs(vdev);
+	vrdma_dev_set_ops(vdev);
+	vrdma_quota_init(vdev, params->limit);
+
+	if (!vrdma_netns_exclusive(&vdev->ibdev)) {
+		NL_SET_ERR_MSG(extack,
+			       "RDMA netns mode is shared; vrdma needs exclusive mode: set 'options ib_core netns_mode=0'");
+		ret = -EOPNOTSUPP;
+		goto err_dealloc;
+	}
+	/*
+	 * Born in its namespace: sysfs, nldev and uverbs open all read
+	 * coredev.rdma_net, so no other namespace ever sees the device.  The
+	 * caller holds a reference on the namespace until we are on
+	 * vrdma_devs, where the pernet pre_exit hook finds us.
+	 */
+	write_pnet(&vdev->ibdev.coredev.rdma_net, params->net);
+
+	vrdma_obj_inc(VRDMA_OBJ_VDEV);
+	ret = ib_register_device(&vdev->ibdev, params->name, NULL);
+	if (ret) {
+		vrdma_obj_dec(VRDMA_OBJ_VDEV);
+		NL_SET_ERR_MSG(extack, "registering the RDMA device failed");
+		if (ret == -ENFILE)
+			ret = -EEXIST;
+		goto err_dealloc;
+	}
+	vrdma_dev_link(vdev);
+	vrdma_nl_event_prepare(&ev, vdev, VRDMA_CMD_DEV_NEW, VRDMA_DEL_USER);
+	mutex_unlock(&vrdma_mutex);
+
+	vrdma_nl_event_send(&ev);
+	return 0;
+
+err_dealloc:
+	ib_dealloc_device(&vdev->ibdev);
+err_unlock:
+	mutex_unlock(&vrdma_mutex);
+	module_put(pdev->ops.owner);
+err_put_pdev:
+	ib_device_put(pdev);
+	return ret;
+}

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Address handles: the source GID is translated to the parent's. */
+#include "vrdma.h"
+
+/**
+ * vrdma_create_user_ah() - create an AH and its shadow on the parent
+ * @ibah: the vdevice AH, allocated by the core
+ * @init: the address vector, naming a vdevice source GID
+ * @udata: the provider's driver data (rxe returns its AH index in it)
+ *
+ * Return: 0 or a negative errno.
+ */
+int vrdma_create_user_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+			 struct ib_udata *udata)
+{
+	struct vrdma_dev *vdev = to_vdev(ibah->device);
+	struct rdma_ah_attr pattr = *init->ah_attr;
+	struct uverbs_attr_bundle sb;
+	struct ib_udata *pudata;
+	struct ib_ah *shadow;
+	int ret;
+
+	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
+	if (IS_ERR(pudata))
+		return PTR_ERR(pudata);
+
+	ret = vrdma_quota_charge(vdev, VRDMA_RES_AH, 1);
+	if (ret)
+		return ret;
+
+	ret = vrdma_ah_attr_to_parent(vdev, &pattr);
+	if (ret)
+		goto err_uncharge;
+
+	shadow = rdma_create_user_ah(to_vpd(ibah->pd)->shadow, &pattr, pudata);
+	vrdma_ah_attr_put(&pattr);
+	if (IS_ERR(shadow)) {
+		ret = PTR_ERR(shadow);
+		goto err_uncharge;
+	}
+	to_vah(ibah)->shadow = shadow;
+	vrdma_obj_inc(VRDMA_OBJ_AH);
+	return 0;
+
+err_uncharge:
+	vrdma_quota_uncharge(vdev, VRDMA_RES_AH, 1);
+	return ret;
+}
+
+/**
+ * vrdma_destroy_ah() - destroy an AH and its shadow
+ * @ibah: the vdevice AH
+ * @flags: RDMA_DESTROY_AH_SLEEPABLE or not
+ *
+ * Return: 0 or the parent's error.
+ */
+int vrdma_destroy_ah(struct ib_ah *ibah, u32 flags)
+{
+	struct vrdma_dev *vdev = to_vdev(ibah->device);
+	int ret;
+
+	ret = rdma_destroy_ah_user(to_vah(ibah)->shadow, flags, NULL);
+	if (ret)
+		return ret;
+	vrdma_quota_uncharge(vdev, VRDMA_RES_AH, 1);
+	vrdma_obj_dec(VRDMA_OBJ_AH);
+	return 0;
+}

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Completion queues.  The shadow CQ's handlers forward completion and
+ * async events to the vdevice CQ, whose handlers belong to uverbs and
+ * dereference the vdevice object.  rxe calls the completion handler from a
+ * tasklet, so the forwarders never sleep.
+ */
+#include <linux/slab.h>
+
+#include "vrdma.h"
+
+static void vrdma_cq_comp(struct ib_cq *shadow, void *ctx)
+{
+	struct ib_cq *ibcq = ctx;
+
+	if (ibcq->comp_handler)
+		ibcq->comp_handler(ibcq, ibcq->cq_context);
+}
+
+static void vrdma_cq_event(struct ib_event *pev, void *ctx)
+{
+	struct ib_cq *ibcq = ctx;
+	struct ib_event ev = *pev;
+
+	if (!ibcq->event_handler)
+		return;
+	ev.device = ibcq->device;
+	ev.element.cq = ibcq;
+	ibcq->event_handler(&ev, ibcq->cq_context);
+}
+
+/**
+ * vrdma_create_cq() - create a CQ and its shadow on the parent
+ * @ibcq: the vdevice CQ, allocated by the core
+ * @attr: size, completion vector and flags
+ * @udata: the provider's driver data (queue mmap info comes back in it)
+ *
+ * Return: 0 or a negative errno.
+ */
+int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct ib_udata *udata)
+{
+	struct vrdma_dev *vdev = to_vdev(ibcq->device);
+	struct ib_device *pdev = vdev->pdev;
+	struct uverbs_attr_bundle sb;
+	struct ib_udata *pudata;
+	struct ib_cq *shadow;
+	int ret;
+
+	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
+	if (IS_ERR(pudata))
+		return PTR_ERR(pudata);
+
+	ret = vrdma_quota_charge(vdev, VRDMA_RES_CQ, 1);
+	if (ret)
+		return ret;
+
+	shadow = rdma_zalloc_drv_obj(pdev, ib_cq);
+	if (!shadow) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
+	shadow->device = pdev;
+	shadow->comp_handler = vrdma_cq_comp;
+	shadow->event_handler = vrdma_cq_event;
+	shadow->cq_context = ibcq;
+	atomic_set(&shadow->usecnt, 0);
+	rdma_restrack_new(&shadow->res, RDMA_RESTRACK_CQ);
+	rdma_restrack_set_name(&shadow->res, NULL);
+
+	ret = pdev->ops.create_cq(shadow, attr, pudata);
+	if (ret)
+		goto err_free;
+	rdma_restrack_add(&shadow->res);
+
+	ibcq->cqe = shadow->cqe;
+	to_vcq(ibcq)->shadow = shadow;
+	vrdma_obj_inc(VRDMA_OBJ_CQ);
+	return 0;
+
+err_free:
+	rdma_restrack_put(&shadow->res);
+	kfree(shadow);
+err_uncharge:
+	vrdma_quota_uncharge(vdev, VRDMA_RES_CQ, 1);
+	return ret;
+}
+
+/**
+ * vrdma_destroy_cq() - destroy a CQ and its shadow
+ * @ibcq: the vdevice CQ
+ * @udata: the provider's driver data
+ *
+ * Return: 0 or the parent's error.
+ */
+int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct vrdma_dev *vdev = to_vdev(ibcq->device);
+	struct uverbs_attr_bundle sb;
+	struct ib_udata *pudata;
+	int ret;
+
+	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
+	if (IS_ERR(pudata))
+		return PTR_ERR(pudata);
+
+	ret = ib_destroy_cq_user(to_vcq(ibcq)->shadow, pudata);
+	if (ret)
+		return ret;
+	vrdma_quota_uncharge(vdev, VRDMA_RES_CQ, 1);
+	vrdma_obj_dec(VRDMA_OBJ_CQ);
+	return 0;
+}
+
+/**
+ * vrdma_resize_cq() - resize the shadow CQ
+ * @ibcq: the vdevice CQ
+ * @cqe: the requested number of entries
+ * @udata: the provider's driver data
+ *
+ * Return: 0 or the parent's error.
+ */
+int vrdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct ib_cq *shadow = to_vcq(ibcq)->shadow;
+	struct uverbs_attr_bundle sb;
+	struct ib_udata *pudata;
+	int ret;
+
+	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
+	if (IS_ERR(pudata))
+		return PTR_ERR(pudata);
+
+	ret = shadow->device->ops.resize_cq(shadow, cqe, pudata);
+	if (!ret)
+		ibcq->cqe = shadow->cqe;
+	return ret;
+}
+
+/**
+ * vrdma_poll_cq() - poll the shadow CQ
+ * @ibcq: the vdevice CQ
+ * @num_entries: room in @wc
+ * @wc: completions out
+ *
+ * Context: any; does not sleep.
+ * Return: the number of completions or the parent's error.
+ */
+int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+{
+	struct ib_cq *shadow = to_vcq(ibcq)->shadow;
+	int i, n;
+
+	n = shadow->device->ops.poll_cq(shadow, num_entries, wc);
+	/* Completions name the shadow QP; users must see the vdevice's. */
+	for (i = 0; i < n; i++)
+		if (wc[i].qp)
+			wc[i].qp = wc[i].qp->qp_context;
+	return n;
+}
+
+/**
+ * vrdma_req_notify_cq() - arm the shadow CQ
+ * @ibcq: the vdevice CQ
+ * @flags: solicited or next completion, report missed events
+ *
+ * Context: any; does not sleep.
+ * Return: what the parent returns.
+ */
+int vrdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct ib_cq *shadow = to_vcq(ibcq)->shadow;
+
+	return shadow->device->ops.req_notify_cq(shadow, flags);
+}

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory regions and windows.  The parent driver pins and maps user memory
+ * with its own DMA device; pinned bytes are charged to the vdevice quota.
+ */
+#include <linux/overflow.h>
+#include <linux/slab.h>
+
+#include "vrdma.h"
+
+/**
+ * vrdma_reg_user_mr() - register user memory through a shadow MR
+ * @ibpd: the vdevice PD
+ * @start: user virtual address
+ * @length: length in bytes
+ * @iova: the address the region is accessed by
+ * @access: IB_ACCESS_* flags, passed to the parent as they are
+ * @udata: the provider's driver data
+ *
+ * Return: the vdevice MR carrying the shadow's keys, or an ERR_PTR.
+ */
+struct ib_mr *vrdma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata)
+{
+	struct vrdma_dev *vdev = to_vdev(ibpd->device);
+	struct ib_pd *spd = to_vpd(ibpd)->shadow;
+	struct uverbs_attr_bundle sb;
+	struct ib_udata *pudata;
+	struct vrdma_mr *vmr;
+	struct ib_mr *shadow;
+	u64 end;
+	int ret;
+
+	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
+	if (IS_ERR(pudata))
+		return ERR_CAST(pudata);
+	if (!length || check_add_overflow(start, length, &end) ||
+	    end > U64_MAX - PAGE_SIZE)
+		return ERR_PTR(-EINVAL);
+
+	vmr = kzalloc(sizeof(*vmr), GFP_KERNEL);
+	if (!vmr)
+		return ERR_PTR(-ENOMEM);
+	vmr->pinned = PAGE_ALIGN(end) - ALIGN_DOWN(start, PAGE_SIZE);
+
+	ret = vrdma_quota_charge(vdev, VRDMA_RES_MR, 1);
+	if (ret)
+		goto err_free;
+	ret = vrdma_quota_charge(vdev, VRDMA_RES_MR_BYTES, vmr->pinned);
+	if (ret)
+		goto err_uncharge_mr;
+
+	shadow = spd->device->ops.reg_user_mr(spd, start, length, iova, access,
+					      pudata);
+	if (IS_ERR(shadow)) {
+		ret = PTR_ERR(shadow);
+		goto err_uncharge_bytes;
+	}
+	/* What ib_uverbs_reg_mr() sets up after the driver call. */
+	shadow->device = spd->device;
+	shadow->pd = spd;
+	shadow->type = IB_MR_TYPE_USER;
+	shadow->uobject = NULL;
+	shadow->dm = NULL;
+	shadow->sig_attrs = NULL;
+	shadow->iova = iova;
+	shadow->length = length;
+	atomic_inc(&spd->usecnt);
+	rdma_restrack_new(&shadow->res, RDMA_RESTRACK_MR);
+	rdma_restrack_set_name(&shadow->res, NULL);
+	rdma_restrack_add(&shadow->res);
+
+	vmr->shadow = shadow;
+	vmr->ibmr.lkey = shadow->lkey;
+	vmr->ibmr.rkey = shadow->rkey;
+	vrdma_obj_inc(VRDMA_OBJ_MR);
+	return &vmr->ibmr;
+
+err_uncharge_bytes:
+	vrdma_quota_uncharge(vdev, VRDMA_RES_MR_BYTES, vmr->pinned);
+err_uncharge_mr:
+	vrdma_quota_uncharge(vdev, VRDMA_RES_MR, 1);
+err_free:
+	kfree(vmr);
+	return ERR_PTR(ret);
+}
+
+/**
+ * vrdma_dereg_mr() - deregister a vdevice MR and its shadow
+ * @ibmr: the vdevice MR
+ * @udata: the provider's driver data
+ *
+ * Return: 0 or the parent's error (the MR then stays intact).
+ */
+int vrdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct vrdma_dev *vdev = to_vdev(ibmr->device);
+	struct vrdma_mr *vmr = to_vmr(ibmr);
+	struct uverbs_attr_bundle sb;
+	struct ib_udata *pudata;
+	int ret;
+
+	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
+	if (IS_ERR(pudata))
+		return PTR_ERR(pudata);
+
+	ret = ib_dereg_mr_user(vmr->shadow, pudata);
+	if (ret)
+		return ret;
+	vrdma_quota_uncharge(vdev, VRDMA_RES_MR_BYTES, vmr->pinned);
+	vrdma_quota_uncharge(vdev, VRDMA_RES_MR, 1);
+	kfree(vmr);
+	vrdma_obj_dec(VRDMA_OBJ_MR);
+	return 0;
+}
+
+/**
+ * vrdma_alloc_mw() - allocate a memory window and its shadow
+ * @ibmw: the vdevice MW, allocated and set up by the core
+ * @udata: the provider's driver data
+ *
+ * Return: 0 or a negative errno.
+ */
+int vrdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
+{
+	struct vrdma_dev *vdev = to_vdev(ibmw->device);
+	struct ib_pd *spd = to_vpd(ibmw->pd)->shadow;
+	struct uverbs_attr_bundle sb;
+	struct ib_udata *pudata;
+	struct ib_mw *shadow;
+	int ret;
+
+	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
+	if (IS_ERR(pudata))
+		return PTR_ERR(pudata);
+
+	ret = vrdma_quota_charge(vdev, VRDMA_RES_MW, 1);
+	if (ret)
+		return ret;
+
+	shadow = rdma_zalloc_drv_obj(spd->device, ib_mw);
+	if (!shadow) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
+	shadow->device = spd->device;
+	shadow->pd = spd;
+	shadow->type = ibmw->type;
+
+	ret = spd->device->ops.alloc_mw(shadow, pudata);
+	if (ret)
+		goto err_free;
+	atomic_inc(&spd->usecnt);
+
+	ibmw->rkey = shadow->rkey;
+	to_vmw(ibmw)->shadow = shadow;
+	vrdma_obj_inc(VRDMA_OBJ_MW);
+	return 0;
+
+err_free:
+	kfree(shadow);
+err_uncharge:
+	vrdma_quota_uncharge(vdev, VRDMA_RES_MW, 1);
+	return ret;
+}
+
+/**
+ * vrdma_dealloc_mw() - free a memory window and its shadow
+ * @ibmw: the vdevice MW
+ *
+ * Return: 0 or the parent's error (the MW then stays intact).
+ */
+int vrdma_dealloc_mw(struct ib_mw *ibmw)
+{
+	struct vrdma_dev *vdev = to_vdev(ibmw->device);
+	struct ib_mw *shadow = to_vmw(ibmw)->shadow;
+	struct ib_pd *spd = shadow->pd;
+	int ret;
+
+	ret = shadow->device->ops.dealloc_mw(shadow);
+	if (ret)
+		return ret;
+	atomic_dec(&spd->usecnt);
+	kfree(shadow);
+	vrdma_quota_uncharge(vdev, VRDMA_RES_MW, 1);
+	vrdma_obj_dec(VRDMA_OBJ_MW);
+	return 0;
+}

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Protection domains. */
+#include <linux/slab.h>
+
+#include "vrdma.h"
+
+/**
+ * vrdma_alloc_pd() - allocate a PD and its shadow on the parent
+ * @ibpd: the vdevice PD, allocated by the core
+ * @udata: the provider's driver data
+ *
+ * Return: 0 or a negative errno.
+ */
+int vrdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct vrdma_dev *vdev = to_vdev(ibpd->device);
+	struct ib_device *pdev = vdev->pdev;
+	struct uverbs_attr_bundle sb;
+	struct ib_udata *pudata;
+	struct ib_pd *shadow;
+	int ret;
+
+	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
+	if (IS_ERR(pudata))
+		return PTR_ERR(pudata);
+
+	ret = vrdma_quota_charge(vdev, VRDMA_RES_PD, 1);
+	if (ret)
+		return ret;
+
+	shadow = rdma_zalloc_drv_obj(pdev, ib_pd);
+	if (!shadow) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
+	shadow->device = pdev;
+	atomic_set(&shadow->usecnt, 0);
+	rdma_restrack_new(&shadow->res, RDMA_RESTRACK_PD);
+	rdma_restrack_set_name(&shadow->res, NULL);
+
+	ret = pdev->ops.alloc_pd(shadow, pudata);
+	if (ret)
+		goto err_free;
+	rdma_restrack_add(&shadow->res);
+
+	to_vpd(ibpd)->shadow = shadow;
+	vrdma_obj_inc(VRDMA_OBJ_PD);
+	return 0;
+
+err_free:
+	rdma_restrack_put(&shadow->res);
+	kfree(shadow);
+err_uncharge:
+	vrdma_quota_uncharge(vdev, VRDMA_RES_PD, 1);
+	return ret;
+}
+
+/**
+ * vrdma_dealloc_pd() - free a PD and its shadow
+ * @ibpd: the vdevice PD
+ * @udata: the provider's driver data
+ *
+ * Return: 0 or the parent's error.
+ */
+int vrdma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct vrdma_dev *vdev = to_vdev(ibpd->device);
+	struct uverbs_attr_bundle sb;
+	struct ib_udata *pudata;
+	int ret;
+
+	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
+	if (IS_ERR(pudata))
+		return PTR_ERR(pudata);
+
+	ret = ib_dealloc_pd_user(to_vpd(ibpd)->shadow, pudata);
+	if (ret)
+		return ret;
+	vrdma_quota_uncharge(vdev, VRDMA_RES_PD, 1);
+	vrdma_obj_dec(VRDMA_OBJ_PD);
+	return 0;
+}

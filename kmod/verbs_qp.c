@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Queue pairs: RC, UC and UD, forwarded to a shadow QP on the parent.
+ * The QP number users see is the shadow's: peers talk to the parent.
+ */
+#include <linux/slab.h>
+
+#include "vrdma.h"
+
+static void vrdma_qp_event(struct ib_event *pev, void *ctx)
+{
+	struct ib_qp *ibqp = ctx;
+	struct ib_event ev = *pev;
+
+	if (!ibqp->event_handler)
+		return;
+	ev.device = ibqp->device;
+	ev.element.qp = ibqp;
+	ibqp->event_handler(&ev, ibqp->qp_context);
+}
+
+static struct ib_cq *vrdma_shadow_cq(struct ib_cq *ibcq)
+{
+	return ibcq ? to_vcq(ibcq)->shadow : NULL;
+}
+
+/**
+ * vrdma_create_qp() - create a QP and its shadow on the parent
+ * @ibqp: the vdevice QP, allocated and partly set up by the core
+ * @init: the requested type, CQs, SRQ and capabilities; the capabilities
+ *	granted by the parent are written back
+ * @udata: the provider's driver data (queue mmap info comes back in it)
+ *
+ * Return: 0 or a negative errno.
+ */
+int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct vrdma_dev *vdev = to_vdev(ibqp->device);
+	struct ib_qp_init_attr pinit = *init;
+	struct uverbs_attr_bundle sb;
+	struct ib_udata *pudata;
+	struct ib_qp *shadow;
+	int ret;
+
+	/* XRC and RSS need objects vrdma does not proxy (XRCD, WQ). */
+	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UC &&
+	    init->qp_type != IB_QPT_UD)
+		return -EOPNOTSUPP;
+	if (init->rwq_ind_tbl || init->xrcd)
+		return -EOPNOTSUPP;
+
+	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
+	if (IS_ERR(pudata))
+		return PTR_ERR(pudata);
+
+	pinit.send_cq = vrdma_shadow_cq(init->send_cq);
+	pinit.recv_cq = vrdma_shadow_cq(init->recv_cq);
+	pinit.srq = init->srq ? to_vsrq(init->srq)->shadow : NULL;
+	pinit.event_handler = vrdma_qp_event;
+	pinit.qp_context = ibqp;
+
+	ret = vrdma_quota_charge(vdev, VRDMA_RES_QP, 1);
+	if (ret)
+		return ret;
+
+	shadow = ib_create_qp_user(vdev->pdev, to_vpd(ibqp->pd)->shadow,
+				   &pinit, pudata, NULL, NULL);
+	if (IS_ERR(shadow)) {
+		ret = PTR_ERR(shadow);
+		goto err_uncharge;
+	}
+	/* ib_create_qp_user() leaves this to its caller; destroy undoes it. */
+	ib_qp_usecnt_inc(shadow);
+
+	init->cap = pinit.cap;
+	ibqp->qp_num = shadow->qp_num;
+	to_vqp(ibqp)->shadow = shadow;
+	vrdma_obj_inc(VRDMA_OBJ_QP);
+	return 0;
+
+err_uncharge:
+	vrdma_quota_uncharge(vdev, VRDMA_RES_QP, 1);
+	return ret;
+}
+
+/**
+ * vrdma_modify_qp() - modify the shadow QP
+ * @ibqp: the vdevice QP
+ * @attr: the new attributes; address vectors name vdevice GIDs
+ * @mask: which attributes
+ * @udata: the provider's driver data
+ *
+ * Return: 0 or a negative errno.
+ */
+int vrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata)
+{
+	struct vrdma_dev *vdev = to_vdev(ibqp->device);
+	struct uverbs_attr_bundle sb;
+	struct ib_qp_attr *pattr;
+	struct ib_udata *pudata;
+	int ret;
+
+	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
+	if (IS_ERR(pudata))
+		return PTR_ERR(pudata);
+
+	pattr = kmemdup(attr, sizeof(*attr), GFP_KERNEL);
+	if (!pattr)
+		return -ENOMEM;
+
+	if (mask & IB_QP_AV) {
+		ret = vrdma_ah_attr_to_parent(vdev, &pattr->ah_attr);
+		if (ret)
+			goto out_free;
+	}
+	if (mask & IB_QP_ALT_PATH) {
+		ret = vrdma_ah_attr_to_parent(vdev, &pattr->alt_ah_attr);
+		if (ret)
+			goto out_put_av;
+	}
+
+	ret = ib_modify_qp_with_udata(to_vqp(ibqp)->shadow, pattr, mask,
+				      pudata);
+
+	if (mask & IB_QP_ALT_PATH)
+		vrdma_ah_attr_put(&pattr->alt_ah_attr);
+out_put_av:
+	if (mask & IB_QP_AV)
+		vrdma_ah_attr_put(&pattr->ah_attr);
+out_free:
+	kfree(pattr);
+	return ret;
+}
+
+/**
+ * vrdma_query_qp() - query the shadow QP
+ * @ibqp: the vdevice QP
+ * @attr: attributes out, with source GID indices in vdevice numbering
+ * @mask: which attributes
+ * @init: creation attributes out, naming the vdevice's objects
+ *
+ * Return: 0 or the parent's error.
+ */
+int vrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init)
+{
+	struct vrdma_dev *vdev = to_vdev(ibqp->device);
+	struct ib_qp *shadow = to_vqp(ibqp)->shadow;
+	int ret;
+
+	ret = ib_query_qp(shadow, attr, mask, init);
+	if (ret)
+		return ret;
+
+	vrdma_ah_attr_from_parent(vdev, &attr->ah_attr);
+	vrdma_ah_attr_from_parent(vdev, &attr->alt_ah_attr);
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
+	init->qp_context = ibqp->qp_context;
+	init->event_handler = ibqp->event_handler;
+	return 0;
+}
+
+/**
+ * vrdma_destroy_qp() - destroy a QP and its shadow
+ * @ibqp: the vdevice QP
+ * @udata: the provider's driver data
+ *
+ * Return: 0 or the parent's error (the vdevice QP then stays intact).
+ */
+int vrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct vrdma_dev *vdev = to_vdev(ibqp->device);
+	struct uverbs_attr_bundle sb;
+	struct ib_udata *pudata;
+	int ret;
+
+	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
+	if (IS_ERR(pudata))
+		return PTR_ERR(pudata);
+
+	ret = ib_destroy_qp_user(to_vqp(ibqp)->shadow, pudata);
+	if (ret)
+		return ret;
+	vrdma_quota_uncharge(vdev, VRDMA_RES_QP, 1);
+	vrdma_obj_dec(VRDMA_OBJ_QP);
+	return 0;
+}
+
+/**
+ * vrdma_post_send() - forward a send doorbell or work requests
+ * @ibqp: the vdevice QP
+ * @wr: work requests, or NULL for a doorbell (rxe's zero-length POST_SEND)
+ * @bad_wr: the first failed request out
+ *
+ * O(1) for a doorbell: no allocation, no lock.
+ *
+ * Context: process context from uverbs; does not sleep.
+ * Return: what the parent returns.
+ */
+int vrdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	struct ib_qp *shadow = to_vqp(ibqp)->shadow;
+	const struct ib_send_wr *w;
+
+	/*
+	 * UD requests name vdevice AHs.  uverbs builds a private copy of the
+	 * request list for every call, so the AHs are rewritten in place.
+	 */
+	if (ibqp->qp_type == IB_QPT_UD) {
+		for (w = wr; w; w = w->next) {
+			struct ib_ud_wr *ud = (struct ib_ud_wr *)ud_wr(w);
+
+			if (ud->ah)
+				ud->ah = to_vah(ud->ah)->shadow;
+		}
+	}
+	return shadow->device->ops.post_send(shadow, wr, bad_wr);
+}
+
+/**
+ * vrdma_post_recv() - forward receive work requests
+ * @ibqp: the vdevice QP
+ * @wr: work requests
+ * @bad_wr: the first failed request out
+ *
+ * Return: what the parent returns.
+ */
+int vrdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct ib_qp *shadow = to_vqp(ibqp)->shadow;
+
+	return shadow->device->ops.post_recv(shadow, wr, bad_wr);
+}
+
+/**
+ * vrdma_attach_mcast() - attach the shadow QP to a multicast group
+ * @ibqp: the vdevice QP
+ * @gid: the group
+ * @lid: its LID
+ *
+ * Return: 0 or the parent's error.
+ */
+int vrdma_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	return ib_attach_mcast(to_vqp(ibqp)->shadow, gid, lid);
+}
+
+/**
+ * vrdma_detach_mcast() - detach the shadow QP from a multicast group
+ * @ibqp: the vdevice QP
+ * @gid: the group
+ * @lid: its LID
+ *
+ * Return: 0 or the parent's error.
+ */
+int vrdma_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	return ib_detach_mcast(to_vqp(ibqp)->shadow, gid, lid);
+}

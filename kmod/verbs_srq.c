@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Shared receive queues, including the SRQ limit event. */
+#include "vrdma.h"
+
+static void vrdma_srq_event(struct ib_event *pev, void *ctx)
+{
+	struct ib_srq *ibsrq = ctx;
+	struct ib_event ev = *pev;
+
+	if (!ibsrq->event_handler)
+		return;
+	ev.device = ibsrq->device;
+	ev.element.srq = ibsrq;
+	ibsrq->event_handler(&ev, ibsrq->srq_context);
+}
+
+/**
+ * vrdma_create_srq() - create an SRQ and its shadow on the parent
+ * @ibsrq: the vdevice SRQ, allocated by the core
+ * @init: type and sizes; the sizes granted by the parent are written back
+ * @udata: the provider's driver data (queue mmap info comes back in it)
+ *
+ * Return: 0 or a negative errno.
+ */
+int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		     struct ib_udata *udata)
+{
+	struct vrdma_dev *vdev = to_vdev(ibsrq->device);
+	struct ib_srq_init_attr pinit = *init;
+	struct uverbs_attr_bundle sb;
+	struct ib_udata *pudata;
+	struct ib_srq *shadow;
+	int ret;
+
+	/* XRC and tag-matching SRQs need objects vrdma does not proxy. */
+	if (init->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
+
+	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
+	if (IS_ERR(pudata))
+		return PTR_ERR(pudata);
+
+	pinit.event_handler = vrdma_srq_event;
+	pinit.srq_context = ibsrq;
+
+	ret = vrdma_quota_charge(vdev, VRDMA_RES_SRQ, 1);
+	if (ret)
+		return ret;
+
+	shadow = ib_create_srq_user(to_vpd(ibsrq->pd)->shadow, &pinit, NULL,
+				    pudata);
+	if (IS_ERR(shadow)) {
+		ret = PTR_ERR(shadow);
+		goto err_uncharge;
+	}
+	init->attr = pinit.attr;
+	to_vsrq(ibsrq)->shadow = shadow;
+	vrdma_obj_inc(VRDMA_OBJ_SRQ);
+	return 0;
+
+err_uncharge:
+	vrdma_quota_uncharge(vdev, VRDMA_RES_SRQ, 1);
+	return ret;
+}
+
+/**
+ * vrdma_modify_srq() - resize or arm the shadow SRQ
+ * @ibsrq: the vdevice SRQ
+ * @attr: the new attributes
+ * @mask: which attributes
+ * @udata: the provider's driver data (a resize returns mmap info in it)
+ *
+ * Return: 0 or the parent's error.
+ */
+int vrdma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	struct ib_srq *shadow = to_vsrq(ibsrq)->shadow;
+	struct uverbs_attr_bundle sb;
+	struct ib_udata *pudata;
+
+	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
+	if (IS_ERR(pudata))
+		return PTR_ERR(pudata);
+
+	return shadow->device->ops.modify_srq(shadow, attr, mask, pudata);
+}
+
+/**
+ * vrdma_query_srq() - query the shadow SRQ
+ * @ibsrq: the vdevice SRQ
+ * @attr: attributes out
+ *
+ * Return: 0 or the parent's error.
+ */
+int vrdma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	return ib_query_srq(to_vsrq(ibsrq)->shadow, attr);
+}
+
+/**
+ * vrdma_destroy_srq() - destroy an SRQ and its shadow
+ * @ibsrq: the vdevice SRQ
+ * @udata: the provider's driver data
+ *
+ * Return: 0 or the parent's error.
+ */
+int vrdma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	struct vrdma_dev *vdev = to_vdev(ibsrq->device);
+	struct uverbs_attr_bundle sb;
+	struct ib_udata *pudata;
+	int ret;
+
+	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
+	if (IS_ERR(pudata))
+		return PTR_ERR(pudata);
+
+	ret = ib_destroy_srq_user(to_vsrq(ibsrq)->shadow, pudata);
+	if (ret)
+		return ret;
+	vrdma_quota_uncharge(vdev, VRDMA_RES_SRQ, 1);
+	vrdma_obj_dec(VRDMA_OBJ_SRQ);
+	return 0;
+}
+
+/**
+ * vrdma_post_srq_recv() - forward receive work requests to the shadow SRQ
+ * @ibsrq: the vdevice SRQ
+ * @wr: work requests
+ * @bad_wr: the first failed request out
+ *
+ * Return: what the parent returns.
+ */
+int vrdma_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr)
+{
+	struct ib_srq *shadow = to_vsrq(ibsrq)->shadow;
+
+	return shadow->device->ops.post_srq_recv(shadow, wr, bad_wr);
+}

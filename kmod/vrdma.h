@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vrdma: the map of the driver.
+ *
+ * A vdevice (struct vrdma_dev) is an ib_device registered by vrdma on top
+ * of a real ib_device, the parent (struct vrdma_parent).  Every verbs
+ * object of a vdevice wraps a "shadow" object created on the parent through
+ * the parent driver's own ops, with the caller's driver data (udata) passed
+ * through inside an on-stack attribute bundle whose context is the shadow
+ * ucontext.  Queue buffers and doorbells are the parent's, mapped straight
+ * into the process.
+ *
+ * Locking, outermost first:
+ *   vrdma_mutex         the vdevice list, every parent's vdevice list and
+ *                       the parents' dying flags; never held across
+ *                       ib_unregister_device() (which flushes ib_wq, where
+ *                       event forwarding runs)
+ *   parent->vdevs_lock  (spinlock) parent->vdevs, read by event forwarding
+ *                       which runs in ib_wq and must not take vrdma_mutex
+ *   quota counters      lock-free (atomic64 compare-and-exchange)
+ */
+#ifndef _VRDMA_H
+#define _VRDMA_H
+
+#include <linux/atomic.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+#include <linux/vrdma.h>
+
+#include "compat.h"
+
+#define VRDMA_NR_RES	(VRDMA_RES_MAX + 1)
+
+/* Error messages a user can trigger are logged at debug level only. */
+#define vrdma_dbg(vdev, fmt, ...) \
+	ibdev_dbg(&(vdev)->ibdev, "%s: " fmt, __func__, ##__VA_ARGS__)
+
+/**
+ * struct vrdma_parent - a real ib_device vdevices may be created on
+ * @ibdev: the parent device; valid while the vrdma ib_client is attached
+ * @vdevs: vdevices on this parent (vrdma_dev.parent_node); written under
+ *	vrdma_mutex and @vdevs_lock, read under either
+ * @vdevs_lock: protects @vdevs for event forwarding
+ * @nr_vdevs: length of @vdevs (protected like @vdevs)
+ * @dying: the parent is being removed; no new vdevice may use it
+ *	(vrdma_mutex)
+ * @event_handler: forwards the parent's async events to its vdevices
+ * @node: entry in the list of tracked parents (vrdma_mutex)
+ */
+struct vrdma_parent {
+	struct ib_device *ibdev;
+	struct list_head node;
+	struct list_head vdevs;
+	spinlock_t vdevs_lock;
+	unsigned int nr_vdevs;
+	bool dying;
+	struct ib_event_handler event_handler;
+};
+
+/**
+ * struct vrdma_quota - per-vdevice object limits and usage
+ * @limit: the limit per resource, VRDMA_LIMIT_MAX for the parent's
+ *	capacity; written under vrdma_mutex, read locklessly
+ * @used: the current use per resource
+ */
+struct vrdma_quota {
+	u64 limit[VRDMA_NR_RES];
+	atomic64_t used[VRDMA_NR_RES];
+};
+
+/**
+ * struct vrdma_dev - a virtual RDMA device
+ * @ibdev: the registered device; must stay first (ib_alloc_device)
+ * @parent: the parent state; valid while @ibdev is registered
+ * @pdev: the parent ib_device, pinned (registration reference, device
+ *	memory and driver module) until dealloc_driver
+ * @list: entry in the global vdevice list (vrdma_mutex)
+ * @parent_node: entry in parent->vdevs
+ * @quota: object limits and counters
+ */
+struct vrdma_dev {
+	struct ib_device ibdev;
+	struct vrdma_parent *parent;
+	struct ib_device *pdev;
+	struct list_head list;
+	struct list_head parent_node;
+	struct vrdma_quota quota;
+};
+
+/**
+ * struct vrdma_uctx_holder - keeps a shadow ucontext alive
+ * @ref: one for the vdevice ucontext, one per wrapped parent mapping
+ * @shadow: the parent-side ucontext
+ * @pdev: the parent device, whose memory and module stay pinned as long
+ *	as a mapping may still call into the parent driver
+ *
+ * A parent that installs its own vm_ops on a mapping (rxe) dereferences the
+ * shadow ucontext and the parent device when the mapping is finally closed,
+ * which can be long after the vdevice and its ucontexts are gone.
+ */
+struct vrdma_uctx_holder {
+	struct kref ref;
+	struct ib_ucontext *shadow;
+	struct ib_device *pdev;
+};
+
+struct vrdma_ucontext {
+	struct ib_ucontext ibuc;
+	struct vrdma_uctx_holder *holder;
+};
+
+struct vrdma_pd {
+	struct ib_pd ibpd;
+	struct ib_pd *shadow;
+};
+
+struct vrdma_cq {
+	struct ib_cq ibcq;
+	struct ib_cq *shadow;
+};
+
+struct vrdma_qp {
+	struct ib_qp ibqp;
+	struct ib_qp *shadow;
+};
+
+struct vrdma_srq {
+	struct ib_srq ibsrq;
+	struct ib_srq *shadow;
+};
+
+struct vrdma_ah {
+	struct ib_ah ibah;
+	struct ib_ah *shadow;
+};
+
+struct vrdma_mr {
+	struct ib_mr ibmr;
+	struct ib_mr *shadow;
+	u64 pinned;
+};
+
+struct vrdma_mw {
+	struct ib_mw ibmw;
+	struct ib_mw *shadow;
+};
+
+static inline struct vrdma_dev *to_vdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct vrdma_dev, ibdev);
+}
+
+#define VRDMA_TO(type, member, ptr) container_of(ptr, struct type, member)
+#define to_vuctx(p)	VRDMA_TO(vrdma_ucontext, ibuc, p)
+#define to_vpd(p)	VRDMA_TO(vrdma_pd, ibpd, p)
+#define to_vcq(p)	VRDMA_TO(vrdma_cq, ibcq, p)
+#define to_vqp(p)	VRDMA_TO(vrdma_qp, ibqp, p)
+#define to_vsrq(p)	VRDMA_TO(vrdma_srq, ibsrq, p)
+#define to_vah(p)	VRDMA_TO(vrdma_ah, ibah, p)
+#define to_vmr(p)	VRDMA_TO(vrdma_mr, ibmr, p)
+#define to_vmw(p)	VRDMA_TO(vrdma_mw, ibmw, p)
+
+/* main.c */
+extern struct mutex vrdma_mutex;
+extern struct list_head vrdma_devs;
+extern unsigned int vrdma_generation;
+
+/* vdev.c */
+struct vrdma_dev_params {
+	const char *name;
+	const char *parent;
+	struct net *net;
+	u64 limit[VRDMA_NR_RES];
+};
+
+int vrdma_dev_create(const struct vrdma_dev_params *params,
+		     struct netlink_ext_ack *extack);
+struct vrdma_dev *vrdma_dev_find(const char *name);
+void vrdma_dev_unlink(struct vrdma_dev *vdev);
+void vrdma_dev_destroy(struct vrdma_dev *vdev, enum vrdma_del_reason reason);
+void vrdma_dev_destroy_all(void);
+void vrdma_dealloc_driver(struct ib_device *ibdev);
+struct net *vrdma_dev_net(struct vrdma_dev *vdev);
+u32 vrdma_dev_port_state(struct vrdma_dev *vdev);
+
+/* device.c: the vdevice's ib_device_ops */
+void vrdma_dev_set_ops(struct vrdma_dev *vdev);
+
+/* parent.c */
+int vrdma_parent_init(void);
+void vrdma_parent_exit(void);
+struct vrdma_parent *vrdma_parent_get(struct ib_device *ibdev);
+bool vrdma_is_vdev(const struct ib_device *ibdev);
+void vrdma_parent_for_each(void (*fn)(struct vrdma_parent *parent, void *arg),
+			   void *arg);
+
+/* pernet.c */
+int vrdma_pernet_init(void);
+void vrdma_pernet_exit(void);
+
+/* quota.c */
+void vrdma_quota_init(struct vrdma_dev *vdev, const u64 *limit);
+int vrdma_quota_charge(struct vrdma_dev *vdev, enum vrdma_res res, u64 n);
+void vrdma_quota_uncharge(struct vrdma_dev *vdev, enum vrdma_res res, u64 n);
+void vrdma_quota_set(struct vrdma_dev *vdev, const u64 *limit);
+u64 vrdma_quota_effective(struct vrdma_dev *vdev, enum vrdma_res res);
+void vrdma_quota_clamp_attrs(struct vrdma_dev *vdev,
+			     struct ib_device_attr *attr);
+
+/* netlink.c */
+
+/**
+ * struct vrdma_event - a vdevice event, built while the vdevice exists and
+ *	sent after it may be gone
+ * @skb: the message for init_net listeners, or NULL
+ * @net: the vdevice's namespace, referenced, when it is not init_net
+ */
+struct vrdma_event {
+	struct sk_buff *skb;
+	struct net *net;
+};
+
+int vrdma_netlink_init(void);
+void vrdma_netlink_exit(void);
+void vrdma_nl_event_prepare(struct vrdma_event *ev, struct vrdma_dev *vdev,
+			    u8 cmd, enum vrdma_del_reason reason);
+void vrdma_nl_event_send(struct vrdma_event *ev);
+
+/* udata.c: shadow attribute bundles */
+struct ib_udata *vrdma_shadow_udata(struct uverbs_attr_bundle *sb,
+				    struct ib_udata *udata,
+				    struct ib_ucontext *vctx);
+struct ib_ucontext *vrdma_udata_vctx(struct ib_udata *udata);
+
+/* verbs_ctx.c */
+int vrdma_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
+void vrdma_dealloc_ucontext(struct ib_ucontext *ibuc);
+void vrdma_disassociate_ucontext(struct ib_ucontext *ibuc);
+struct ib_ucontext *vrdma_shadow_uctx(struct ib_ucontext *ibuc);
+void vrdma_uctx_holder_put(struct vrdma_uctx_holder *holder);
+
+/* mmap.c */
+int vrdma_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
+
+/* verbs_pd.c */
+int vrdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int vrdma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+
+/* verbs_cq.c */
+int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct ib_udata *udata);
+int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int vrdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int vrdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+
+/* verbs_qp.c */
+int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata);
+int vrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata);
+int vrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init);
+int vrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int vrdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+int vrdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
+int vrdma_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int vrdma_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+
+/* verbs_srq.c */
+int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		     struct ib_udata *udata);
+int vrdma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int vrdma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int vrdma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int vrdma_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr);
+
+/* verbs_mr.c */
+struct ib_mr *vrdma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata);
+int vrdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+int vrdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int vrdma_dealloc_mw(struct ib_mw *ibmw);
+
+/* verbs_ah.c */
+int vrdma_create_user_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+			 struct ib_udata *udata);
+int vrdma_destroy_ah(struct ib_ah *ibah, u32 flags);
+
+/* gid.c: GID translation between a vdevice and its parent */
+const struct ib_gid_attr *vrdma_gid_to_parent(struct vrdma_dev *vdev,
+					      const struct ib_gid_attr *vattr);
+int vrdma_ah_attr_to_parent(struct vrdma_dev *vdev,
+			    struct rdma_ah_attr *attr);
+void vrdma_ah_attr_put(struct rdma_ah_attr *attr);
+void vrdma_ah_attr_from_parent(struct vrdma_dev *vdev,
+			       struct rdma_ah_attr *attr);
+
+/* debugfs.c: live object counters for leak audits */
+enum vrdma_obj {
+	VRDMA_OBJ_VDEV,
+	VRDMA_OBJ_UCTX,
+	VRDMA_OBJ_PD,
+	VRDMA_OBJ_CQ,
+	VRDMA_OBJ_QP,
+	VRDMA_OBJ_SRQ,
+	VRDMA_OBJ_MR,
+	VRDMA_OBJ_MW,
+	VRDMA_OBJ_AH,
+	VRDMA_OBJ_MMAP,
+	VRDMA_NR_OBJ
+};
+
+extern atomic_t vrdma_obj_count[VRDMA_NR_OBJ];
+
+static inline void vrdma_obj_inc(enum vrdma_obj obj)
+{
+	atomic_inc(&vrdma_obj_count[obj]);
+}
+
+static inline void vrdma_obj_dec(enum vrdma_obj obj)
+{
+	atomic_dec(&vrdma_obj_count[obj]);
+}
+
+void vrdma_debugfs_init(void);
+void vrdma_debugfs_exit(void);
+
+#endif /* _VRDMA_H */

@@ -1,0 +1,237 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Shared helpers for the vrdma selftests; every selftests/<feature>.sh sources
+# it.  The scripts run inside the test VM (selftests/vm/run.sh), as root, in a
+# guest prepared by selftests/vm/guest-init.sh: parent $VRDMA_PARENT (rxe0)
+# on veth0, ib_core in exclusive netns mode, vrdma.ko loaded.
+#
+# A test script looks like this:
+#
+#	#!/bin/bash
+#	# SPDX-License-Identifier: GPL-2.0
+#	# What it tests, and its topology.
+#	. "$(dirname "$0")/lib.sh"
+#	ktap_plan first_thing second_thing     # names, or a number
+#	if in_init genl ctrl get name vrdma; then
+#		ktap_ok first_thing
+#	else
+#		ktap_fail first_thing "no genl family"
+#	fi
+#	ktap_check second_thing in_init true   # ok iff the command succeeds
+#	ktap_finish
+#
+# Output is KTAP: "KTAP version 1", "1..N", "ok I NAME", "not ok I NAME #
+# why", "ok I NAME # SKIP why"; everything else is a "# " diagnostic (the
+# runner prefixes stray output with "# ").  Commands run through in_ns or
+# in_init are logged with their network namespace first, on stderr, so that
+# $(in_ns ...) captures only the command's output.  The script's exit status
+# is non-zero when a test failed or fewer/more tests ran than planned; the
+# runner counts that too.
+
+TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+VRDMACTL=${VRDMACTL:-$TOP/tools/vrdmactl/vrdmactl}
+VRDMA_KO=${VRDMA_KO:-$TOP/kmod/vrdma.ko}
+PARENT=${VRDMA_PARENT:-rxe0}
+TEST_NAME=${TEST_NAME:-$(basename "$0" .sh)}
+KLOG_PATTERNS=$TOP/selftests/vm/klog-patterns
+
+KTAP_PLAN=-1
+KTAP_N=0
+KTAP_FAILED=0
+KTAP_NAMES=()
+CLEANUPS=()
+
+# --- KTAP --------------------------------------------------------------------
+
+# ktap_plan N | ktap_plan NAME...  - print the header and the plan.  Given
+# names, ktap_skip_rest can name the tests it skips.
+ktap_plan() {
+	if [ $# -eq 1 ] && [[ $1 =~ ^[0-9]+$ ]]; then
+		KTAP_PLAN=$1
+	else
+		KTAP_PLAN=$#
+		KTAP_NAMES=("$@")
+	fi
+	echo "KTAP version 1"
+	echo "1..$KTAP_PLAN"
+}
+
+# ktap_diag TEXT... - one "# " line per line of TEXT.
+ktap_diag() {
+	printf '%s\n' "$*" | sed 's/^/# /'
+}
+
+_ktap_result() {	# ok|"not ok" NAME [DIRECTIVE]
+	KTAP_N=$((KTAP_N + 1))
+	echo "$1 $KTAP_N $2${3:+ # $3}"
+}
+
+ktap_ok() {		# NAME [MSG]
+	[ -n "${2:-}" ] && ktap_diag "$2"
+	_ktap_result ok "$1"
+}
+
+ktap_fail() {		# NAME [REASON]
+	KTAP_FAILED=$((KTAP_FAILED + 1))
+	_ktap_result "not ok" "$1" "${2:-}"
+}
+
+ktap_skip() {		# NAME REASON
+	_ktap_result ok "$1" "SKIP ${2:-}"
+}
+
+# ktap_check NAME CMD... - ok if CMD succeeds, else not ok.
+ktap_check() {
+	local name=$1
+	shift
+	if "$@"; then
+		ktap_ok "$name"
+	else
+		ktap_fail "$name" "failed: $*"
+	fi
+}
+
+# ktap_skip_rest REASON - skip every planned test not reported yet.
+ktap_skip_rest() {
+	local name
+	while [ "$KTAP_N" -lt "$KTAP_PLAN" ]; do
+		name=${KTAP_NAMES[$KTAP_N]:-${TEST_NAME}_$((KTAP_N + 1))}
+		ktap_skip "$name" "$1"
+	done
+}
+
+# ktap_skip_all REASON - whole script skipped (call instead of ktap_plan).
+ktap_skip_all() {
+	echo "KTAP version 1"
+	echo "1..0 # SKIP $1"
+	KTAP_PLAN=0
+	exit 0
+}
+
+# ktap_finish - end of the script: exit 0 only if all planned tests ran and
+# none failed.
+ktap_finish() {
+	exit 0	# the EXIT trap decides the status
+}
+
+_lib_exit() {
+	local rc=$? i
+	for ((i = ${#CLEANUPS[@]} - 1; i >= 0; i--)); do
+		echo "# [cleanup] ${CLEANUPS[$i]}" >&2
+		eval "${CLEANUPS[$i]}" >/dev/null 2>&1 || true
+	done
+	if [ "$KTAP_PLAN" -ge 0 ] && [ "$KTAP_N" -ne "$KTAP_PLAN" ]; then
+		echo "# $TEST_NAME: planned $KTAP_PLAN tests, reported $KTAP_N (exit status $rc)"
+		rc=1
+	fi
+	[ "$KTAP_FAILED" -gt 0 ] && rc=1
+	exit "$rc"
+}
+trap _lib_exit EXIT
+
+# cleanup_push CMD [ARG...] - run CMD at exit, last pushed runs first.
+cleanup_push() {
+	CLEANUPS+=("$(printf '%q ' "$@")")
+}
+
+# --- commands, namespaces ----------------------------------------------------
+
+# in_ns NS CMD... - log "# [NS] CMD..." to stderr, then run CMD in netns NS.
+in_ns() {
+	local ns=$1
+	shift
+	echo "# [$ns] $*" >&2
+	ip netns exec "$ns" "$@"
+}
+
+# in_init CMD... - the same for the initial network namespace.
+in_init() {
+	echo "# [init] $*" >&2
+	"$@"
+}
+
+# new_ns VAR [TAG] - create a network namespace with a name unique to this
+# test run (TEST_NAME-PID-TAG), store its name in VAR, delete it at exit.
+new_ns() {
+	local name="${TEST_NAME}-$$-${2:-$RANDOM}"
+	in_init ip netns add "$name" || return 1
+	cleanup_push ip netns del "$name"
+	in_ns "$name" ip link set lo up || return 1
+	printf -v "$1" '%s' "$name"
+}
+
+# require_cmd CMD... - fails (with a diagnostic) if a command is missing.
+require_cmd() {
+	local c missing=
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || missing="$missing $c"
+	done
+	[ -z "$missing" ] && return 0
+	ktap_diag "missing command(s):$missing"
+	return 1
+}
+
+# have_vrdmactl - the tool is built (it is written in parallel: tests that
+# need it skip until it exists).
+have_vrdmactl() {
+	[ -x "$VRDMACTL" ]
+}
+
+# wait_for TIMEOUT CMD... - poll CMD every 0.1 s until it succeeds (0) or
+# TIMEOUT seconds (may be fractional) pass (1).
+wait_for() {
+	local deadline
+	deadline=$(awk -v n="$EPOCHREALTIME" -v t="$1" 'BEGIN { printf "%.6f", n + t }')
+	shift
+	while :; do
+		"$@" && return 0
+		awk -v n="$EPOCHREALTIME" -v d="$deadline" 'BEGIN { exit !(n >= d) }' &&
+			break
+		sleep 0.1
+	done
+	ktap_diag "timed out waiting for: $*"
+	return 1
+}
+
+# --- RDMA ---------------------------------------------------------------------
+
+# parent_res [DEV] - one line summing up the parent's objects from `rdma res
+# show`, e.g. "pd=0 cq=0 qp=1 cm_id=0 mr=0 ctx=0 srq=0", for before/after
+# comparisons.
+parent_res() {
+	rdma res show | awk -v dev="${1:-$PARENT}:" '
+		$2 == dev { for (i = 3; i < NF; i += 2) printf "%s=%s ", $i, $(i + 1) }
+		END { print "" }'
+}
+
+# parent_res_is EXPECTED [DEV] - parent_res equals EXPECTED (for wait_for).
+parent_res_is() {
+	[ "$(parent_res "${2:-$PARENT}")" = "$1" ]
+}
+
+# --- kernel log --------------------------------------------------------------
+
+# klog_mark - print the current number of kernel log lines.
+klog_mark() {
+	dmesg | wc -l
+}
+
+# klog_clean_since MARK - succeed if no line after MARK matches
+# selftests/vm/klog-patterns; otherwise print them as diagnostics.
+klog_clean_since() {
+	local bad
+	bad=$(dmesg | tail -n "+$(($1 + 1))" | grep -aF -f "$KLOG_PATTERNS")
+	[ -z "$bad" ] && return 0
+	ktap_diag "kernel log lines of concern:"
+	ktap_diag "$bad"
+	return 1
+}
+
+# tmpdir VAR - a scratch directory removed at exit.
+tmpdir() {
+	local d
+	d=$(mktemp -d "/tmp/${TEST_NAME}.XXXXXX") || return 1
+	cleanup_push rm -rf "$d"
+	printf -v "$1" '%s' "$d"
+}

@@ -1,0 +1,240 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The in-guest runner, started by guest-init.sh after the guest setup.
+# Prints one KTAP document on stdout:
+#
+#   KTAP version 1
+#   1..N+1
+#     KTAP version 1          <- output of selftests/<name>.sh, indented
+#     1..3
+#     ok 1 something
+#     ...
+#   ok 1 <name>               <- one top-level test per script
+#   ...
+#   ok N+1 kernel_log_clean   <- dmesg free of klog-patterns
+#   # vrdma-vm-verdict: passed=P failed=F skipped=S tests=T
+#
+# P, F and S count leaf test cases (the scripts' own subtests, plus
+# kernel_log_clean); T counts leaves other than kernel_log_clean.  A script
+# that exits non-zero, prints no plan or runs a number of tests other than its
+# plan adds one failure of its own.  Modes (VM_MODE): suite, demo, bench,
+# shell; the last three run one command whose exit status is its result.
+#
+# Environment from guest-init.sh: TOP, VM_MODE, VM_TESTS, VM_SHELL_CMD,
+# VM_TEST_TIMEOUT, SETUP_RC, SETUP_TIME, UPTIME, VM_RESULTS.
+
+set -u
+
+KLOG_PATTERNS=$TOP/selftests/vm/klog-patterns
+RESULTS=${VM_RESULTS:-/tmp}
+PASS=0
+FAIL=0
+SKIP=0
+TESTS=0
+
+klog_lines() {
+	dmesg | wc -l
+}
+
+klog_bad_since() {	# print lines of concern after line $1 of dmesg
+	dmesg | tail -n "+$(($1 + 1))" | grep -aF -f "$KLOG_PATTERNS"
+}
+
+# run_one INDEX NAME KTAP|RAW CMD...
+run_one() {
+	local idx=$1 name=$2 kind=$3 log rc mark plan=-1 n=0 np=0 nf=0 ns=0
+	local reason='' directive='' line
+	shift 3
+	log=$RESULTS/$name.log
+	mark=$(klog_lines)
+
+	if [ "$kind" = KTAP ]; then
+		timeout -k 10 "$VM_TEST_TIMEOUT" "$@" < /dev/null 2>&1 | tee "$log" |
+			awk '/^(KTAP version |[0-9]+\.\.[0-9]+|ok |not ok |#|  )/ {
+				print "  " $0; fflush(); next }
+			     { print "  # " $0; fflush() }'
+		rc=${PIPESTATUS[0]}
+	else
+		timeout -k 10 "$VM_TEST_TIMEOUT" "$@" < /dev/null 2>&1 | tee "$log"
+		rc=${PIPESTATUS[0]}
+	fi
+
+	if [ "$kind" = KTAP ]; then
+		while IFS= read -r line; do
+			case $line in
+			[0-9]*..[0-9]*)
+				[[ $line =~ ^1\.\.([0-9]+) ]] && plan=${BASH_REMATCH[1]} ;;
+			"ok "*|"not ok "*)
+				n=$((n + 1))
+				if [[ $line =~ \#[[:space:]]*[Ss][Kk][Ii][Pp] ]]; then
+					ns=$((ns + 1))
+				elif [[ $line == "not ok "* ]]; then
+					nf=$((nf + 1))
+				else
+					np=$((np + 1))
+				fi ;;
+			esac
+		done < "$log"
+		if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+			reason="timed out after $VM_TEST_TIMEOUT s"
+		elif [ "$plan" -lt 0 ]; then
+			reason="no KTAP plan (exit status $rc)"
+		elif [ "$n" -ne "$plan" ]; then
+			reason="planned $plan tests, reported $n (exit status $rc)"
+		elif [ "$rc" -ne 0 ]; then
+			reason="exit status $rc"
+		fi
+		PASS=$((PASS + np))
+		FAIL=$((FAIL + nf))
+		SKIP=$((SKIP + ns))
+		TESTS=$((TESTS + n))
+		if [ -n "$reason" ] && [ "$nf" -eq 0 ]; then
+			FAIL=$((FAIL + 1))
+			TESTS=$((TESTS + 1))
+		fi
+		[ "$nf" -gt 0 ] && reason="${reason:+$reason, }$nf of $n failed"
+		if [ -z "$reason" ] && [ "$n" -eq 0 ]; then
+			# "1..0 # SKIP why": a whole-script skip counts as one.
+			SKIP=$((SKIP + 1))
+			TESTS=$((TESTS + 1))
+			directive=" # SKIP $(grep -m1 -oE '^1\.\.0 *# *SKIP.*' "$log" |
+				sed -E 's/^1\.\.0 *# *SKIP *//')"
+		elif [ -z "$reason" ] && [ "$ns" -eq "$n" ]; then
+			directive=" # SKIP all subtests skipped"
+		fi
+	else
+		TESTS=$((TESTS + 1))
+		if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+			reason="timed out after $VM_TEST_TIMEOUT s"
+		elif [ "$rc" -ne 0 ]; then
+			reason="exit status $rc"
+		fi
+		if [ -n "$reason" ]; then
+			FAIL=$((FAIL + 1))
+		else
+			PASS=$((PASS + 1))
+		fi
+	fi
+
+	if [ -n "$reason" ]; then
+		echo "not ok $idx $name # $reason"
+	else
+		echo "ok $idx $name$directive"
+	fi
+	local bad
+	bad=$(klog_bad_since "$mark")
+	if [ -n "$bad" ]; then
+		echo "# kernel log lines of concern during $name:"
+		printf '%s\n' "$bad" | sed 's/^/#   /' | head -n 40
+	fi
+}
+
+# --- what to run ------------------------------------------------------------
+
+SCRIPTS=()
+select_scripts() {
+	local all=() w s hit
+	for s in "$TOP"/selftests/*.sh; do
+		[ "$(basename "$s")" = lib.sh ] && continue
+		case $(basename "$s") in demo.sh|bench.sh) continue ;; esac
+		all+=("$s")
+	done
+	if [ -z "${VM_TESTS// /}" ]; then
+		SCRIPTS=("${all[@]}")
+		return 0
+	fi
+	for w in $VM_TESTS; do
+		w=${w%.sh}
+		w=${w##*/}
+		hit=0
+		for s in "${all[@]}"; do
+			if [ "$(basename "$s" .sh)" = "$w" ]; then
+				SCRIPTS+=("$s")
+				hit=1
+			fi
+		done
+		[ $hit = 1 ] && continue
+		for s in "${all[@]}"; do
+			case $(basename "$s" .sh) in
+			*"$w"*) SCRIPTS+=("$s"); hit=1 ;;
+			esac
+		done
+		if [ $hit = 0 ]; then
+			echo "# no selftest matches '$w'"
+			BAD_SELECTION=1
+		fi
+	done
+}
+
+echo "KTAP version 1"
+BAD_SELECTION=0
+case $VM_MODE in
+suite)
+	select_scripts
+	# A name given twice runs once.
+	mapfile -t SCRIPTS < <(printf '%s\n' "${SCRIPTS[@]}" | awk 'NF && !seen[$0]++')
+	N=${#SCRIPTS[@]}
+	[ "$BAD_SELECTION" = 1 ] && N=$((N + 1))
+	;;
+*)	N=1 ;;
+esac
+[ "$SETUP_RC" -ne 0 ] && N=1
+echo "1..$((N + 1))"
+echo "# vm: kernel $(uname -r), booted in ${UPTIME} s, setup took ${SETUP_TIME} s"
+
+idx=0
+if [ "$SETUP_RC" -ne 0 ]; then
+	echo "# vm: guest setup failed; its log (/results/setup.log):"
+	tail -n 40 "$RESULTS/setup.log" | sed 's/^/#   /'
+	echo "not ok 1 vm_setup # setup failed"
+	FAIL=$((FAIL + 1))
+	TESTS=$((TESTS + 1))
+	idx=1
+else
+	case $VM_MODE in
+	suite)
+		if [ "$BAD_SELECTION" = 1 ]; then
+			idx=$((idx + 1))
+			echo "not ok $idx test_selection # no selftest matches some of: $VM_TESTS"
+			FAIL=$((FAIL + 1))
+			TESTS=$((TESTS + 1))
+		fi
+		for s in "${SCRIPTS[@]}"; do
+			idx=$((idx + 1))
+			run_one "$idx" "$(basename "$s" .sh)" KTAP bash "$s"
+		done
+		;;
+	demo|bench)
+		idx=1
+		if [ -x "$TOP/selftests/$VM_MODE.sh" ]; then
+			run_one 1 "$VM_MODE" RAW "$TOP/selftests/$VM_MODE.sh"
+		else
+			echo "# selftests/$VM_MODE.sh is not written yet.  The prepared guest has:"
+			{ rdma dev; rdma link; lsmod | grep -E '^(vrdma|rdma_rxe|ib_uverbs|ib_core) ';
+			  ls "$TOP/tools/vrdmactl/vrdmactl" "$TOP/kmod/vrdma.ko"; } 2>&1 | sed 's/^/#   /'
+			echo "ok 1 $VM_MODE # SKIP selftests/$VM_MODE.sh not written yet"
+			SKIP=$((SKIP + 1))
+			TESTS=$((TESTS + 1))
+		fi
+		;;
+	shell)
+		idx=1
+		run_one 1 shell RAW bash -c "$VM_SHELL_CMD"
+		;;
+	esac
+fi
+
+idx=$((idx + 1))
+dmesg > "$RESULTS/dmesg.txt"
+bad=$(grep -aF -f "$KLOG_PATTERNS" "$RESULTS/dmesg.txt")
+if [ -n "$bad" ]; then
+	echo "# kernel log lines of concern:"
+	printf '%s\n' "$bad" | sed 's/^/#   /' | head -n 60
+	echo "not ok $idx kernel_log_clean # $(wc -l <<< "$bad") lines of concern in dmesg"
+	FAIL=$((FAIL + 1))
+else
+	echo "ok $idx kernel_log_clean"
+	PASS=$((PASS + 1))
+fi
+echo "# vrdma-vm-verdict: passed=$PASS failed=$FAIL skipped=$SKIP tests=$TESTS"

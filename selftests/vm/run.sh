@@ -1,0 +1,308 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The vrdma VM harness (host side).  Boots Debian's own kernel under qemu TCG
+# (no KVM, no module loading and no RDMA on the host), runs the selftests, the
+# demo, the benchmarks or one command inside it, and reports.
+#
+#   selftests/vm/run.sh [--tests "NAME..."]   the suite (all selftests/*.sh)
+#   selftests/vm/run.sh --demo                selftests/demo.sh
+#   selftests/vm/run.sh --bench               selftests/bench.sh
+#   selftests/vm/run.sh --shell 'CMD'         one command, e.g. 'rdma dev'
+#
+# A NAME selects selftests/NAME.sh, or else every script whose name contains
+# NAME.  Environment: VM_TIMEOUT (seconds, default 2400) kills a hung guest,
+# VM_TEST_TIMEOUT (default 900) bounds each script, VM_PANIC_ON_WARN=1 turns
+# a WARN into a panic, VM_NO_MODULE=1 boots without kmod/vrdma.ko (harness
+# development only: the module tests then fail), VM_MEM, VM_SMP, KDIR.
+#
+# Guest topology (one boot runs everything):
+#
+#   qemu -accel tcg -cpu max -smp 2 -m 4G, kernel /boot/vmlinuz-$KVER
+#   ├─ ttyS0  kernel console         -> build/vm/run.*/console.log
+#   ├─ ttyS1  KTAP + verdict only    -> build/vm/run.*/ktap.log (read here)
+#   ├─ 9p "hostroot" = host /, read-only, under a tmpfs overlay = guest /
+#   └─ 9p "results"  = build/vm/run.*/results, writable, at /results
+#
+#   init_net of the guest
+#   ├─ lo up
+#   ├─ veth0 10.99.0.1/24 <-> veth1 10.99.0.2/24  (never leaves the guest:
+#   │                                             qemu has no network card)
+#   ├─ rxe0: rdma_rxe on veth0, port 1 ACTIVE     (the parent)
+#   ├─ ib_core netns_mode=0 (exclusive), ib_uverbs, cgroup2 with +rdma
+#   └─ vrdma.ko from kmod/ (built for $KVER)
+#
+# Verdict: the guest writes KTAP and one final line
+#   # vrdma-vm-verdict: passed=P failed=F skipped=S tests=T
+# to ttyS1, which the kernel console never uses, so console noise cannot
+# read as a pass.  The host shows that KTAP, scans the console for kernel
+# problems too (klog-patterns) and ends with the plain line
+#   P passed, F failed, S skipped
+# exiting non-zero on any failure, a timeout, a missing verdict or no test.
+
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+VMDIR=$TOP/build/vm
+HERE=$TOP/selftests/vm
+
+MODE=suite
+TESTS=
+SHELL_CMD=
+VM_TIMEOUT=${VM_TIMEOUT:-2400}
+VM_TEST_TIMEOUT=${VM_TEST_TIMEOUT:-900}
+VM_MEM=${VM_MEM:-4G}
+VM_SMP=${VM_SMP:-2}
+VM_PANIC_ON_WARN=${VM_PANIC_ON_WARN:-0}
+VM_NO_MODULE=${VM_NO_MODULE:-0}
+
+# Modules the initramfs needs to reach the host root; dependencies are added
+# from modules.dep.
+INITRAMFS_MODULES="virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev
+	virtio_pci netfs fscache 9pnet 9pnet_virtio 9p overlay"
+
+die() {
+	echo "vm: $*" >&2
+	exit 1
+}
+
+usage() {
+	sed -n '7,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--tests) [ $# -ge 2 ] || usage; TESTS=$2; shift ;;
+	--tests=*) TESTS=${1#--tests=} ;;
+	--demo) MODE=demo ;;
+	--bench) MODE=bench ;;
+	--shell) [ $# -ge 2 ] || usage; MODE=shell; SHELL_CMD=$2; shift ;;
+	-h|--help) usage ;;
+	*) echo "vm: unknown argument '$1'" >&2; usage ;;
+	esac
+	shift
+done
+
+# Same kernel selection as the Makefile.
+if [ -z "${KDIR:-}" ]; then
+	if [ -d "/lib/modules/$(uname -r)/build" ]; then
+		KDIR=/lib/modules/$(uname -r)/build
+	else
+		KDIR=$(find /lib/modules -mindepth 2 -maxdepth 2 -name build 2>/dev/null |
+		       sort -V | tail -n 1)
+	fi
+fi
+if [ -z "$KDIR" ] || [ ! -d "$KDIR" ]; then
+	die "no kernel build tree; run 'make deps'"
+fi
+KVER=$(basename "$(dirname "$KDIR")")
+KERNEL=/boot/vmlinuz-$KVER
+MODDIR=/lib/modules/$KVER
+[ -r "$KERNEL" ] || die "$KERNEL missing; install linux-image-$KVER ('make deps')"
+[ -f "$MODDIR/modules.dep" ] || die "$MODDIR/modules.dep missing"
+
+for cmd in qemu-system-x86_64 cpio gzip modinfo timeout; do
+	command -v "$cmd" >/dev/null || die "$cmd not found; run 'make deps'"
+done
+BUSYBOX=/bin/busybox
+[ -x "$BUSYBOX" ] || die "$BUSYBOX missing; install busybox-static"
+if LC_ALL=C readelf -l "$BUSYBOX" 2>/dev/null | grep -q 'program interpreter'; then
+	die "$BUSYBOX is dynamically linked; install busybox-static"
+fi
+
+KO=$TOP/kmod/vrdma.ko
+if [ "$VM_NO_MODULE" != 1 ]; then
+	[ -f "$KO" ] || die "$KO not built; run 'make modules'"
+	vermagic=$(modinfo -F vermagic "$KO")
+	[ "${vermagic%% *}" = "$KVER" ] ||
+		die "$KO was built for '${vermagic%% *}', the VM boots $KVER; rebuild"
+fi
+
+mkdir -p "$VMDIR"
+
+# --- initramfs, cached by kernel version and content ------------------------
+
+mod_path() {	# module name -> path relative to $MODDIR, from modules.dep
+	local alt=${1//_/[-_]}
+	grep -E "(^|/)${alt}\.ko(\.xz|\.zst|\.gz)?:" "$MODDIR/modules.dep" |
+		head -n 1 | cut -d: -f1
+}
+
+declare -A SEEN=()
+ORDER=()
+add_module() {	# depth-first: dependencies first
+	local path=$1 dep deps
+	[ -n "${SEEN[$path]:-}" ] && return 0
+	SEEN[$path]=1
+	read -ra deps < <(grep -E "^${path//./\\.}:" "$MODDIR/modules.dep" | cut -d: -f2)
+	for dep in "${deps[@]}"; do
+		add_module "$dep"
+	done
+	ORDER+=("$path")
+}
+
+for m in $INITRAMFS_MODULES; do
+	p=$(mod_path "$m")
+	[ -n "$p" ] || die "module $m not found in $MODDIR"
+	add_module "$p"
+done
+
+key=$( { cat "$HERE/initramfs-init"; printf '%s\n' "${ORDER[@]}";
+	 sha256sum "$BUSYBOX"; } | sha256sum | cut -c1-16)
+INITRD=$VMDIR/initramfs-$KVER-$key.cpio.gz
+if [ ! -f "$INITRD" ]; then
+	echo "vm: building $INITRD"
+	stage=$(mktemp -d "$VMDIR/initramfs.XXXXXX")
+	mkdir -p "$stage/bin" "$stage/lib/modules" "$stage/proc" "$stage/sys" "$stage/dev"
+	cp "$BUSYBOX" "$stage/bin/busybox"
+	install -m 0755 "$HERE/initramfs-init" "$stage/init"
+	: > "$stage/modules.order"
+	for p in "${ORDER[@]}"; do
+		base=$(basename "$p")
+		case $base in
+		*.ko.xz)  xz -dc "$MODDIR/$p" > "$stage/lib/modules/${base%.xz}" ;;
+		*.ko.zst) zstd -qdc "$MODDIR/$p" > "$stage/lib/modules/${base%.zst}" ;;
+		*.ko.gz)  gzip -dc "$MODDIR/$p" > "$stage/lib/modules/${base%.gz}" ;;
+		*)        cp "$MODDIR/$p" "$stage/lib/modules/$base" ;;
+		esac
+		echo "${base%.ko*}.ko" >> "$stage/modules.order"
+	done
+	(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) \
+		> "$INITRD.tmp"
+	mv "$INITRD.tmp" "$INITRD"
+	rm -rf "$stage"
+	# Keep only this one per kernel version.
+	find "$VMDIR" -maxdepth 1 -name "initramfs-$KVER-*.cpio.gz" ! -name "${INITRD##*/}" -delete
+fi
+
+# --- one run -----------------------------------------------------------------
+
+# Keep the last few runs for post-mortems.
+find "$VMDIR" -maxdepth 1 -name 'run.*' -type d | sort | head -n -4 |
+	while read -r old; do rm -rf "$old"; done 2>/dev/null || true
+
+RUN=$(mktemp -d "$VMDIR/run.$(date +%Y%m%d-%H%M%S).XXXX")
+mkdir "$RUN/results"
+CONSOLE=$RUN/console.log
+KTAP=$RUN/ktap.log
+: > "$CONSOLE"
+: > "$KTAP"
+ln -sfn "$(basename "$RUN")" "$VMDIR/last"
+ln -sfn "last/console.log" "$VMDIR/console.log"
+
+{
+	printf 'VM_MODE=%q\n' "$MODE"
+	printf 'VM_TESTS=%q\n' "$TESTS"
+	printf 'VM_SHELL_CMD=%q\n' "$SHELL_CMD"
+	printf 'VM_TEST_TIMEOUT=%q\n' "$VM_TEST_TIMEOUT"
+	printf 'VM_PANIC_ON_WARN=%q\n' "$VM_PANIC_ON_WARN"
+	printf 'VM_NO_MODULE=%q\n' "$VM_NO_MODULE"
+	printf 'TOP=%q\n' "$TOP"
+	printf 'KVER=%q\n' "$KVER"
+} > "$RUN/results/config"
+
+CMDLINE="console=ttyS0,115200 panic=-1 loglevel=5 printk.time=1 log_buf_len=8M"
+CMDLINE+=" rdinit=/init vrdma_init=$HERE/guest-init.sh"
+
+QEMU=(qemu-system-x86_64 -accel tcg -cpu max -smp "$VM_SMP" -m "$VM_MEM"
+	-nographic -no-reboot -monitor none -vga none -nic none
+	-kernel "$KERNEL" -initrd "$INITRD" -append "$CMDLINE"
+	-serial "file:$CONSOLE" -serial "file:$KTAP"
+	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+	-virtfs "local,path=$RUN/results,mount_tag=results,security_model=none,multidevs=remap")
+
+QPID=
+# shellcheck disable=SC2317  # invoked by traps
+stop_qemu() {
+	if [ -n "$QPID" ] && kill -0 "$QPID" 2>/dev/null; then
+		kill "$QPID" 2>/dev/null || true
+	fi
+}
+trap stop_qemu EXIT
+trap 'stop_qemu; exit 130' INT TERM
+
+case $MODE in
+suite) what="the selftests${TESTS:+ ($TESTS)}" ;;
+shell) what="'$SHELL_CMD'" ;;
+*) what="the $MODE" ;;
+esac
+echo "vm: booting $KVER under TCG to run $what (log: ${RUN#"$TOP"/})"
+start=$EPOCHREALTIME
+timeout -k 10 "$VM_TIMEOUT" "${QEMU[@]}" < /dev/null > "$RUN/qemu.log" 2>&1 &
+QPID=$!
+
+# Live view of the verdict port; ends when qemu does.
+tail -n +1 -f --pid="$QPID" "$KTAP" 2>/dev/null | tr -d '\r' |
+	grep --line-buffered -v '^# vrdma-vm-verdict:' || true
+rc=0
+wait "$QPID" || rc=$?
+QPID=
+elapsed=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+echo "vm: guest ran for $elapsed s (qemu exit $rc)"
+
+show_console() {
+	echo "vm: last lines of the console ($CONSOLE):"
+	tail -n "${1:-60}" "$CONSOLE" | tr -d '\r' | sed 's/^/  | /'
+}
+
+trouble=
+if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+	echo "vm: guest timed out after $VM_TIMEOUT s"
+	trouble=timeout
+elif [ "$rc" -ne 0 ]; then
+	echo "vm: qemu failed (exit $rc):"
+	sed 's/^/  | /' "$RUN/qemu.log"
+	trouble=qemu
+fi
+
+verdict=$(tr -d '\r' < "$KTAP" | grep -E '^# vrdma-vm-verdict: ' | tail -n 1 || true)
+re='^# vrdma-vm-verdict: passed=([0-9]+) failed=([0-9]+) skipped=([0-9]+) tests=([0-9]+)$'
+if [[ $verdict =~ $re ]]; then
+	passed=${BASH_REMATCH[1]}
+	failed=${BASH_REMATCH[2]}
+	skipped=${BASH_REMATCH[3]}
+	tests=${BASH_REMATCH[4]}
+else
+	[ -n "$trouble" ] || echo "vm: no verdict from the guest (it crashed or stopped early)"
+	trouble=${trouble:-noverdict}
+	# Count what did complete, plus one failure for the run itself.
+	leaves=$(tr -d '\r' < "$KTAP" | grep -E '^  (ok|not ok) [0-9]+' || true)
+	passed=$(grep -Evc '^  not ok|# [Ss][Kk][Ii][Pp]' <<< "$leaves" || true)
+	skipped=$(grep -Ec '^  ok .*# [Ss][Kk][Ii][Pp]' <<< "$leaves" || true)
+	failed=$(( $(grep -Ec '^  not ok' <<< "$leaves" || true) + 1 ))
+	[ -n "$leaves" ] || passed=0
+	tests=0
+fi
+
+# The console may show what the guest's own dmesg scan could not (a problem
+# during power-off, or a guest that died).  Only kernel lines carry a
+# printk timestamp; user space output on the console is not scanned.
+bad=$(tr -d '\r' < "$CONSOLE" | grep -aE '^\[ *[0-9]+\.[0-9]+\] ' |
+	grep -aF -f "$HERE/klog-patterns" || true)
+if [ -n "$bad" ]; then
+	echo "# host: the kernel console shows problems:"
+	printf '%s\n' "$bad" | sed 's/^/#   /' | head -n 40
+	if [ -z "$trouble" ] && grep -q '^ok [0-9]* kernel_log_clean' < <(tr -d '\r' < "$KTAP"); then
+		echo "# host: counting kernel_log_clean as failed"
+		passed=$((passed - 1))
+		failed=$((failed + 1))
+	fi
+fi
+
+status=0
+if [ -n "$trouble" ]; then
+	show_console 80
+	status=1
+elif [ "$failed" -gt 0 ]; then
+	show_console 40
+	status=1
+elif [ "$MODE" = suite ] && [ "$tests" -eq 0 ]; then
+	echo "vm: no test ran"
+	status=1
+elif [ "$MODE" = suite ] && [ "$passed" -le 1 ]; then
+	echo "vm: every test was skipped"
+	status=1
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+exit "$status"

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * vrdma: virtual RDMA devices, one per network namespace, on top of a real
+ * ib_device (the "parent").
+ *
+ * This header is the reference for the generic netlink protocol between
+ * user space (libvrdma, vrdmactl) and the vrdma kernel module.
+ *
+ * Family name: VRDMA_GENL_NAME ("vrdma"), version VRDMA_GENL_VERSION.
+ * Multicast group: VRDMA_GENL_MCGRP_EVENTS ("events").
+ *
+ * Commands that change state (DEV_NEW, DEV_DEL, DEV_SET) need CAP_NET_ADMIN
+ * in the initial user namespace.  Read commands (VERSION_GET, DEV_GET,
+ * PARENT_GET) are open to everybody; DEV_GET and PARENT_GET issued from a
+ * network namespace other than the initial one only see vdevices living in
+ * the caller's namespace.  Every error comes with an extended ACK message.
+ *
+ * VRDMA_CMD_VERSION_GET (doit)
+ *   request:  no attributes
+ *   reply:    VRDMA_ATTR_VERSION           NLA_NUL_STRING  module version
+ *
+ * VRDMA_CMD_DEV_NEW (doit)
+ *   Creates a vdevice on a parent and registers it directly inside the
+ *   target network namespace.  Exactly one of NETNS_FD and NETNS_PID.
+ *   request:  VRDMA_ATTR_DEV_NAME          NLA_NUL_STRING  required, 1..63
+ *                                          chars of [A-Za-z0-9_.-], must not
+ *                                          contain '%'
+ *             VRDMA_ATTR_PARENT_NAME       NLA_NUL_STRING  required
+ *             VRDMA_ATTR_NETNS_FD          NLA_S32   fd of a netns file
+ *             VRDMA_ATTR_NETNS_PID         NLA_U32   pid whose netns to use
+ *             VRDMA_ATTR_LIMITS            NLA_NESTED optional, see LIMITS
+ *   reply:    none (NLMSG_ERROR ack); an event is multicast on success
+ *
+ * VRDMA_CMD_DEV_DEL (doit)
+ *   request:  VRDMA_ATTR_DEV_NAME          required
+ *
+ * VRDMA_CMD_DEV_SET (doit)
+ *   Changes the limits of a live vdevice.  Only the resources present in
+ *   the nest change.
+ *   request:  VRDMA_ATTR_DEV_NAME          required
+ *             VRDMA_ATTR_LIMITS            required, see LIMITS
+ *
+ * VRDMA_CMD_DEV_GET (doit with DEV_NAME, or dump)
+ *   reply, one message per vdevice:
+ *             VRDMA_ATTR_DEV_NAME          NLA_NUL_STRING
+ *             VRDMA_ATTR_DEV_INDEX         NLA_U32   ib_device index
+ *             VRDMA_ATTR_PARENT_NAME       NLA_NUL_STRING
+ *             VRDMA_ATTR_DRIVER_ID         NLA_U32   enum rdma_driver_id
+ *             VRDMA_ATTR_NETNS_INO         NLA_U32   inode of the netns
+ *             VRDMA_ATTR_PORT_STATE        NLA_U8    enum ib_port_state
+ *                                                    of port 1
+ *             VRDMA_ATTR_LIMITS            NLA_NESTED
+ *             VRDMA_ATTR_USAGE             NLA_NESTED (same layout)
+ *   Dumps are consistent: when the set of vdevices changes during a dump,
+ *   the dump is flagged NLM_F_DUMP_INTR and should be restarted.
+ *
+ * VRDMA_CMD_PARENT_GET (dump)
+ *   Every registered ib_device that can be a parent (not a vdevice).
+ *   reply, one message per parent:
+ *             VRDMA_ATTR_PARENT_NAME       NLA_NUL_STRING
+ *             VRDMA_ATTR_DRIVER_ID         NLA_U32
+ *             VRDMA_ATTR_VDEV_COUNT        NLA_U32  vdevices on it
+ *             VRDMA_ATTR_PARENT_VDEVS      NLA_NESTED of VRDMA_ATTR_DEV_NAME
+ *
+ * Events (multicast group "events"):
+ *   VRDMA_CMD_DEV_NEW and VRDMA_CMD_DEV_DEL messages carrying the same
+ *   attributes as a DEV_GET reply, plus VRDMA_ATTR_REASON (NLA_U8, enum
+ *   vrdma_del_reason) on DEV_DEL.
+ *
+ * LIMITS / USAGE nest (VRDMA_ATTR_LIMITS, VRDMA_ATTR_USAGE):
+ *             VRDMA_RES_CTX .. VRDMA_RES_AH NLA_U64  object counts
+ *             VRDMA_RES_MR_BYTES           NLA_U64  pinned MR bytes
+ *   In a request, VRDMA_LIMIT_MAX means "the parent's capacity".  In a
+ *   reply, LIMITS carries the effective limit (never above the parent's
+ *   capacity) and USAGE the current use.
+ */
+#ifndef _UAPI_LINUX_VRDMA_H
+#define _UAPI_LINUX_VRDMA_H
+
+#define VRDMA_GENL_NAME		"vrdma"
+#define VRDMA_GENL_VERSION	1
+#define VRDMA_GENL_MCGRP_EVENTS	"events"
+
+/* Longest vdevice name, without the terminating NUL (IB_DEVICE_NAME_MAX - 1) */
+#define VRDMA_DEV_NAME_MAX	63
+
+/* "No limit beyond the parent's capacity" */
+#define VRDMA_LIMIT_MAX		(~0ULL)
+
+enum vrdma_cmd {
+	VRDMA_CMD_UNSPEC,
+	VRDMA_CMD_VERSION_GET,
+	VRDMA_CMD_DEV_NEW,
+	VRDMA_CMD_DEV_DEL,
+	VRDMA_CMD_DEV_SET,
+	VRDMA_CMD_DEV_GET,
+	VRDMA_CMD_PARENT_GET,
+
+	__VRDMA_CMD_MAX
+};
+#define VRDMA_CMD_MAX (__VRDMA_CMD_MAX - 1)
+
+enum vrdma_attr {
+	VRDMA_ATTR_UNSPEC,
+	VRDMA_ATTR_PAD,
+	VRDMA_ATTR_VERSION,
+	VRDMA_ATTR_DEV_NAME,
+	VRDMA_ATTR_DEV_INDEX,
+	VRDMA_ATTR_PARENT_NAME,
+	VRDMA_ATTR_DRIVER_ID,
+	VRDMA_ATTR_NETNS_FD,
+	VRDMA_ATTR_NETNS_PID,
+	VRDMA_ATTR_NETNS_INO,
+	VRDMA_ATTR_PORT_STATE,
+	VRDMA_ATTR_LIMITS,
+	VRDMA_ATTR_USAGE,
+	VRDMA_ATTR_VDEV_COUNT,
+	VRDMA_ATTR_PARENT_VDEVS,
+	VRDMA_ATTR_REASON,
+
+	__VRDMA_ATTR_MAX
+};
+#define VRDMA_ATTR_MAX (__VRDMA_ATTR_MAX - 1)
+
+enum vrdma_res {
+	VRDMA_RES_UNSPEC,
+	VRDMA_RES_PAD,
+	VRDMA_RES_CTX,
+	VRDMA_RES_PD,
+	VRDMA_RES_CQ,
+	VRDMA_RES_QP,
+	VRDMA_RES_SRQ,
+	VRDMA_RES_MR,
+	VRDMA_RES_MW,
+	VRDMA_RES_AH,
+	VRDMA_RES_MR_BYTES,
+
+	__VRDMA_RES_MAX
+};
+#define VRDMA_RES_MAX (__VRDMA_RES_MAX - 1)
+
+/* Why a vdevice went away (VRDMA_ATTR_REASON on a DEV_DEL event) */
+enum vrdma_del_reason {
+	VRDMA_DEL_USER,		/* VRDMA_CMD_DEV_DEL */
+	VRDMA_DEL_NETNS,	/* its network namespace was destroyed */
+	VRDMA_DEL_PARENT,	/* its parent device was removed */
+	VRDMA_DEL_UNLOAD,	/* the vrdma module was unloaded */
+};
+
+#endif /* _UAPI_LINUX_VRDMA_H */

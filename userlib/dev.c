@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vdevices: list, look up, create, remove, change limits.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* Growing array the dump callback appends to */
+struct dev_collect {
+	struct vrdma_dev *devs;
+	size_t count;
+	size_t size;
+};
+
+static int dev_collect_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct dev_collect *c = data;
+
+	if (c->count == c->size) {
+		size_t size = c->size ? 2 * c->size : 8;
+		struct vrdma_dev *devs = realloc(c->devs, size * sizeof(*devs));
+
+		if (!devs)
+			return -ENOMEM;
+		c->devs = devs;
+		c->size = size;
+	}
+	if (vrdma_parse_dev(nlh, &c->devs[c->count]))
+		return -EPROTO;
+	c->count++;
+	return 0;
+}
+
+static void dev_collect_reset(void *data)
+{
+	struct dev_collect *c = data;
+
+	c->count = 0;
+}
+
+int vrdma_dev_list(struct vrdma_handle *h, struct vrdma_dev_list **listp)
+{
+	struct dev_collect c = { NULL, 0, 0 };
+	struct vrdma_dev_list *list;
+	int ret;
+
+	*listp = NULL;
+	ret = vrdma_resolve_family(h);
+	if (ret)
+		return ret;
+	ret = vrdma_dump(h, VRDMA_CMD_DEV_GET, dev_collect_cb,
+			 dev_collect_reset, &c);
+	if (ret)
+		goto err_free;
+	list = malloc(sizeof(*list));
+	if (!list) {
+		ret = vrdma_set_error(h, -ENOMEM, NULL);
+		goto err_free;
+	}
+	vrdma_dev_add_hostinfo(c.devs, c.count);
+	list->devs = c.devs;
+	list->count = c.count;
+	*listp = list;
+	return vrdma_ok(h);
+
+err_free:
+	free(c.devs);
+	return ret;
+}
+
+void vrdma_dev_list_free(struct vrdma_dev_list *list)
+{
+	if (!list)
+		return;
+	free(list->devs);
+	free(list);
+}
+
+struct dev_one {
+	struct vrdma_dev *dev;
+	int count;
+};
+
+static int dev_one_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct dev_one *one = data;
+
+	/* A doit answers with exactly one record */
+	if (one->count++)
+		return -EPROTO;
+	return vrdma_parse_dev(nlh, one->dev);
+}
+
+/* Names go into a fixed-size request; the kernel enforces the real rules */
+static int check_name(struct vrdma_handle *h, const char *what,
+		      const char *name)
+{
+	if (!name || !*name)
+		return vrdma_set_error(h, -EINVAL, "%s name is missing", what);
+	if (strlen(name) > VRDMA_REQ_NAME_MAX)
+		return vrdma_set_error(h, -ENAMETOOLONG, "%s name is too long",
+				       what);
+	return 0;
+}
+
+int vrdma_dev_get(struct vrdma_handle *h, const char *name,
+		  struct vrdma_dev *dev)
+{
+	_Alignas(struct nlmsghdr) char buf[VRDMA_SEND_SIZE];
+	struct dev_one one = { dev, 0 };
+	struct nlmsghdr *nlh;
+	int ret;
+
+	memset(dev, 0, sizeof(*dev));
+	ret = check_name(h, "device", name);
+	if (!ret)
+		ret = vrdma_resolve_family(h);
+	if (ret)
+		return ret;
+	nlh = vrdma_msg_start(h, buf, VRDMA_CMD_DEV_GET, NLM_F_ACK);
+	mnl_attr_put_strz(nlh, VRDMA_ATTR_DEV_NAME, name);
+	ret = vrdma_request(h, nlh, dev_one_cb, &one);
+	if (ret)
+		return ret;
+	if (one.count != 1 || strcmp(dev->name, name)) {
+		memset(dev, 0, sizeof(*dev));
+		return vrdma_set_error(h, -EPROTO,
+				       "the kernel answered with another device");
+	}
+	vrdma_dev_add_hostinfo(dev, 1);
+	return vrdma_ok(h);
+}
+
+/* Only resources marked present go into the nest */
+static int put_limits(struct vrdma_handle *h, struct nlmsghdr *nlh,
+		      const struct vrdma_res_values *limits)
+{
+	struct nlattr *nest;
+	int res;
+
+	if (limits->present & ~(((1u << __VRDMA_RES_MAX) - 1) &
+				~((1u << VRDMA_RES_CTX) - 1)))
+		return vrdma_set_error(h, -EINVAL, "unknown resource in limits");
+	nest = mnl_attr_nest_start(nlh, VRDMA_ATTR_LIMITS);
+	for (res = VRDMA_RES_CTX; res <= VRDMA_RES_MAX; res++)
+		if (vrdma_res_has(limits, res))
+			mnl_attr_put_u64(nlh, res, limits->val[res]);
+	mnl_attr_nest_end(nlh, nest);
+	return 0;
+}
+
+/*
+ * A path is opened here and passed as a file descriptor, which the caller
+ * closes once the kernel has answered (*fd_to_close, -1 if none).
+ */
+static int put_netns(struct vrdma_handle *h, struct nlmsghdr *nlh,
+		     const struct vrdma_netns_spec *ns, int *fd_to_close)
+{
+	int fd;
+
+	*fd_to_close = -1;
+	if (!ns)
+		return vrdma_set_error(h, -EINVAL, "no network namespace given");
+	switch (ns->kind) {
+	case VRDMA_NETNS_FD:
+		mnl_attr_put_u32(nlh, VRDMA_ATTR_NETNS_FD, (uint32_t)ns->fd);
+		return 0;
+	case VRDMA_NETNS_PID:
+		mnl_attr_put_u32(nlh, VRDMA_ATTR_NETNS_PID, (uint32_t)ns->pid);
+		return 0;
+	case VRDMA_NETNS_PATH:
+		if (!ns->path)
+			break;
+		fd = open(ns->path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return vrdma_set_error(h, -errno, "%s", ns->path);
+		mnl_attr_put_u32(nlh, VRDMA_ATTR_NETNS_FD, (uint32_t)fd);
+		*fd_to_close = fd;
+		return 0;
+	}
+	return vrdma_set_error(h, -EINVAL, "bad network namespace");
+}
+
+int vrdma_dev_add(struct vrdma_handle *h, const char *name, const char *parent,
+		  const struct vrdma_netns_spec *netns,
+		  const struct vrdma_res_values *limits)
+{
+	_Alignas(struct nlmsghdr) char buf[VRDMA_SEND_SIZE];
+	struct nlmsghdr *nlh;
+	int fd, ret;
+
+	ret = check_name(h, "device", name);
+	if (!ret)
+		ret = check_name(h, "parent", parent);
+	if (!ret)
+		ret = vrdma_resolve_family(h);
+	if (ret)
+		return ret;
+	nlh = vrdma_msg_start(h, buf, VRDMA_CMD_DEV_NEW, NLM_F_ACK);
+	mnl_attr_put_strz(nlh, VRDMA_ATTR_DEV_NAME, name);
+	mnl_attr_put_strz(nlh, VRDMA_ATTR_PARENT_NAME, parent);
+	if (limits) {
+		ret = put_limits(h, nlh, limits);
+		if (ret)
+			return ret;
+	}
+	ret = put_netns(h, nlh, netns, &fd);
+	if (ret)
+		return ret;
+	ret = vrdma_request(h, nlh, NULL, NULL);
+	if (fd >= 0)
+		close(fd);
+	return ret ? ret : vrdma_ok(h);
+}
+
+int vrdma_dev_del(struct vrdma_handle *h, const char *name)
+{
+	_Alignas(struct nlmsghdr) char buf[VRDMA_SEND_SIZE];
+	struct nlmsghdr *nlh;
+	int ret;
+
+	ret = check_name(h, "device", name);
+	if (!ret)
+		ret = vrdma_resolve_family(h);
+	if (ret)
+		return ret;
+	nlh = vrdma_msg_start(h, buf, VRDMA_CMD_DEV_DEL, NLM_F_ACK);
+	mnl_attr_put_strz(nlh, VRDMA_ATTR_DEV_NAME, name);
+	ret = vrdma_request(h, nlh, NULL, NULL);
+	return ret ? ret : vrdma_ok(h);
+}
+
+int vrdma_dev_set(struct vrdma_handle *h, const char *name,
+		  const struct vrdma_res_values *limits)
+{
+	_Alignas(struct nlmsghdr) char buf[VRDMA_SEND_SIZE];
+	struct nlmsghdr *nlh;
+	int ret;
+
+	ret = check_name(h, "device", name);
+	if (ret)
+		return ret;
+	if (!limits || !limits->present)
+		return vrdma_set_error(h, -EINVAL, "no limit to change");
+	ret = vrdma_resolve_family(h);
+	if (ret)
+		return ret;
+	nlh = vrdma_msg_start(h, buf, VRDMA_CMD_DEV_SET, NLM_F_ACK);
+	mnl_attr_put_strz(nlh, VRDMA_ATTR_DEV_NAME, name);
+	ret = put_limits(h, nlh, limits);
+	if (!ret)
+		ret = vrdma_request(h, nlh, NULL, NULL);
+	return ret ? ret : vrdma_ok(h);
+}

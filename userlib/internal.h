@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libvrdma internals: the handle, the transport under it, and the parser
+ * split from the socket so the tests and the fuzzer can drive it with
+ * messages built in memory.
+ *
+ * Layers, bottom up:
+ *   transport.c  the only code that touches a socket (a mock in tests)
+ *   parse.c      validates and decodes one netlink message, no I/O
+ *   reply.c      walks a received datagram: sequence, errors, extack, dumps
+ *   handle.c     open/close, family lookup, request/ack and dump loops
+ *   dev.c, parent.c, monitor.c, version.c   one object each
+ *   hostinfo.c   what user space adds to a record: uverbs node, netns name
+ */
+#ifndef LIBVRDMA_INTERNAL_H
+#define LIBVRDMA_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
+
+#include "libvrdma.h"
+
+/* Largest datagram we accept; the kernel never sends more than 32 KiB */
+#define VRDMA_RECV_SIZE		32768
+/* Largest request we build; names are bounded well below this */
+#define VRDMA_SEND_SIZE		4096
+/* Longest name we will put in a request; the kernel enforces the real limit */
+#define VRDMA_REQ_NAME_MAX	1024
+/* How often an interrupted dump is restarted before giving up */
+#define VRDMA_DUMP_ATTEMPTS	8
+/* Room for an error explanation */
+#define VRDMA_ERRMSG_SIZE	512
+
+struct vrdma_handle;
+
+/**
+ * struct vrdma_transport - how a handle reaches the kernel
+ * @send: send one request; return 0 or a negative errno
+ * @recv: receive one datagram into @buf; return its length or a negative
+ *	errno
+ * @portid: our netlink port id, 0 if unknown (replies are then not
+ *	checked against it)
+ * @close: release the transport
+ */
+struct vrdma_transport {
+	int (*send)(struct vrdma_handle *h, const void *buf, size_t len);
+	ssize_t (*recv)(struct vrdma_handle *h, void *buf, size_t len);
+	uint32_t (*portid)(struct vrdma_handle *h);
+	void (*close)(struct vrdma_handle *h);
+};
+
+/**
+ * struct vrdma_handle - state behind the opaque handle
+ * @tp: transport
+ * @tp_priv: transport state (the mnl socket, or the test mock)
+ * @netns_fd: namespace the handle acts in, -1 for the caller's own
+ * @family: generic netlink family id, 0 until looked up
+ * @family_version: protocol version the module announced
+ * @events_group: multicast group id of "events", 0 until looked up
+ * @seq: sequence number of the last request
+ * @err: last error, 0 after success
+ * @errmsg: details of @err, empty if none
+ * @errline: vrdma_strerror() output buffer
+ * @rxbuf: receive buffer, VRDMA_RECV_SIZE bytes
+ */
+struct vrdma_handle {
+	const struct vrdma_transport *tp;
+	void *tp_priv;
+	int netns_fd;
+	uint16_t family;
+	uint32_t family_version;
+	uint32_t events_group;
+	uint32_t seq;
+	int err;
+	char errmsg[VRDMA_ERRMSG_SIZE];
+	char errline[VRDMA_ERRMSG_SIZE + 64];
+	char *rxbuf;
+};
+
+/* transport.c */
+extern const struct vrdma_transport vrdma_mnl_transport;
+int vrdma_mnl_socket_open(struct vrdma_handle *h, int netns_fd,
+			  struct mnl_socket **nlp);
+
+/* handle.c */
+struct vrdma_handle *vrdma_handle_alloc(const struct vrdma_transport *tp,
+					void *tp_priv);
+int vrdma_set_error(struct vrdma_handle *h, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int vrdma_ok(struct vrdma_handle *h);
+int vrdma_resolve_family(struct vrdma_handle *h);
+struct nlmsghdr *vrdma_msg_start(struct vrdma_handle *h, void *buf,
+				 uint8_t cmd, uint16_t flags);
+int vrdma_request(struct vrdma_handle *h, struct nlmsghdr *nlh,
+		  int (*cb)(const struct nlmsghdr *nlh, void *data),
+		  void *data);
+int vrdma_dump(struct vrdma_handle *h, uint8_t cmd,
+	       int (*cb)(const struct nlmsghdr *nlh, void *data),
+	       void (*reset)(void *data), void *data);
+
+/* monitor.c */
+struct vrdma_monitor *vrdma_monitor_wrap(struct vrdma_handle *h);
+
+/* reply.c */
+
+/**
+ * struct vrdma_reply - progress through the answer to one request
+ * @seq: sequence number of the request
+ * @portid: our port id, 0 to accept any
+ * @family: nlmsg_type of data messages
+ * @cb: called for each data message; returns 0 or a negative errno
+ * @data: passed to @cb
+ * @done: the answer is complete (ACK, error or end of dump)
+ * @dump_intr: some message carried NLM_F_DUMP_INTR
+ * @cb_err: first error returned by @cb
+ * @err: error the kernel reported, 0 for success
+ * @ext_msg: the kernel's extended ACK text, empty if none
+ */
+struct vrdma_reply {
+	uint32_t seq;
+	uint32_t portid;
+	uint16_t family;
+	int (*cb)(const struct nlmsghdr *nlh, void *data);
+	void *data;
+	bool done;
+	bool dump_intr;
+	int cb_err;
+	int err;
+	char ext_msg[VRDMA_ERRMSG_SIZE];
+};
+
+void vrdma_reply_init(struct vrdma_reply *r, uint32_t seq, uint32_t portid,
+		      uint16_t family,
+		      int (*cb)(const struct nlmsghdr *nlh, void *data),
+		      void *data);
+int vrdma_reply_feed(struct vrdma_reply *r, const void *buf, size_t len);
+int vrdma_parse_error(const struct nlmsghdr *nlh, int *err,
+		      char *msg, size_t msglen);
+
+/* parse.c */
+int vrdma_parse_family(const struct nlmsghdr *nlh, uint16_t *family,
+		       uint32_t *version, uint32_t *events_group);
+int vrdma_parse_version(const struct nlmsghdr *nlh, char *buf, size_t len);
+int vrdma_parse_dev(const struct nlmsghdr *nlh, struct vrdma_dev *dev);
+int vrdma_parse_parent(const struct nlmsghdr *nlh, struct vrdma_parent *p);
+int vrdma_parse_event(const struct nlmsghdr *nlh, struct vrdma_event *ev);
+void vrdma_parent_clear(struct vrdma_parent *p);
+
+/* hostinfo.c */
+
+/**
+ * struct vrdma_hostinfo - snapshot of what user space knows about devices
+ * @uverbs: one entry per uverbs node found in sysfs
+ * @nr_uverbs: number of entries in @uverbs
+ * @netns: one entry per named network namespace
+ * @nr_netns: number of entries in @netns
+ *
+ * Taken once per list so that a dump of many devices scans each
+ * directory once.
+ */
+struct vrdma_hostinfo {
+	struct vrdma_uverbs_node {
+		char ibdev[VRDMA_NAME_SIZE];
+		char chardev[VRDMA_CHARDEV_SIZE];
+		unsigned int major, minor;
+	} *uverbs;
+	size_t nr_uverbs;
+	struct vrdma_netns_name {
+		char name[VRDMA_NETNS_NAME_SIZE];
+		uint64_t ino;
+	} *netns;
+	size_t nr_netns;
+};
+
+void vrdma_hostinfo_load(struct vrdma_hostinfo *hi, const char *uverbs_dir,
+			 const char *netns_dir, bool require_nsfs);
+void vrdma_hostinfo_fill(const struct vrdma_hostinfo *hi,
+			 struct vrdma_dev *dev);
+void vrdma_hostinfo_free(struct vrdma_hostinfo *hi);
+void vrdma_dev_add_hostinfo(struct vrdma_dev *devs, size_t count);
+
+#endif /* LIBVRDMA_INTERNAL_H */
