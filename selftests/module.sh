@@ -40,7 +40,7 @@ else
 	ktap_fail module_loaded "vrdma is not loaded (guest setup should have loaded $VRDMA_KO)"
 fi
 
-if out=$(in_init genl ctrl get name vrdma 2>&1) && grep -q 'Name: vrdma' <<< "$out"; then
+if out=$(in_init genl ctrl get name vrdma) && grep -q 'Name: vrdma' <<< "$out"; then
 	ktap_ok genl_family_registered "$out"
 else
 	ktap_fail genl_family_registered "genl ctrl get name vrdma: $out"

@@ -38,6 +38,30 @@
 
 struct vrdma_handle;
 
+/*
+ * libmnl's mnl_nlmsg_ok() compares nlmsg_len as an int, so a length of
+ * 2 GiB or more passes as fitting any buffer (found by the fuzzer).  These
+ * two do the same job with unsigned arithmetic.
+ */
+static inline bool vrdma_nlmsg_ok(const struct nlmsghdr *nlh, size_t len)
+{
+	return len >= sizeof(*nlh) && nlh->nlmsg_len >= sizeof(*nlh) &&
+	       nlh->nlmsg_len <= len;
+}
+
+/* Step over a message that passed vrdma_nlmsg_ok() */
+static inline const struct nlmsghdr *
+vrdma_nlmsg_next(const struct nlmsghdr *nlh, size_t *len)
+{
+	size_t step = MNL_ALIGN(nlh->nlmsg_len);
+
+	/* The last message of a datagram may lack its padding */
+	if (step > *len)
+		step = *len;
+	*len -= step;
+	return (const struct nlmsghdr *)((const char *)nlh + step);
+}
+
 /**
  * struct vrdma_transport - how a handle reaches the kernel
  * @send: send one request; return 0 or a negative errno

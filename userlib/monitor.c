@@ -103,7 +103,7 @@ int vrdma_monitor_next(struct vrdma_monitor *m, struct vrdma_event *ev)
 			m->len = n;
 		}
 		nlh = (const struct nlmsghdr *)(h->rxbuf + m->off);
-		if (!mnl_nlmsg_ok(nlh, (int)(m->len - m->off))) {
+		if (!vrdma_nlmsg_ok(nlh, m->len - m->off)) {
 			/* Not a whole message: drop the rest of the datagram */
 			m->off = m->len;
 			return -EPROTO;

@@ -148,13 +148,13 @@ static int parse_done(const struct nlmsghdr *nlh, int *err,
 int vrdma_reply_feed(struct vrdma_reply *r, const void *buf, size_t len)
 {
 	const struct nlmsghdr *nlh = buf;
-	int rem = len > VRDMA_RECV_SIZE ? VRDMA_RECV_SIZE : (int)len;
+	size_t rem = len;
 	int ret;
 
 	if (len > VRDMA_RECV_SIZE)
 		return -EPROTO;
-	for (; mnl_nlmsg_ok(nlh, rem) && !r->done;
-	     nlh = mnl_nlmsg_next(nlh, &rem)) {
+	for (; vrdma_nlmsg_ok(nlh, rem) && !r->done;
+	     nlh = vrdma_nlmsg_next(nlh, &rem)) {
 		if (nlh->nlmsg_seq != r->seq)
 			continue;
 		if (r->portid && nlh->nlmsg_pid && nlh->nlmsg_pid != r->portid)
@@ -194,7 +194,7 @@ int vrdma_reply_feed(struct vrdma_reply *r, const void *buf, size_t len)
 			r->cb_err = r->cb(nlh, r->data);
 	}
 	/* Bytes that do not form a message: the datagram is corrupt */
-	if (!r->done && rem > 0)
+	if (!r->done && rem)
 		return -EPROTO;
 	return r->done;
 }
