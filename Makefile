@@ -60,6 +60,7 @@ check:
 	@./scripts/deps.sh --quiet
 	$(MAKE) all
 	$(MAKE) -C userlib test
+	$(MAKE) -C tools/vrdmactl test
 	./selftests/vm/run.sh $(if $(T),--tests "$(T)")
 
 demo:

@@ -14,7 +14,10 @@ DEFINE_MUTEX(vrdma_mutex);
 /* Every vdevice, in creation order (vrdma_mutex). */
 LIST_HEAD(vrdma_devs);
 
-/* Bumped on every change of vrdma_devs, for consistent dumps (vrdma_mutex). */
+/*
+ * Bumped on every change of the vdevice or parent lists, so that dumps can
+ * flag themselves inconsistent (vrdma_mutex).
+ */
 unsigned int vrdma_generation = 1;
 
 static int __init vrdma_init(void)

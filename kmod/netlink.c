@@ -34,8 +34,9 @@ static const struct nla_policy vrdma_res_policy[VRDMA_RES_MAX + 1] = {
 };
 
 static const struct nla_policy vrdma_policy[VRDMA_ATTR_MAX + 1] = {
+	/* Longer names get a clearer message from vrdma_dev_create(). */
 	[VRDMA_ATTR_DEV_NAME] = { .type = NLA_NUL_STRING,
-				  .len = VRDMA_DEV_NAME_MAX },
+				  .len = 4 * VRDMA_DEV_NAME_MAX },
 	[VRDMA_ATTR_PARENT_NAME] = { .type = NLA_NUL_STRING,
 				     .len = IB_DEVICE_NAME_MAX - 1 },
 	[VRDMA_ATTR_NETNS_FD] = { .type = NLA_S32 },

@@ -115,6 +115,7 @@ static int vrdma_client_add(struct ib_device *ibdev)
 
 	mutex_lock(&vrdma_mutex);
 	list_add_tail(&parent->node, &vrdma_parents);
+	vrdma_generation++;
 	mutex_unlock(&vrdma_mutex);
 	ib_set_client_data(ibdev, &vrdma_client, parent);
 	return 0;
@@ -141,6 +142,7 @@ static void vrdma_client_remove(struct ib_device *ibdev, void *data)
 			vrdma_dev_unlink(vdev);
 		else
 			list_del(&parent->node);
+		vrdma_generation++;
 		mutex_unlock(&vrdma_mutex);
 		if (!vdev)
 			break;

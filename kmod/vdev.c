@@ -225,6 +225,11 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 	struct vrdma_event ev;
 	int ret;
 
+	if (strlen(params->name) > VRDMA_DEV_NAME_MAX) {
+		NL_SET_ERR_MSG(extack,
+			       "device name too long: at most 63 characters");
+		return -ENAMETOOLONG;
+	}
 	if (!vrdma_name_valid(params->name)) {
 		NL_SET_ERR_MSG(extack,
 			       "invalid device name: use 1-63 characters of A-Z a-z 0-9 _ - .");
@@ -267,8 +272,14 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 		ret = -ENOMEM;
 		goto err_unlock;
 	}
+	/*
+	 * From here on the vdevice owns the parent references: every path
+	 * through ib_dealloc_device() or unregistration releases them in
+	 * vrdma_dealloc_driver().
+	 */
 	vdev->parent = parent;
 	vdev->pdev = pdev;
+	vrdma_obj_inc(VRDMA_OBJ_VDEV);
 	INIT_LIST_HEAD(&vdev->list);
 	INIT_LIST_HEAD(&vdev->parent_node);
 	vrdma_dev_init_attrs(vdev);
@@ -289,10 +300,8 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 	 */
 	write_pnet(&vdev->ibdev.coredev.rdma_net, params->net);
 
-	vrdma_obj_inc(VRDMA_OBJ_VDEV);
 	ret = ib_register_device(&vdev->ibdev, params->name, NULL);
 	if (ret) {
-		vrdma_obj_dec(VRDMA_OBJ_VDEV);
 		NL_SET_ERR_MSG(extack, "registering the RDMA device failed");
 		if (ret == -ENFILE)
 			ret = -EEXIST;
@@ -306,7 +315,9 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 	return 0;
 
 err_dealloc:
+	mutex_unlock(&vrdma_mutex);
 	ib_dealloc_device(&vdev->ibdev);
+	return ret;
 err_unlock:
 	mutex_unlock(&vrdma_mutex);
 	module_put(pdev->ops.owner);

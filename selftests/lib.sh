@@ -24,8 +24,9 @@
 # Output is KTAP: "KTAP version 1", "1..N", "ok I NAME", "not ok I NAME #
 # why", "ok I NAME # SKIP why"; everything else is a "# " diagnostic (the
 # runner prefixes stray output with "# ").  Commands run through in_ns or
-# in_init are logged with their network namespace first, on stderr, so that
-# $(in_ns ...) captures only the command's output.  The script's exit status
+# in_init are logged with their network namespace first.  All of this goes
+# to the script's original stdout ($KTAP_FD), so $(in_ns NS cmd 2>&1)
+# captures the command's output only, never the log line.  The script's exit status
 # is non-zero when a test failed or fewer/more tests ran than planned; the
 # runner counts that too.
 
@@ -35,6 +36,9 @@ VRDMA_KO=${VRDMA_KO:-$TOP/kmod/vrdma.ko}
 PARENT=${VRDMA_PARENT:-rxe0}
 TEST_NAME=${TEST_NAME:-$(basename "$0" .sh)}
 KLOG_PATTERNS=$TOP/selftests/vm/klog-patterns
+
+# The KTAP stream, whatever a caller redirects stdout/stderr to.
+exec {KTAP_FD}>&1
 
 KTAP_PLAN=-1
 KTAP_N=0
@@ -53,18 +57,18 @@ ktap_plan() {
 		KTAP_PLAN=$#
 		KTAP_NAMES=("$@")
 	fi
-	echo "KTAP version 1"
-	echo "1..$KTAP_PLAN"
+	echo "KTAP version 1" >&"$KTAP_FD"
+	echo "1..$KTAP_PLAN" >&"$KTAP_FD"
 }
 
 # ktap_diag TEXT... - one "# " line per line of TEXT.
 ktap_diag() {
-	printf '%s\n' "$*" | sed 's/^/# /'
+	printf '%s\n' "$*" | sed 's/^/# /' >&"$KTAP_FD"
 }
 
 _ktap_result() {	# ok|"not ok" NAME [DIRECTIVE]
 	KTAP_N=$((KTAP_N + 1))
-	echo "$1 $KTAP_N $2${3:+ # $3}"
+	echo "$1 $KTAP_N $2${3:+ # $3}" >&"$KTAP_FD"
 }
 
 ktap_ok() {		# NAME [MSG]
@@ -103,8 +107,8 @@ ktap_skip_rest() {
 
 # ktap_skip_all REASON - whole script skipped (call instead of ktap_plan).
 ktap_skip_all() {
-	echo "KTAP version 1"
-	echo "1..0 # SKIP $1"
+	echo "KTAP version 1" >&"$KTAP_FD"
+	echo "1..0 # SKIP $1" >&"$KTAP_FD"
 	KTAP_PLAN=0
 	exit 0
 }
@@ -118,11 +122,11 @@ ktap_finish() {
 _lib_exit() {
 	local rc=$? i
 	for ((i = ${#CLEANUPS[@]} - 1; i >= 0; i--)); do
-		echo "# [cleanup] ${CLEANUPS[$i]}" >&2
+		echo "# [cleanup] ${CLEANUPS[$i]}" >&"$KTAP_FD"
 		eval "${CLEANUPS[$i]}" >/dev/null 2>&1 || true
 	done
 	if [ "$KTAP_PLAN" -ge 0 ] && [ "$KTAP_N" -ne "$KTAP_PLAN" ]; then
-		echo "# $TEST_NAME: planned $KTAP_PLAN tests, reported $KTAP_N (exit status $rc)"
+		echo "# $TEST_NAME: planned $KTAP_PLAN tests, reported $KTAP_N (exit status $rc)" >&"$KTAP_FD"
 		rc=1
 	fi
 	[ "$KTAP_FAILED" -gt 0 ] && rc=1
@@ -137,17 +141,17 @@ cleanup_push() {
 
 # --- commands, namespaces ----------------------------------------------------
 
-# in_ns NS CMD... - log "# [NS] CMD..." to stderr, then run CMD in netns NS.
+# in_ns NS CMD... - log "# [NS] CMD...", then run CMD in netns NS.
 in_ns() {
 	local ns=$1
 	shift
-	echo "# [$ns] $*" >&2
+	echo "# [$ns] $*" >&"$KTAP_FD"
 	ip netns exec "$ns" "$@"
 }
 
 # in_init CMD... - the same for the initial network namespace.
 in_init() {
-	echo "# [init] $*" >&2
+	echo "# [init] $*" >&"$KTAP_FD"
 	"$@"
 }
 

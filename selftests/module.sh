@@ -27,7 +27,6 @@ family_present() {
 	genl ctrl get name vrdma 2>/dev/null | grep -q 'Name: vrdma'
 }
 
-# shellcheck disable=SC2317  # called at exit
 # If a test below leaves the module out, put it back for the other scripts.
 ensure_loaded() {
 	[ -d /sys/module/vrdma ] || insmod "$VRDMA_KO"
@@ -63,11 +62,13 @@ elif ! out=$(in_init "$VRDMACTL" -V 2>&1); then
 	ktap_fail vrdmactl_version "vrdmactl -V failed: $out"
 else
 	ktap_diag "vrdmactl -V: $out"
-	if [ -z "$SYS_VERSION" ] || ! grep -qF -- "$SYS_VERSION" <<< "$out"; then
-		ktap_fail vrdmactl_version "module version '$SYS_VERSION' not in the output"
-	elif [ "$(grep -cF -- "$SYS_VERSION" <<< "$out")" -lt 2 ] &&
-	     [ "$(grep -c . <<< "$out")" -lt 2 ]; then
-		ktap_fail vrdmactl_version "expected the tool's and the module's version"
+	# One line for the module (its version as a word), one for the tool.
+	mod_line=$(grep -i 'module' <<< "$out" | grep -wF -- "$SYS_VERSION")
+	tool_line=$(grep -iv 'module' <<< "$out" | grep -E '[0-9]+\.[0-9]+')
+	if [ -z "$SYS_VERSION" ] || [ -z "$mod_line" ]; then
+		ktap_fail vrdmactl_version "no module line with version '$SYS_VERSION'"
+	elif [ -z "$tool_line" ]; then
+		ktap_fail vrdmactl_version "no line with the tool's own version"
 	else
 		ktap_ok vrdmactl_version
 	fi
@@ -79,6 +80,7 @@ RES_BEFORE=$(parent_res)
 MARK=$(klog_mark)
 cycle_err=
 gone_err=
+ktap_diag "[init] $CYCLES x { rmmod vrdma; insmod $VRDMA_KO }"
 for i in $(seq "$CYCLES"); do
 	if ! rmmod vrdma 2>"/tmp/module.$$.err"; then
 		cycle_err="rmmod failed in cycle $i: $(cat "/tmp/module.$$.err")"

@@ -39,7 +39,6 @@ fi
 BASE=$(parent_res)
 ktap_diag "$PARENT resources before: $BASE"
 
-# shellcheck disable=SC2317  # called by wait_for
 port_listening() {
 	ss -Htln "sport = :$1" | grep -q .
 }

@@ -111,7 +111,7 @@ static int check_name(struct vrdma_handle *h, const char *what,
 int vrdma_dev_get(struct vrdma_handle *h, const char *name,
 		  struct vrdma_dev *dev)
 {
-	_Alignas(struct nlmsghdr) char buf[VRDMA_SEND_SIZE];
+	union vrdma_msgbuf req;
 	struct dev_one one = { dev, 0 };
 	struct nlmsghdr *nlh;
 	int ret;
@@ -122,7 +122,7 @@ int vrdma_dev_get(struct vrdma_handle *h, const char *name,
 		ret = vrdma_resolve_family(h);
 	if (ret)
 		return ret;
-	nlh = vrdma_msg_start(h, buf, VRDMA_CMD_DEV_GET, NLM_F_ACK);
+	nlh = vrdma_msg_start(h, req.buf, VRDMA_CMD_DEV_GET, NLM_F_ACK);
 	mnl_attr_put_strz(nlh, VRDMA_ATTR_DEV_NAME, name);
 	ret = vrdma_request(h, nlh, dev_one_cb, &one);
 	if (ret)
@@ -190,7 +190,7 @@ int vrdma_dev_add(struct vrdma_handle *h, const char *name, const char *parent,
 		  const struct vrdma_netns_spec *netns,
 		  const struct vrdma_res_values *limits)
 {
-	_Alignas(struct nlmsghdr) char buf[VRDMA_SEND_SIZE];
+	union vrdma_msgbuf req;
 	struct nlmsghdr *nlh;
 	int fd, ret;
 
@@ -201,7 +201,7 @@ int vrdma_dev_add(struct vrdma_handle *h, const char *name, const char *parent,
 		ret = vrdma_resolve_family(h);
 	if (ret)
 		return ret;
-	nlh = vrdma_msg_start(h, buf, VRDMA_CMD_DEV_NEW, NLM_F_ACK);
+	nlh = vrdma_msg_start(h, req.buf, VRDMA_CMD_DEV_NEW, NLM_F_ACK);
 	mnl_attr_put_strz(nlh, VRDMA_ATTR_DEV_NAME, name);
 	mnl_attr_put_strz(nlh, VRDMA_ATTR_PARENT_NAME, parent);
 	if (limits) {
@@ -220,7 +220,7 @@ int vrdma_dev_add(struct vrdma_handle *h, const char *name, const char *parent,
 
 int vrdma_dev_del(struct vrdma_handle *h, const char *name)
 {
-	_Alignas(struct nlmsghdr) char buf[VRDMA_SEND_SIZE];
+	union vrdma_msgbuf req;
 	struct nlmsghdr *nlh;
 	int ret;
 
@@ -229,7 +229,7 @@ int vrdma_dev_del(struct vrdma_handle *h, const char *name)
 		ret = vrdma_resolve_family(h);
 	if (ret)
 		return ret;
-	nlh = vrdma_msg_start(h, buf, VRDMA_CMD_DEV_DEL, NLM_F_ACK);
+	nlh = vrdma_msg_start(h, req.buf, VRDMA_CMD_DEV_DEL, NLM_F_ACK);
 	mnl_attr_put_strz(nlh, VRDMA_ATTR_DEV_NAME, name);
 	ret = vrdma_request(h, nlh, NULL, NULL);
 	return ret ? ret : vrdma_ok(h);
@@ -238,7 +238,7 @@ int vrdma_dev_del(struct vrdma_handle *h, const char *name)
 int vrdma_dev_set(struct vrdma_handle *h, const char *name,
 		  const struct vrdma_res_values *limits)
 {
-	_Alignas(struct nlmsghdr) char buf[VRDMA_SEND_SIZE];
+	union vrdma_msgbuf req;
 	struct nlmsghdr *nlh;
 	int ret;
 
@@ -250,7 +250,7 @@ int vrdma_dev_set(struct vrdma_handle *h, const char *name,
 	ret = vrdma_resolve_family(h);
 	if (ret)
 		return ret;
-	nlh = vrdma_msg_start(h, buf, VRDMA_CMD_DEV_SET, NLM_F_ACK);
+	nlh = vrdma_msg_start(h, req.buf, VRDMA_CMD_DEV_SET, NLM_F_ACK);
 	mnl_attr_put_strz(nlh, VRDMA_ATTR_DEV_NAME, name);
 	ret = put_limits(h, nlh, limits);
 	if (!ret)

@@ -178,6 +178,14 @@ static int exchange(struct vrdma_handle *h, struct nlmsghdr *nlh,
 					       "malformed netlink message from the kernel");
 	} while (!ret);
 
+	/*
+	 * The family went away (module unloaded, maybe reloaded under another
+	 * id): forget it, so that the next call looks it up again.
+	 */
+	if (r->err == -ENOENT && nlh->nlmsg_type == h->family) {
+		h->family = 0;
+		h->events_group = 0;
+	}
 	if (r->err)
 		return vrdma_set_error(h, r->err, "%s", r->ext_msg);
 	if (r->cb_err == -EPROTO)
@@ -219,7 +227,7 @@ static int family_cb(const struct nlmsghdr *nlh, void *data)
  */
 int vrdma_resolve_family(struct vrdma_handle *h)
 {
-	_Alignas(struct nlmsghdr) char buf[VRDMA_SEND_SIZE];
+	union vrdma_msgbuf req;
 	struct family_info fi = { 0 };
 	struct genlmsghdr *genl;
 	struct vrdma_reply r;
@@ -228,7 +236,9 @@ int vrdma_resolve_family(struct vrdma_handle *h)
 
 	if (h->family)
 		return 0;
-	nlh = mnl_nlmsg_put_header(buf);
+	/* libmnl leaves attribute padding as it finds it */
+	memset(&req, 0, sizeof(req));
+	nlh = mnl_nlmsg_put_header(req.buf);
 	nlh->nlmsg_type = GENL_ID_CTRL;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
 	nlh->nlmsg_seq = next_seq(h);
@@ -240,7 +250,7 @@ int vrdma_resolve_family(struct vrdma_handle *h)
 	ret = exchange(h, nlh, &r, family_cb, &fi);
 	if (ret == -ENOENT)
 		return vrdma_set_error(h, ret,
-				       "vrdma module not loaded (no generic netlink family \"%s\")",
+				       "vrdma module not loaded: no generic netlink family \"%s\"",
 				       VRDMA_GENL_NAME);
 	if (ret)
 		return ret;
@@ -265,9 +275,12 @@ int vrdma_resolve_family(struct vrdma_handle *h)
 struct nlmsghdr *vrdma_msg_start(struct vrdma_handle *h, void *buf,
 				 uint8_t cmd, uint16_t flags)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlmsghdr *nlh;
 	struct genlmsghdr *genl;
 
+	/* libmnl leaves attribute padding as it finds it */
+	memset(buf, 0, VRDMA_SEND_SIZE);
+	nlh = mnl_nlmsg_put_header(buf);
 	nlh->nlmsg_type = h->family;
 	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
 	nlh->nlmsg_seq = next_seq(h);
@@ -310,7 +323,7 @@ int vrdma_dump(struct vrdma_handle *h, uint8_t cmd,
 	       int (*cb)(const struct nlmsghdr *nlh, void *data),
 	       void (*reset)(void *data), void *data)
 {
-	_Alignas(struct nlmsghdr) char buf[VRDMA_SEND_SIZE];
+	union vrdma_msgbuf req;
 	struct vrdma_reply r;
 	struct nlmsghdr *nlh;
 	int attempt, ret;
@@ -318,7 +331,7 @@ int vrdma_dump(struct vrdma_handle *h, uint8_t cmd,
 	for (attempt = 0; attempt < VRDMA_DUMP_ATTEMPTS; attempt++) {
 		if (attempt)
 			reset(data);
-		nlh = vrdma_msg_start(h, buf, cmd, NLM_F_DUMP);
+		nlh = vrdma_msg_start(h, req.buf, cmd, NLM_F_DUMP);
 		ret = exchange(h, nlh, &r, cb, data);
 		if (ret)
 			return ret;

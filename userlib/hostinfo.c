@@ -151,7 +151,8 @@ void vrdma_hostinfo_fill(const struct vrdma_hostinfo *hi,
 	size_t i;
 
 	dev->chardev[0] = '\0';
-	dev->chardev_major = dev->chardev_minor = 0;
+	dev->chardev_major = 0;
+	dev->chardev_minor = 0;
 	dev->netns_name[0] = '\0';
 	for (i = 0; i < hi->nr_uverbs; i++) {
 		if (strcmp(hi->uverbs[i].ibdev, dev->name))

@@ -36,6 +36,14 @@
 /* Room for an error explanation */
 #define VRDMA_ERRMSG_SIZE	512
 
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+
+/* A request being built, aligned as a netlink message must be */
+union vrdma_msgbuf {
+	struct nlmsghdr nlh;
+	char buf[VRDMA_SEND_SIZE];
+};
+
 struct vrdma_handle;
 
 /*

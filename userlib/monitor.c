@@ -96,7 +96,8 @@ int vrdma_monitor_next(struct vrdma_monitor *m, struct vrdma_event *ev)
 
 	for (;;) {
 		if (m->off >= m->len) {
-			m->len = m->off = 0;
+			m->len = 0;
+			m->off = 0;
 			n = h->tp->recv(h, h->rxbuf, VRDMA_RECV_SIZE);
 			if (n < 0)
 				return (int)n;

@@ -48,7 +48,7 @@ static const char *const port_states[] = {
 
 const char *vrdma_port_state_name(uint8_t state)
 {
-	if (state >= sizeof(port_states) / sizeof(port_states[0]))
+	if (state >= ARRAY_SIZE(port_states))
 		return NULL;
 	return port_states[state];
 }
@@ -80,7 +80,7 @@ static const char *const driver_names[] = {
 
 const char *vrdma_driver_name(uint32_t driver_id)
 {
-	if (driver_id >= sizeof(driver_names) / sizeof(driver_names[0]))
+	if (driver_id >= ARRAY_SIZE(driver_names))
 		return NULL;
 	return driver_names[driver_id];
 }
@@ -95,7 +95,7 @@ static const char *const del_reasons[] = {
 const char *vrdma_del_reason_name(int reason)
 {
 	if (reason < 0 ||
-	    (size_t)reason >= sizeof(del_reasons) / sizeof(del_reasons[0]))
+	    (size_t)reason >= ARRAY_SIZE(del_reasons))
 		return NULL;
 	return del_reasons[reason];
 }

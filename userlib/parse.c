@@ -18,10 +18,11 @@
 
 #include "internal.h"
 
-/* Attribute type -> expected data type; MNL_TYPE_UNSPEC means "skip it" */
-typedef enum mnl_attr_data_type attr_policy_t;
-
-static const attr_policy_t dev_policy[VRDMA_ATTR_MAX + 1] = {
+/*
+ * Policies: attribute type -> expected data type, MNL_TYPE_UNSPEC (0) for
+ * types to skip.
+ */
+static const enum mnl_attr_data_type dev_policy[VRDMA_ATTR_MAX + 1] = {
 	[VRDMA_ATTR_DEV_NAME]		= MNL_TYPE_NUL_STRING,
 	[VRDMA_ATTR_DEV_INDEX]		= MNL_TYPE_U32,
 	[VRDMA_ATTR_PARENT_NAME]	= MNL_TYPE_NUL_STRING,
@@ -33,18 +34,18 @@ static const attr_policy_t dev_policy[VRDMA_ATTR_MAX + 1] = {
 	[VRDMA_ATTR_REASON]		= MNL_TYPE_U8,
 };
 
-static const attr_policy_t parent_policy[VRDMA_ATTR_MAX + 1] = {
+static const enum mnl_attr_data_type parent_policy[VRDMA_ATTR_MAX + 1] = {
 	[VRDMA_ATTR_PARENT_NAME]	= MNL_TYPE_NUL_STRING,
 	[VRDMA_ATTR_DRIVER_ID]		= MNL_TYPE_U32,
 	[VRDMA_ATTR_VDEV_COUNT]		= MNL_TYPE_U32,
 	[VRDMA_ATTR_PARENT_VDEVS]	= MNL_TYPE_NESTED,
 };
 
-static const attr_policy_t version_policy[VRDMA_ATTR_MAX + 1] = {
+static const enum mnl_attr_data_type version_policy[VRDMA_ATTR_MAX + 1] = {
 	[VRDMA_ATTR_VERSION]		= MNL_TYPE_NUL_STRING,
 };
 
-static const attr_policy_t res_policy[VRDMA_RES_MAX + 1] = {
+static const enum mnl_attr_data_type res_policy[VRDMA_RES_MAX + 1] = {
 	[VRDMA_RES_CTX]			= MNL_TYPE_U64,
 	[VRDMA_RES_PD]			= MNL_TYPE_U64,
 	[VRDMA_RES_CQ]			= MNL_TYPE_U64,
@@ -56,14 +57,14 @@ static const attr_policy_t res_policy[VRDMA_RES_MAX + 1] = {
 	[VRDMA_RES_MR_BYTES]		= MNL_TYPE_U64,
 };
 
-static const attr_policy_t ctrl_policy[CTRL_ATTR_MAX + 1] = {
+static const enum mnl_attr_data_type ctrl_policy[CTRL_ATTR_MAX + 1] = {
 	[CTRL_ATTR_FAMILY_ID]		= MNL_TYPE_U16,
 	[CTRL_ATTR_FAMILY_NAME]		= MNL_TYPE_NUL_STRING,
 	[CTRL_ATTR_VERSION]		= MNL_TYPE_U32,
 	[CTRL_ATTR_MCAST_GROUPS]	= MNL_TYPE_NESTED,
 };
 
-static const attr_policy_t mcgrp_policy[CTRL_ATTR_MCAST_GRP_MAX + 1] = {
+static const enum mnl_attr_data_type mcgrp_policy[CTRL_ATTR_MCAST_GRP_MAX + 1] = {
 	[CTRL_ATTR_MCAST_GRP_NAME]	= MNL_TYPE_NUL_STRING,
 	[CTRL_ATTR_MCAST_GRP_ID]	= MNL_TYPE_U32,
 };
@@ -94,7 +95,7 @@ static int walk_attrs(const void *start, size_t len,
 }
 
 struct table_walk {
-	const attr_policy_t *policy;
+	const enum mnl_attr_data_type *policy;
 	unsigned int maxtype;
 	const struct nlattr **tb;
 };
@@ -114,7 +115,7 @@ static int table_attr(const struct nlattr *attr, void *data)
 
 /* Validate the attributes in an area and index them by type into @tb */
 static int parse_attrs(const void *start, size_t len,
-		       const attr_policy_t *policy, unsigned int maxtype,
+		       const enum mnl_attr_data_type *policy, unsigned int maxtype,
 		       const struct nlattr **tb)
 {
 	struct table_walk w = { policy, maxtype, tb };
@@ -124,7 +125,7 @@ static int parse_attrs(const void *start, size_t len,
 }
 
 static int parse_nested(const struct nlattr *nest,
-			const attr_policy_t *policy, unsigned int maxtype,
+			const enum mnl_attr_data_type *policy, unsigned int maxtype,
 			const struct nlattr **tb)
 {
 	return parse_attrs(mnl_attr_get_payload(nest),
@@ -133,7 +134,7 @@ static int parse_nested(const struct nlattr *nest,
 
 /* The attributes of a generic netlink message, after its genlmsghdr */
 static int parse_genl(const struct nlmsghdr *nlh,
-		      const attr_policy_t *policy, unsigned int maxtype,
+		      const enum mnl_attr_data_type *policy, unsigned int maxtype,
 		      const struct nlattr **tb)
 {
 	if (nlh->nlmsg_len < MNL_NLMSG_HDRLEN + GENL_HDRLEN)

@@ -25,7 +25,7 @@ static int version_cb(const struct nlmsghdr *nlh, void *data)
 
 int vrdma_version(struct vrdma_handle *h, char *buf, size_t len)
 {
-	_Alignas(struct nlmsghdr) char req[VRDMA_SEND_SIZE];
+	union vrdma_msgbuf req;
 	struct version_buf v = { buf, len, false };
 	struct nlmsghdr *nlh;
 	int ret;
@@ -36,7 +36,7 @@ int vrdma_version(struct vrdma_handle *h, char *buf, size_t len)
 	ret = vrdma_resolve_family(h);
 	if (ret)
 		return ret;
-	nlh = vrdma_msg_start(h, req, VRDMA_CMD_VERSION_GET, NLM_F_ACK);
+	nlh = vrdma_msg_start(h, req.buf, VRDMA_CMD_VERSION_GET, NLM_F_ACK);
 	ret = vrdma_request(h, nlh, version_cb, &v);
 	if (ret)
 		return ret;

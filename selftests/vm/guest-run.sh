@@ -56,7 +56,9 @@ run_one() {
 			     { print "  # " $0; fflush() }'
 		rc=${PIPESTATUS[0]}
 	else
-		timeout -k 10 "$VM_TEST_TIMEOUT" "$@" < /dev/null 2>&1 | tee "$log"
+		# Raw output, but nothing in it may pass for the verdict line.
+		timeout -k 10 "$VM_TEST_TIMEOUT" "$@" < /dev/null 2>&1 | tee "$log" |
+			sed -u 's/^# vrdma-vm-verdict/ &/'
 		rc=${PIPESTATUS[0]}
 	fi
 
@@ -136,8 +138,8 @@ SCRIPTS=()
 select_scripts() {
 	local all=() w s hit
 	for s in "$TOP"/selftests/*.sh; do
-		[ "$(basename "$s")" = lib.sh ] && continue
-		case $(basename "$s") in demo.sh|bench.sh) continue ;; esac
+		# Libraries, the demo and the benchmarks are not tests.
+		case $(basename "$s") in lib.sh|lib-*.sh|demo.sh|bench.sh) continue ;; esac
 		all+=("$s")
 	done
 	if [ -z "${VM_TESTS// /}" ]; then

@@ -67,7 +67,7 @@ die() {
 }
 
 usage() {
-	sed -n '7,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+	sed -n '7,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -213,7 +213,6 @@ QEMU=(qemu-system-x86_64 -accel tcg -cpu max -smp "$VM_SMP" -m "$VM_MEM"
 	-virtfs "local,path=$RUN/results,mount_tag=results,security_model=none,multidevs=remap")
 
 QPID=
-# shellcheck disable=SC2317  # invoked by traps
 stop_qemu() {
 	if [ -n "$QPID" ] && kill -0 "$QPID" 2>/dev/null; then
 		kill "$QPID" 2>/dev/null || true
@@ -256,7 +255,8 @@ elif [ "$rc" -ne 0 ]; then
 	trouble=qemu
 fi
 
-verdict=$(tr -d '\r' < "$KTAP" | grep -E '^# vrdma-vm-verdict: ' | tail -n 1 || true)
+# The verdict is the last line on ttyS1.
+verdict=$(tr -d '\r' < "$KTAP" | grep -v '^$' | tail -n 1 || true)
 re='^# vrdma-vm-verdict: passed=([0-9]+) failed=([0-9]+) skipped=([0-9]+) tests=([0-9]+)$'
 if [[ $verdict =~ $re ]]; then
 	passed=${BASH_REMATCH[1]}

@@ -50,7 +50,7 @@ static void json_newline(void)
 {
 	int i;
 
-	if (!out.pretty || !out.depth)
+	if (!out.pretty)
 		return;
 	putchar('\n');
 	for (i = 0; i < out.depth; i++)
@@ -84,8 +84,8 @@ static void json_member(const char *key)
 		if (!out.first[out.depth])
 			putchar(',');
 		out.first[out.depth] = false;
+		json_newline();
 	}
-	json_newline();
 	if (key) {
 		json_string(key);
 		fputs(out.pretty ? ": " : ":", stdout);

@@ -86,6 +86,6 @@ bool out_is_json(void);
 int vctl_dev(struct vctl *c, int argc, char **argv);
 int vctl_parent(struct vctl *c, int argc, char **argv);
 int vctl_monitor(struct vctl *c, int argc, char **argv);
-void vctl_print_dev(const struct vrdma_dev *dev);
+void vctl_print_dev(const char *key, const struct vrdma_dev *dev);
 
 #endif /* VRDMACTL_H */

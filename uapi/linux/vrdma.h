@@ -41,7 +41,7 @@
  *             VRDMA_ATTR_LIMITS            required, see LIMITS
  *
  * VRDMA_CMD_DEV_GET (doit with DEV_NAME, or dump)
- *   reply, one message per vdevice:
+ *   reply, one VRDMA_CMD_DEV_GET message per vdevice:
  *             VRDMA_ATTR_DEV_NAME          NLA_NUL_STRING
  *             VRDMA_ATTR_DEV_INDEX         NLA_U32   ib_device index
  *             VRDMA_ATTR_PARENT_NAME       NLA_NUL_STRING
@@ -56,16 +56,24 @@
  *
  * VRDMA_CMD_PARENT_GET (dump)
  *   Every registered ib_device that can be a parent (not a vdevice).
- *   reply, one message per parent:
+ *   reply, one VRDMA_CMD_PARENT_GET message per parent:
  *             VRDMA_ATTR_PARENT_NAME       NLA_NUL_STRING
  *             VRDMA_ATTR_DRIVER_ID         NLA_U32
- *             VRDMA_ATTR_VDEV_COUNT        NLA_U32  vdevices on it
- *             VRDMA_ATTR_PARENT_VDEVS      NLA_NESTED of VRDMA_ATTR_DEV_NAME
+ *             VRDMA_ATTR_VDEV_COUNT        NLA_U32  vdevices on it that the
+ *                                                   caller may see
+ *             VRDMA_ATTR_PARENT_VDEVS      NLA_NESTED of VRDMA_ATTR_DEV_NAME;
+ *                                          left out when the names do not
+ *                                          fit in one message (VDEV_COUNT
+ *                                          is authoritative)
  *
  * Events (multicast group "events"):
  *   VRDMA_CMD_DEV_NEW and VRDMA_CMD_DEV_DEL messages carrying the same
  *   attributes as a DEV_GET reply, plus VRDMA_ATTR_REASON (NLA_U8, enum
- *   vrdma_del_reason) on DEV_DEL.
+ *   vrdma_del_reason) on DEV_DEL.  Every event is sent to listeners in the
+ *   initial network namespace and to those in the vdevice's own namespace;
+ *   a container hears only about its own vdevices.  Joining the group
+ *   needs no privilege, like the read commands.  Limit changes (DEV_SET)
+ *   are not announced.
  *
  * LIMITS / USAGE nest (VRDMA_ATTR_LIMITS, VRDMA_ATTR_USAGE):
  *             VRDMA_RES_CTX .. VRDMA_RES_AH NLA_U64  object counts
@@ -145,6 +153,8 @@ enum vrdma_del_reason {
 	VRDMA_DEL_NETNS,	/* its network namespace was destroyed */
 	VRDMA_DEL_PARENT,	/* its parent device was removed */
 	VRDMA_DEL_UNLOAD,	/* the vrdma module was unloaded */
+
+	__VRDMA_DEL_MAX
 };
 
 #endif /* _UAPI_LINUX_VRDMA_H */

@@ -18,7 +18,10 @@
 
 /* One datagram: messages appended one after another */
 struct dgram {
-	_Alignas(8) char buf[16384];
+	union {
+		struct nlmsghdr first;	/* for alignment */
+		char buf[16384];
+	};
 	size_t len;
 };
 

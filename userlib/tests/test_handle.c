@@ -27,7 +27,7 @@ struct mock {
 	struct dgram queue[MOCK_QUEUE];
 	int queued, next;
 	int requests;		/* vrdma requests, lookups not counted */
-	_Alignas(8) char last[VRDMA_SEND_SIZE];
+	union vrdma_msgbuf last;
 	int state;
 };
 
@@ -58,7 +58,7 @@ static int mock_send(struct vrdma_handle *h, const void *buf, size_t len)
 		dg_error(dg, req->nlmsg_seq, 0, NULL, true, NULL);
 		return 0;
 	}
-	memcpy(m->last, buf, len);
+	memcpy(m->last.buf, buf, len);
 	m->requests++;
 	m->script(m, req);
 	return 0;
@@ -116,6 +116,11 @@ static void script_ack(struct mock *m, const struct nlmsghdr *req)
 	dg_error(mock_push(m), req->nlmsg_seq, 0, NULL, true, NULL);
 }
 
+static void script_noent(struct mock *m, const struct nlmsghdr *req)
+{
+	dg_error(mock_push(m), req->nlmsg_seq, -ENOENT, NULL, true, NULL);
+}
+
 static void test_module_not_loaded(void)
 {
 	struct vrdma_dev_list *list = (void *)1;
@@ -123,17 +128,25 @@ static void test_module_not_loaded(void)
 
 	mock.family_err = -ENOENT;
 	CHECK(vrdma_dev_list(h, &list) == -ENOENT);
-	CHECK(list == NULL);
+	CHECK(!list);
 	CHECK(vrdma_errno(h) == -ENOENT);
-	CHECK(strstr(vrdma_strerror(h), "not loaded") != NULL);
+	CHECK(strstr(vrdma_strerror(h), "not loaded"));
 	CHECK(mock.requests == 0);
 
 	/* Loading the module later makes the same handle work */
 	mock.family_err = 0;
 	CHECK(vrdma_dev_del(h, "vr0") == 0);
-	CHECK(vrdma_errno(h) == 0 && vrdma_error_message(h) == NULL);
+	CHECK(vrdma_errno(h) == 0 && !vrdma_error_message(h));
 	CHECK(!strcmp(vrdma_strerror(h), "Success"));
 	CHECK(h->family == TEST_FAMILY && h->events_group == TEST_EVENTS_GRP);
+
+	/* An unknown family id (module reloaded) makes the handle look again */
+	mock.script = script_noent;
+	CHECK(vrdma_dev_del(h, "vr0") == -ENOENT);
+	CHECK(h->family == 0);
+	mock.script = script_ack;
+	CHECK(vrdma_dev_del(h, "vr0") == 0);
+	CHECK(h->family == TEST_FAMILY);
 	vrdma_close(h);
 }
 
@@ -188,9 +201,9 @@ static void test_dev_list_dump_intr(void)
 	mock.requests = 0;
 	mock.state = 1000;	/* never settles */
 	CHECK(vrdma_dev_list(h, &list) == -EAGAIN);
-	CHECK(list == NULL);
+	CHECK(!list);
 	CHECK(mock.requests == VRDMA_DUMP_ATTEMPTS);
-	CHECK(vrdma_error_message(h) != NULL);
+	CHECK(vrdma_error_message(h));
 	vrdma_close(h);
 }
 
@@ -220,8 +233,8 @@ static void test_dev_list_malformed(void)
 	struct vrdma_dev_list *list;
 
 	CHECK(vrdma_dev_list(h, &list) == -EPROTO);
-	CHECK(list == NULL);
-	CHECK(strstr(vrdma_strerror(h), "malformed") != NULL);
+	CHECK(!list);
+	CHECK(strstr(vrdma_strerror(h), "malformed"));
 	CHECK(vrdma_dev_list(h, &list) == 0);
 	CHECK(list && list->count == 1);
 	vrdma_dev_list_free(list);
@@ -230,7 +243,7 @@ static void test_dev_list_malformed(void)
 
 static void script_dev_get(struct mock *m, const struct nlmsghdr *req)
 {
-	const char *names[] = { "vr0", "other" };
+	static const char *const names[] = { "vr0", "other" };
 	struct dgram *dg = mock_push(m);
 	struct nlmsghdr *nlh;
 
@@ -247,7 +260,7 @@ static void test_dev_get(void)
 
 	CHECK(vrdma_dev_get(h, "vr0", &dev) == 0);
 	CHECK(!strcmp(dev.name, "vr0") && dev.index == 7);
-	CHECK(!(((struct nlmsghdr *)mock.last)->nlmsg_flags & NLM_F_DUMP));
+	CHECK(!((&mock.last.nlh)->nlmsg_flags & NLM_F_DUMP));
 	/* The kernel answering about another device is a protocol error */
 	CHECK(vrdma_dev_get(h, "vr0", &dev) == -EPROTO);
 	CHECK(dev.name[0] == '\0');
@@ -297,8 +310,9 @@ static int sent_attr(const struct nlattr *attr, void *data)
 static void decode_sent(struct sent_add *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->netns_fd = s->netns_pid = -1;
-	mnl_attr_parse((struct nlmsghdr *)mock.last, GENL_HDRLEN,
+	s->netns_fd = -1;
+	s->netns_pid = -1;
+	mnl_attr_parse(&mock.last.nlh, GENL_HDRLEN,
 		       sent_attr, s);
 }
 
@@ -312,7 +326,7 @@ static void test_dev_add(void)
 	vrdma_res_set(&limits, VRDMA_RES_QP, 64);
 	vrdma_res_set(&limits, VRDMA_RES_MR_BYTES, VRDMA_LIMIT_MAX);
 	CHECK(vrdma_dev_add(h, "vr0", "rxe0", &ns, &limits) == 0);
-	CHECK(req_cmd((struct nlmsghdr *)mock.last) == VRDMA_CMD_DEV_NEW);
+	CHECK(req_cmd(&mock.last.nlh) == VRDMA_CMD_DEV_NEW);
 	decode_sent(&s);
 	CHECK(s.name && !strcmp(s.name, "vr0"));
 	CHECK(s.parent && !strcmp(s.parent, "rxe0"));
@@ -330,7 +344,7 @@ static void test_dev_add(void)
 
 	ns.path = "/nonexistent/netns";
 	CHECK(vrdma_dev_add(h, "vr1", "rxe0", &ns, NULL) == -ENOENT);
-	CHECK(strstr(vrdma_strerror(h), "/nonexistent/netns") != NULL);
+	CHECK(strstr(vrdma_strerror(h), "/nonexistent/netns"));
 	CHECK(vrdma_dev_add(h, "vr1", "rxe0", NULL, NULL) == -EINVAL);
 	vrdma_close(h);
 
@@ -360,11 +374,11 @@ static void test_dev_set_del(void)
 	limits.present = 0;
 	vrdma_res_set(&limits, VRDMA_RES_CQ, 0);
 	CHECK(vrdma_dev_set(h, "vr0", &limits) == 0);
-	CHECK(req_cmd((struct nlmsghdr *)mock.last) == VRDMA_CMD_DEV_SET);
+	CHECK(req_cmd(&mock.last.nlh) == VRDMA_CMD_DEV_SET);
 	decode_sent(&s);
 	CHECK(s.limits.present == 1u << VRDMA_RES_CQ);
 	CHECK(vrdma_dev_del(h, "vr0") == 0);
-	CHECK(req_cmd((struct nlmsghdr *)mock.last) == VRDMA_CMD_DEV_DEL);
+	CHECK(req_cmd(&mock.last.nlh) == VRDMA_CMD_DEV_DEL);
 	vrdma_close(h);
 }
 

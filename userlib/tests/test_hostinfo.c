@@ -43,7 +43,7 @@ static void test_hostinfo(void)
 	struct vrdma_dev dev;
 	struct stat st;
 
-	CHECK(mkdtemp(root) != NULL);
+	CHECK(mkdtemp(root));
 	make_dir("class");
 	make_dir("class/uverbs0");
 	make_dir("class/uverbs3");

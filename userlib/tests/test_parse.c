@@ -67,7 +67,7 @@ static void test_dev_missing_required(void)
 	struct vrdma_dev dev;
 	size_t i;
 
-	for (i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(required); i++) {
 		struct nlmsghdr *nlh = dev_msg();
 
 		if (required[i] != VRDMA_ATTR_DEV_NAME)
@@ -313,14 +313,14 @@ static void test_parent(void)
 	mnl_attr_put_strz(nlh, VRDMA_ATTR_DEV_NAME, longname);
 	mnl_attr_nest_end(nlh, nest);
 	CHECK(vrdma_parse_parent(nlh, &p) == -EPROTO);
-	CHECK(p.vdevs == NULL && p.nr_vdevs == 0);
+	CHECK(!p.vdevs && p.nr_vdevs == 0);
 
 	/* No vdevices, and no name */
 	dg_init(&dg);
 	nlh = dg_genl(&dg, TEST_FAMILY, 0, 1, VRDMA_CMD_PARENT_GET);
 	mnl_attr_put_strz(nlh, VRDMA_ATTR_PARENT_NAME, "mlx5_0");
 	CHECK(vrdma_parse_parent(nlh, &p) == 0);
-	CHECK(p.nr_vdevs == 0 && p.vdevs == NULL);
+	CHECK(p.nr_vdevs == 0 && !p.vdevs);
 	vrdma_parent_clear(&p);
 	dg_init(&dg);
 	nlh = dg_genl(&dg, TEST_FAMILY, 0, 1, VRDMA_CMD_PARENT_GET);
@@ -410,16 +410,16 @@ static void test_event(void)
 static void test_names(void)
 {
 	CHECK(!strcmp(vrdma_res_name(VRDMA_RES_MR_BYTES), "mr_bytes"));
-	CHECK(vrdma_res_name(VRDMA_RES_PAD) == NULL);
-	CHECK(vrdma_res_name(__VRDMA_RES_MAX) == NULL);
+	CHECK(!vrdma_res_name(VRDMA_RES_PAD));
+	CHECK(!vrdma_res_name(__VRDMA_RES_MAX));
 	CHECK(!strcmp(vrdma_port_state_name(4), "ACTIVE"));
-	CHECK(vrdma_port_state_name(6) == NULL);
+	CHECK(!vrdma_port_state_name(6));
 	CHECK(!strcmp(vrdma_driver_name(14), "rxe"));
 	CHECK(!strcmp(vrdma_driver_name(1), "mlx5"));
-	CHECK(vrdma_driver_name(0) == NULL && vrdma_driver_name(999) == NULL);
+	CHECK(!vrdma_driver_name(0) && !vrdma_driver_name(999));
 	CHECK(!strcmp(vrdma_del_reason_name(VRDMA_DEL_PARENT), "parent"));
-	CHECK(vrdma_del_reason_name(-1) == NULL);
-	CHECK(vrdma_del_reason_name(4) == NULL);
+	CHECK(!vrdma_del_reason_name(-1));
+	CHECK(!vrdma_del_reason_name(4));
 }
 
 void suite_parse(void)

@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Installs every Debian 12 package that building vrdma, its selftests (in a
+# qemu guest), the demo, the benchmarks and `make style` need.  Idempotent:
+# only missing packages are installed, after one `apt-get update`.
+#
+#   scripts/deps.sh           install what is missing, say what it does
+#   scripts/deps.sh --quiet   silent when everything is present
+#
+# The test VM boots /boot/vmlinuz-$KVER for the kernel the module is built
+# against (same KDIR rule as the Makefile: the running kernel's build tree if
+# present, else the newest /lib/modules/*/build), so the kernel image of
+# exactly that version is installed too.  Runs as root, without a terminal
+# (CI=true, no stdin).
+
+set -euo pipefail
+
+QUIET=0
+case ${1:-} in
+--quiet|-q) QUIET=1 ;;
+"") ;;
+*) echo "usage: $0 [--quiet]" >&2; exit 2 ;;
+esac
+
+PACKAGES=(
+	# build
+	build-essential pkg-config clang libclang-rt-14-dev sparse dkms kmod
+	linux-headers-amd64 libibverbs-dev libmnl-dev
+	# the test VM and its guest tools (the guest runs the host's root)
+	linux-image-amd64 qemu-system-x86 busybox-static cpio xz-utils zstd
+	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils
+	iproute2 jq util-linux
+	# style, benchmarks
+	linux-source-6.1 shellcheck gnuplot-nox
+)
+
+say() {
+	[ "$QUIET" = 1 ] || echo "deps: $*"
+}
+
+installed() {
+	[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]
+}
+
+missing() {
+	local p
+	for p in "$@"; do
+		installed "$p" || echo "$p"
+	done
+}
+
+UPDATED=0
+apt_install() {
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "deps: missing packages: $*; run as root: $0" >&2
+		exit 1
+	fi
+	echo "deps: installing: $*"
+	export DEBIAN_FRONTEND=noninteractive
+	local apt=(apt-get -q -o DPkg::Lock::Timeout=1200 -o Dpkg::Use-Pty=0)
+	if [ "$UPDATED" = 0 ]; then
+		"${apt[@]}" update < /dev/null
+		UPDATED=1
+	fi
+	"${apt[@]}" install -y --no-install-recommends "$@" < /dev/null
+}
+
+# The kernel the Makefile builds against, and whose image the VM boots.
+kver() {
+	local kdir
+	if [ -d "/lib/modules/$(uname -r)/build" ]; then
+		kdir=/lib/modules/$(uname -r)/build
+	else
+		kdir=$(find /lib/modules -mindepth 2 -maxdepth 2 -name build 2>/dev/null |
+		       sort -V | tail -n 1)
+	fi
+	[ -n "$kdir" ] && basename "$(dirname "$kdir")"
+}
+
+mapfile -t need < <(missing "${PACKAGES[@]}")
+if [ "${#need[@]}" -gt 0 ]; then
+	apt_install "${need[@]}"
+fi
+
+# The image matching the headers (linux-image-amd64 may lag or lead
+# linux-headers-amd64 on a partly upgraded machine).
+KVER=$(kver || true)
+if [ -z "$KVER" ]; then
+	echo "deps: no /lib/modules/*/build after installing linux-headers-amd64" >&2
+	exit 1
+fi
+if [ ! -r "/boot/vmlinuz-$KVER" ]; then
+	apt_install "linux-image-$KVER"
+fi
+if [ ! -r "/boot/vmlinuz-$KVER" ]; then
+	echo "deps: /boot/vmlinuz-$KVER still missing" >&2
+	exit 1
+fi
+
+say "all packages present (kernel $KVER)"

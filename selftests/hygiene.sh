@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Resource hygiene.  While traffic runs, the host sees the shadow objects on
+# the parent, attributed to the container's process; when the processes
+# are killed with SIGKILL in the middle of traffic, every shadow goes away,
+# the parent's resource counts return exactly to their baseline, the
+# vdevice usage counters return to zero, and the vdevices still work.
+#
+#   netns A: vA ── oob 10.98.1.0/24 ── netns B: vB      (both on rxe0)
+
+# shellcheck source=selftests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=selftests/lib-vdev.sh
+. "$(dirname "$0")/lib-vdev.sh"
+
+ktap_plan setup host_sees_shadows kill9_mid_traffic shadows_released \
+	parent_res_baseline usage_zero vdevs_still_work
+
+baseline=$(parent_res)
+tmpdir T
+if new_ns A a && new_ns B b && link_ns "$A" "$B" 1 &&
+   vdev_add vA "$A" && vdev_add vB "$B"; then
+	ktap_ok setup
+else
+	ktap_fail setup
+	ktap_skip_rest "setup failed"
+	ktap_finish
+fi
+
+# Long-running bandwidth test in duration mode.
+spawn_in_ns "$A" ib_write_bw -d vA -x "$GIDX" -D 60 -p 18901 >"$T/srv" 2>&1
+spid=$!
+wait_for 30 port_listening "$A" 18901
+spawn_in_ns "$B" ib_write_bw -d vB -x "$GIDX" -D 60 -p 18901 "$OOB_NET.1.1" >"$T/cli" 2>&1
+cpid=$!
+
+# qp_owned_by PID - the host's rdma res lists a shadow QP on the parent
+# owned by PID.
+qp_owned_by() {
+	rdma -j res show qp | jq -e --arg dev "$PARENT" --argjson pid "$1" \
+		'[.[] | select(.ifname == $dev and .pid == $pid)] | length > 0' >/dev/null
+}
+if wait_for 30 qp_owned_by "$spid" && wait_for 30 qp_owned_by "$cpid"; then
+	ktap_ok host_sees_shadows "$(rdma res show qp | grep "$PARENT" | grep -v 'pid 0\|qp-type GSI')"
+else
+	ktap_fail host_sees_shadows "$(rdma res show qp)"
+fi
+
+sleep 3
+ktap_diag "during traffic: $(vrdma_objects)"
+kill -9 "$spid" "$cpid"
+wait "$spid" "$cpid" 2>/dev/null
+if ! kill -0 "$spid" 2>/dev/null && ! kill -0 "$cpid" 2>/dev/null; then
+	ktap_ok kill9_mid_traffic
+else
+	ktap_fail kill9_mid_traffic "processes still alive"
+fi
+
+if wait_for 20 vrdma_shadows_zero; then
+	ktap_ok shadows_released
+else
+	ktap_fail shadows_released "$(vrdma_objects)"
+fi
+if wait_for 20 parent_res_is "$baseline"; then
+	ktap_ok parent_res_baseline
+else
+	ktap_fail parent_res_baseline "now: $(parent_res), baseline: $baseline"
+fi
+
+usage=$("$VRDMACTL" -j dev show | jq -c '[.[] | .usage | to_entries[] | .value] | add')
+if [ "$usage" = 0 ]; then
+	ktap_ok usage_zero
+else
+	ktap_fail usage_zero "$("$VRDMACTL" -j dev show | jq -c '.[].usage')"
+fi
+
+if rdma_pair "$T" again "$A" "$B" "$OOB_NET.1.1" 18902 \
+	"ibv_rc_pingpong -d vA -g $GIDX -n 20 -c" "ibv_rc_pingpong -d vB -g $GIDX -n 20 -c"; then
+	ktap_ok vdevs_still_work
+else
+	ktap_fail vdevs_still_work
+fi
+
+ktap_finish

@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers for selftests that create vdevices and run RDMA traffic between
+# containers.  Sourced after lib.sh.
+#
+# A "container" here is a network namespace.  Two containers that talk
+# RDMA also need a TCP path for the applications' out-of-band exchange of
+# QP numbers (perftest and ibv_*_pingpong without rdma_cm); link_ns gives
+# them a veth pair of their own.  The RoCE traffic itself always uses the
+# parent's GIDs in init_net (rxe in 6.1 works only there; see DESIGN.md).
+
+# GID index of the parent's IPv4-mapped address, the same on every vdevice
+# (translated by value, but the tables mirror each other).
+GIDX=${GIDX:-1}
+OOB_NET=10.98
+
+# vdev_add NAME NS [LIMIT...] - create vdevice NAME in netns NS on $PARENT,
+# delete it at exit.
+vdev_add() {
+	local name=$1 ns=$2
+	shift 2
+	in_init "$VRDMACTL" dev add "$name" parent "$PARENT" netns "$ns" "$@" ||
+		return 1
+	cleanup_push "$VRDMACTL" dev del "$name"
+}
+
+# link_ns NS1 NS2 N - veth pair between NS1 (10.98.N.1) and NS2 (10.98.N.2).
+link_ns() {
+	local a=$1 b=$2 n=$3
+	in_init ip link add "oob${n}a" type veth peer name "oob${n}b" || return 1
+	in_init ip link set "oob${n}a" netns "$a" || return 1
+	in_init ip link set "oob${n}b" netns "$b" || return 1
+	in_ns "$a" ip addr add "$OOB_NET.$n.1/24" dev "oob${n}a" || return 1
+	in_ns "$b" ip addr add "$OOB_NET.$n.2/24" dev "oob${n}b" || return 1
+	in_ns "$a" ip link set "oob${n}a" up || return 1
+	in_ns "$b" ip link set "oob${n}b" up
+}
+
+# spawn_in_ns NS CMD... - like in_ns, in the background; $! is CMD's own
+# pid (the subshell execs it), so that killing $! stops CMD itself.
+spawn_in_ns() {
+	local ns=$1
+	shift
+	(
+		echo "# [$ns] $* &" >&2
+		exec ip netns exec "$ns" "$@"
+	) &
+}
+
+# port_listening NS PORT - something listens on TCP PORT in NS.
+port_listening() {
+	ip netns exec "$1" ss -Hltn "sport = :$2" 2>/dev/null | grep -q .
+}
+
+# rdma_pair DIR NAME SNS CNS ADDR PORT "SERVER CMD" "CLIENT CMD" - run a
+# server in SNS and its client in CNS (ADDR appended to the client command,
+# -p PORT to both), logging to DIR/NAME.{srv,cli}.  Succeeds when both end
+# with status 0; prints their output tails as diagnostics otherwise.
+rdma_pair() {
+	local dir=$1 name=$2 sns=$3 cns=$4 addr=$5 port=$6 scmd=$7 ccmd=$8
+	local spid src crc
+	# shellcheck disable=SC2086  # commands are word lists
+	spawn_in_ns "$sns" timeout 180 $scmd -p "$port" >"$dir/$name.srv" 2>&1
+	spid=$!
+	if ! wait_for 30 port_listening "$sns" "$port"; then
+		kill "$spid" 2>/dev/null
+		wait "$spid"
+		ktap_diag "$name: server never listened:" "$(tail -5 "$dir/$name.srv")"
+		return 1
+	fi
+	# shellcheck disable=SC2086
+	in_ns "$cns" timeout 180 $ccmd -p "$port" "$addr" >"$dir/$name.cli" 2>&1
+	crc=$?
+	wait "$spid"
+	src=$?
+	[ "$src" -eq 0 ] && [ "$crc" -eq 0 ] && return 0
+	ktap_diag "$name: server status $src, client status $crc"
+	ktap_diag "server:" "$(tail -5 "$dir/$name.srv")"
+	ktap_diag "client:" "$(tail -5 "$dir/$name.cli")"
+	return 1
+}
+
+# vrdma_objects - the module's live object counters on one line,
+# e.g. "vdev=2 ucontext=0 pd=0 ...".
+vrdma_objects() {
+	awk '{ printf "%s=%s ", $1, $2 } END { print "" }' \
+		/sys/kernel/debug/vrdma/objects
+}
+
+# vrdma_shadows_zero - no user context, shadow object or wrapped mapping.
+vrdma_shadows_zero() {
+	awk '$1 != "vdev" && $2 != 0 { bad = 1 } END { exit bad }' \
+		/sys/kernel/debug/vrdma/objects
+}
+
+# vdev_count - how many vdevices exist.
+vdev_count() {
+	awk '$1 == "vdev" { print $2 }' /sys/kernel/debug/vrdma/objects
+}
+
+# ns_devices NS - the RDMA devices NS sees, via libibverbs, one per line.
+ns_devices() {
+	ip netns exec "$1" ibv_devices | awk 'NR > 2 { print $1 }'
+}

@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# RDMA traffic between two containers, each with its own vdevice on one
+# parent, using unmodified rdma-core and perftest applications and the
+# stock librxe provider.
+#
+#   netns A: vA ── oob veth 10.98.1.1 ─┐ (TCP: QP number exchange only)
+#   netns B: vB ── oob veth 10.98.1.2 ─┘
+#   RoCE: vA, vB -> rxe0 (init_net, GID ::ffff:10.99.0.1), rxe loopback
+#
+# Payload is checked where the tool offers it (pingpong -c).  Afterwards
+# every shadow object is gone and the parent's resources are back to their
+# baseline.
+
+# shellcheck source=selftests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=selftests/lib-vdev.sh
+. "$(dirname "$0")/lib-vdev.sh"
+
+N=${TRAFFIC_ITERS:-50}
+CASES=(
+	"rc_pingpong|ibv_rc_pingpong -d vA -g $GIDX -n $N -c|ibv_rc_pingpong -d vB -g $GIDX -n $N -c"
+	"rc_pingpong_events|ibv_rc_pingpong -d vA -g $GIDX -n $N -c -e|ibv_rc_pingpong -d vB -g $GIDX -n $N -c -e"
+	"uc_pingpong|ibv_uc_pingpong -d vA -g $GIDX -n $N -c|ibv_uc_pingpong -d vB -g $GIDX -n $N -c"
+	"ud_pingpong|ibv_ud_pingpong -d vA -g $GIDX -n $N -s 512 -c|ibv_ud_pingpong -d vB -g $GIDX -n $N -s 512 -c"
+	"srq_pingpong|ibv_srq_pingpong -d vA -g $GIDX -n $N -c|ibv_srq_pingpong -d vB -g $GIDX -n $N -c"
+	"ib_write_bw|ib_write_bw -d vA -x $GIDX -n 200|ib_write_bw -d vB -x $GIDX -n 200"
+	"ib_read_bw|ib_read_bw -d vA -x $GIDX -n 200|ib_read_bw -d vB -x $GIDX -n 200"
+	"ib_send_bw|ib_send_bw -d vA -x $GIDX -n 200|ib_send_bw -d vB -x $GIDX -n 200"
+	"ib_atomic_bw|ib_atomic_bw -d vA -x $GIDX -n 200|ib_atomic_bw -d vB -x $GIDX -n 200"
+	"ib_write_lat|ib_write_lat -d vA -x $GIDX -n 200|ib_write_lat -d vB -x $GIDX -n 200"
+	"ib_send_lat|ib_send_lat -d vA -x $GIDX -n 200|ib_send_lat -d vB -x $GIDX -n 200"
+	"ib_send_bw_ud|ib_send_bw -d vA -x $GIDX -n 200 -c UD -s 1024|ib_send_bw -d vB -x $GIDX -n 200 -c UD -s 1024"
+)
+
+names=()
+for c in "${CASES[@]}"; do
+	names+=("${c%%|*}")
+done
+ktap_plan setup "${names[@]}" shadows_released parent_res_baseline
+
+baseline=$(parent_res)
+ktap_diag "parent baseline: $baseline"
+tmpdir T
+if new_ns A a && new_ns B b && link_ns "$A" "$B" 1 &&
+   vdev_add vA "$A" && vdev_add vB "$B"; then
+	ktap_ok setup
+else
+	ktap_fail setup
+	ktap_skip_rest "setup failed"
+	ktap_finish
+fi
+
+port=18700
+for c in "${CASES[@]}"; do
+	IFS='|' read -r name scmd ccmd <<<"$c"
+	port=$((port + 1))
+	if rdma_pair "$T" "$name" "$A" "$B" "$OOB_NET.1.1" "$port" "$scmd" "$ccmd"; then
+		ktap_ok "$name" "$(grep -hE 'iters in|^ +[0-9]+ +[0-9]+ ' "$T/$name.cli" | tail -1)"
+	else
+		ktap_fail "$name"
+	fi
+done
+
+if wait_for 10 vrdma_shadows_zero; then
+	ktap_ok shadows_released
+else
+	ktap_fail shadows_released "$(vrdma_objects)"
+fi
+if wait_for 10 parent_res_is "$baseline"; then
+	ktap_ok parent_res_baseline
+else
+	ktap_fail parent_res_baseline "now: $(parent_res)"
+fi
+
+ktap_finish

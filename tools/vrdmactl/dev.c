@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vrdmactl dev: show, add, set and delete vdevices.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "vrdmactl.h"
+
+#define DEV_HELP	VCTL_NAME " dev help"
+
+static void dev_usage(FILE *f)
+{
+	fputs("Usage: " VCTL_NAME " dev show [ NAME ]\n"
+	      "       " VCTL_NAME " dev add NAME parent PARENT\n"
+	      "                    { netns NSNAME | netns-pid PID | netns-path PATH }\n"
+	      "                    [ LIMITS ]\n"
+	      "       " VCTL_NAME " dev set NAME LIMITS\n"
+	      "       " VCTL_NAME " dev del NAME\n"
+	      "       " VCTL_NAME " dev help\n"
+	      "LIMITS := [ ctx N ] [ pd N ] [ cq N ] [ qp N ] [ srq N ] [ mr N ]\n"
+	      "          [ mw N ] [ ah N ] [ mr-bytes SIZE ]\n"
+	      "N := { NUMBER | max }\n"
+	      "SIZE := { NUMBER[K|M|G|T] | max }\n", f);
+}
+
+static int dev_help(struct vctl *c, int argc, char **argv)
+{
+	(void)c;
+	if (vctl_no_more_words("dev help", argc, argv))
+		return -1;
+	dev_usage(stdout);
+	return 0;
+}
+
+enum dev_kw_kind {
+	KW_PARENT,
+	KW_NETNS,
+	KW_NETNS_PID,
+	KW_NETNS_PATH,
+	KW_LIMIT,
+};
+
+/**
+ * struct dev_keyword - a keyword of dev add / dev set, always with a value
+ * @name: the word
+ * @kind: what it sets
+ * @res: for KW_LIMIT, the resource
+ */
+struct dev_keyword {
+	const char *name;
+	enum dev_kw_kind kind;
+	enum vrdma_res res;
+};
+
+/*
+ * dev add takes every keyword; dev set takes the limits only, which are
+ * the tail of the same table, so both match the same words the same way.
+ */
+static const struct dev_keyword add_keywords[] = {
+	{ "parent",	KW_PARENT,	VRDMA_RES_UNSPEC },
+	{ "netns",	KW_NETNS,	VRDMA_RES_UNSPEC },
+	{ "netns-pid",	KW_NETNS_PID,	VRDMA_RES_UNSPEC },
+	{ "netns-path",	KW_NETNS_PATH,	VRDMA_RES_UNSPEC },
+#define FIRST_LIMIT_KEYWORD 4
+	{ "ctx",	KW_LIMIT,	VRDMA_RES_CTX },
+	{ "pd",		KW_LIMIT,	VRDMA_RES_PD },
+	{ "cq",		KW_LIMIT,	VRDMA_RES_CQ },
+	{ "qp",		KW_LIMIT,	VRDMA_RES_QP },
+	{ "srq",	KW_LIMIT,	VRDMA_RES_SRQ },
+	{ "mr",		KW_LIMIT,	VRDMA_RES_MR },
+	{ "mw",		KW_LIMIT,	VRDMA_RES_MW },
+	{ "ah",		KW_LIMIT,	VRDMA_RES_AH },
+	{ "mr-bytes",	KW_LIMIT,	VRDMA_RES_MR_BYTES },
+	{ NULL }
+};
+
+static const struct dev_keyword *const limit_keywords =
+	&add_keywords[FIRST_LIMIT_KEYWORD];
+
+/* Resource -> command-line word, for text output */
+static const char *res_word(enum vrdma_res res)
+{
+	const struct dev_keyword *k;
+
+	for (k = limit_keywords; k->name; k++)
+		if (k->res == res)
+			return k->name;
+	return NULL;
+}
+
+/**
+ * struct dev_args - what dev add / dev set were told
+ * @parent: parent name
+ * @have_netns: @netns is set
+ * @netns: target namespace
+ * @netns_path: storage for a path built from a netns name
+ * @limits: the limits given
+ */
+struct dev_args {
+	const char *parent;
+	bool have_netns;
+	struct vrdma_netns_spec netns;
+	char netns_path[4096];
+	struct vrdma_res_values limits;
+};
+
+static int set_netns(const char *what, const struct dev_keyword *k,
+		     const char *val, struct dev_args *a)
+{
+	if (a->have_netns) {
+		vctl_error("%s: only one of netns, netns-pid, netns-path may be given",
+			   what);
+		return -1;
+	}
+	a->have_netns = true;
+	switch (k->kind) {
+	case KW_NETNS:
+		/* A name as ip-netns(8) makes them: one path component */
+		if (!*val || strchr(val, '/') || !strcmp(val, ".") ||
+		    !strcmp(val, "..") ||
+		    (size_t)snprintf(a->netns_path, sizeof(a->netns_path),
+				     "%s/%s", VRDMA_NETNS_RUN_DIR, val) >=
+		    sizeof(a->netns_path))
+			goto bad_value;
+		a->netns.kind = VRDMA_NETNS_PATH;
+		a->netns.path = a->netns_path;
+		return 0;
+	case KW_NETNS_PID:
+		a->netns.kind = VRDMA_NETNS_PID;
+		if (vctl_parse_pid(val, &a->netns.pid))
+			goto bad_value;
+		return 0;
+	default:
+		if (!*val)
+			goto bad_value;
+		a->netns.kind = VRDMA_NETNS_PATH;
+		a->netns.path = val;
+		return 0;
+	}
+
+bad_value:
+	vctl_error("%s: bad value \"%s\" for \"%s\"", what, val, k->name);
+	return -1;
+}
+
+static int set_limit(const char *what, const struct dev_keyword *k,
+		     const char *val, struct dev_args *a)
+{
+	uint64_t v;
+	int ret;
+
+	if (vrdma_res_has(&a->limits, k->res)) {
+		vctl_error("%s: \"%s\" given twice", what, k->name);
+		return -1;
+	}
+	if (k->res == VRDMA_RES_MR_BYTES)
+		ret = vctl_parse_size(val, &v);
+	else
+		ret = vctl_parse_count(val, &v);
+	if (ret) {
+		vctl_error("%s: bad value \"%s\" for \"%s\"", what, val,
+			   k->name);
+		return -1;
+	}
+	vrdma_res_set(&a->limits, k->res, v);
+	return 0;
+}
+
+/* KEYWORD VALUE pairs, in any order, each keyword at most once */
+static int parse_keywords(const char *what, const struct dev_keyword *table,
+			  int argc, char **argv, struct dev_args *a)
+{
+	const struct dev_keyword *k;
+	char kind[32];
+	int i, ret;
+
+	snprintf(kind, sizeof(kind), "%s keyword", what);
+	for (i = 0; i < argc; i += 2) {
+		ret = vctl_lookup(table, sizeof(*table), argv[i], kind,
+				  DEV_HELP);
+		if (ret < 0)
+			return -1;
+		k = &table[ret];
+		if (i + 1 >= argc) {
+			vctl_error("%s: \"%s\" needs a value", what, k->name);
+			return -1;
+		}
+		switch (k->kind) {
+		case KW_PARENT:
+			if (a->parent) {
+				vctl_error("%s: \"%s\" given twice", what,
+					   k->name);
+				return -1;
+			}
+			a->parent = argv[i + 1];
+			ret = 0;
+			break;
+		case KW_NETNS:
+		case KW_NETNS_PID:
+		case KW_NETNS_PATH:
+			ret = set_netns(what, k, argv[i + 1], a);
+			break;
+		case KW_LIMIT:
+			ret = set_limit(what, k, argv[i + 1], a);
+			break;
+		}
+		if (ret)
+			return -1;
+	}
+	return 0;
+}
+
+/* The first word of add/set/del: the vdevice name, or a request for help */
+static int dev_name_arg(const char *what, int argc, char **argv,
+			const char **name)
+{
+	if (argc < 1) {
+		vctl_error("%s: missing device NAME; try \"%s\"", what,
+			   DEV_HELP);
+		return -1;
+	}
+	if (vctl_is_help(argv[0])) {
+		dev_usage(stdout);
+		return 1;
+	}
+	*name = argv[0];
+	return 0;
+}
+
+static int dev_add(struct vctl *c, int argc, char **argv)
+{
+	struct dev_args a = { 0 };
+	struct vrdma_handle *h;
+	const char *name;
+	int ret;
+
+	ret = dev_name_arg("dev add", argc, argv, &name);
+	if (ret)
+		return ret < 0 ? -1 : 0;
+	if (parse_keywords("dev add", add_keywords, argc - 1, argv + 1, &a))
+		return -1;
+	if (!a.parent) {
+		vctl_error("dev add: \"parent PARENT\" is required");
+		return -1;
+	}
+	if (!a.have_netns) {
+		vctl_error("dev add: one of netns, netns-pid, netns-path is required");
+		return -1;
+	}
+	h = vctl_handle(c);
+	if (!h)
+		return -1;
+	if (vrdma_dev_add(h, name, a.parent, &a.netns,
+			  a.limits.present ? &a.limits : NULL))
+		return vctl_kernel_error(c, "dev add");
+	return 0;
+}
+
+static int dev_set(struct vctl *c, int argc, char **argv)
+{
+	struct dev_args a = { 0 };
+	struct vrdma_handle *h;
+	const char *name;
+	int ret;
+
+	ret = dev_name_arg("dev set", argc, argv, &name);
+	if (ret)
+		return ret < 0 ? -1 : 0;
+	if (parse_keywords("dev set", limit_keywords, argc - 1, argv + 1, &a))
+		return -1;
+	if (!a.limits.present) {
+		vctl_error("dev set: no limit given; try \"%s\"", DEV_HELP);
+		return -1;
+	}
+	h = vctl_handle(c);
+	if (!h)
+		return -1;
+	if (vrdma_dev_set(h, name, &a.limits))
+		return vctl_kernel_error(c, "dev set");
+	return 0;
+}
+
+static int dev_del(struct vctl *c, int argc, char **argv)
+{
+	struct vrdma_handle *h;
+	const char *name;
+	int ret;
+
+	ret = dev_name_arg("dev del", argc, argv, &name);
+	if (ret)
+		return ret < 0 ? -1 : 0;
+	if (vctl_no_more_words("dev del", argc - 1, argv + 1))
+		return -1;
+	h = vctl_handle(c);
+	if (!h)
+		return -1;
+	if (vrdma_dev_del(h, name))
+		return vctl_kernel_error(c, "dev del");
+	return 0;
+}
+
+static void print_res_json(const char *key, const struct vrdma_res_values *v)
+{
+	int res;
+
+	out_obj_begin(key);
+	for (res = VRDMA_RES_CTX; res <= VRDMA_RES_MAX; res++) {
+		if (!vrdma_res_has(v, res))
+			continue;
+		if (v->val[res] == VRDMA_LIMIT_MAX)
+			out_str(vrdma_res_name(res), NULL, "max");
+		else
+			out_uint(vrdma_res_name(res), NULL, v->val[res]);
+	}
+	out_obj_end();
+}
+
+static const char *res_value(const struct vrdma_res_values *v, int res,
+			     char *buf, size_t len)
+{
+	if (!vrdma_res_has(v, res))
+		return "-";
+	if (res == VRDMA_RES_MR_BYTES)
+		return vctl_format_size(v->val[res], buf, len);
+	if (v->val[res] == VRDMA_LIMIT_MAX)
+		return "max";
+	snprintf(buf, len, "%llu", (unsigned long long)v->val[res]);
+	return buf;
+}
+
+/* "    ctx 1/16 pd 0/max ...": use/limit per resource, on a line of its own */
+static void print_res_text(const struct vrdma_dev *d)
+{
+	char used[24], limit[24];
+	bool any = false;
+	int res;
+
+	for (res = VRDMA_RES_CTX; res <= VRDMA_RES_MAX; res++) {
+		if (!vrdma_res_has(&d->limits, res) &&
+		    !vrdma_res_has(&d->usage, res))
+			continue;
+		out_text("%s%s %s/%s", any ? " " : "    ", res_word(res),
+			 res_value(&d->usage, res, used, sizeof(used)),
+			 res_value(&d->limits, res, limit, sizeof(limit)));
+		any = true;
+	}
+	if (any)
+		out_line_end();
+}
+
+/**
+ * vctl_print_dev() - print one vdevice, as text lines or a JSON object
+ * @key: the object's JSON key, NULL inside a list
+ * @d: the vdevice
+ */
+void vctl_print_dev(const char *key, const struct vrdma_dev *d)
+{
+	const char *state = vrdma_port_state_name(d->port_state);
+	const char *driver = vrdma_driver_name(d->driver_id);
+	char buf[32];
+
+	out_obj_begin(key);
+	out_uint("index", "%s:", d->index);
+	out_str("name", " %s:", d->name);
+	out_str("parent", " parent %s", d->parent);
+	out_uint("driver_id", driver ? NULL : " driver %s", d->driver_id);
+	if (driver)
+		out_str("driver", " driver %s", driver);
+	out_str("state", " state %s", state ? state : "UNKNOWN");
+	if (d->netns_ino) {
+		out_obj_begin("netns");
+		out_uint("inode", d->netns_name[0] ? NULL : " netns-inode %s",
+			 d->netns_ino);
+		if (d->netns_name[0])
+			out_str("name", " netns %s", d->netns_name);
+		out_obj_end();
+	}
+	if (d->chardev[0]) {
+		out_str("chardev", " chardev %s", d->chardev);
+		snprintf(buf, sizeof(buf), "%u:%u", d->chardev_major,
+			 d->chardev_minor);
+		out_str("chardev_dev", " (%s)", buf);
+	}
+	out_line_end();
+	if (out_is_json()) {
+		print_res_json("limits", &d->limits);
+		print_res_json("usage", &d->usage);
+	} else {
+		print_res_text(d);
+	}
+	out_obj_end();
+}
+
+static int dev_show(struct vctl *c, int argc, char **argv)
+{
+	struct vrdma_dev_list *list;
+	struct vrdma_handle *h;
+	struct vrdma_dev dev;
+	size_t i;
+
+	if (argc && vctl_is_help(argv[0])) {
+		dev_usage(stdout);
+		return 0;
+	}
+	if (argc && vctl_no_more_words("dev show", argc - 1, argv + 1))
+		return -1;
+	h = vctl_handle(c);
+	if (!h)
+		return -1;
+	/* Fetch everything first: an error must not leave half a JSON list */
+	if (argc) {
+		if (vrdma_dev_get(h, argv[0], &dev))
+			return vctl_kernel_error(c, "dev show");
+		out_list_begin();
+		vctl_print_dev(NULL, &dev);
+		out_list_end();
+		return 0;
+	}
+	if (vrdma_dev_list(h, &list))
+		return vctl_kernel_error(c, "dev show");
+	out_list_begin();
+	for (i = 0; i < list->count; i++)
+		vctl_print_dev(NULL, &list->devs[i]);
+	out_list_end();
+	vrdma_dev_list_free(list);
+	return 0;
+}
+
+static const struct vctl_cmd dev_cmds[] = {
+	{ "show",	dev_show },
+	{ "add",	dev_add },
+	{ "set",	dev_set },
+	{ "del",	dev_del },
+	{ "help",	dev_help },
+	{ NULL }
+};
+
+/**
+ * vctl_dev() - the dev object
+ * @c: the tool state
+ * @argc: number of words after "dev"
+ * @argv: the words
+ *
+ * Return: 0 or -1.
+ */
+int vctl_dev(struct vctl *c, int argc, char **argv)
+{
+	return vctl_dispatch(c, dev_cmds, "dev command", DEV_HELP, argc, argv);
+}

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vrdmactl unit tests, no kernel needed: value parsing (counts, sizes,
+ * pids) and what dev/parent records look like as text and as JSON.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "vrdmactl.h"
+
+static int passed, failed;
+
+#define CHECK(cond) check(!!(cond), #cond, __LINE__)
+
+static void check(bool ok, const char *expr, int line)
+{
+	if (ok) {
+		passed++;
+		return;
+	}
+	failed++;
+	printf("FAIL tests/unit.c:%d: %s\n", line, expr);
+}
+
+/* The printers are reached without a handle; these are never called */
+struct vrdma_handle *vctl_handle(struct vctl *c)
+{
+	(void)c;
+	abort();
+}
+
+int vctl_kernel_error(struct vctl *c, const char *what)
+{
+	(void)c;
+	(void)what;
+	abort();
+}
+
+static void test_count(void)
+{
+	uint64_t v;
+
+	CHECK(vctl_parse_count("0", &v) == 0 && v == 0);
+	CHECK(vctl_parse_count("128", &v) == 0 && v == 128);
+	CHECK(vctl_parse_count("max", &v) == 0 && v == VRDMA_LIMIT_MAX);
+	CHECK(vctl_parse_count("18446744073709551615", &v) == 0 &&
+	      v == UINT64_MAX);
+	CHECK(vctl_parse_count("18446744073709551616", &v) == -ERANGE);
+	CHECK(vctl_parse_count("", &v) == -EINVAL);
+	CHECK(vctl_parse_count("-1", &v) == -EINVAL);
+	CHECK(vctl_parse_count("+1", &v) == -EINVAL);
+	CHECK(vctl_parse_count(" 1", &v) == -EINVAL);
+	CHECK(vctl_parse_count("1 ", &v) == -EINVAL);
+	CHECK(vctl_parse_count("0x10", &v) == -EINVAL);
+	CHECK(vctl_parse_count("12K", &v) == -EINVAL);
+	CHECK(vctl_parse_count("MAX", &v) == -EINVAL);
+	CHECK(vctl_parse_count("maximum", &v) == -EINVAL);
+}
+
+static void test_size(void)
+{
+	uint64_t v;
+
+	CHECK(vctl_parse_size("4096", &v) == 0 && v == 4096);
+	CHECK(vctl_parse_size("4K", &v) == 0 && v == 4096);
+	CHECK(vctl_parse_size("4k", &v) == 0 && v == 4096);
+	CHECK(vctl_parse_size("3M", &v) == 0 && v == 3ULL << 20);
+	CHECK(vctl_parse_size("2G", &v) == 0 && v == 2ULL << 30);
+	CHECK(vctl_parse_size("1T", &v) == 0 && v == 1ULL << 40);
+	CHECK(vctl_parse_size("0G", &v) == 0 && v == 0);
+	CHECK(vctl_parse_size("max", &v) == 0 && v == VRDMA_LIMIT_MAX);
+	CHECK(vctl_parse_size("16777215T", &v) == 0 && v == 16777215ULL << 40);
+	CHECK(vctl_parse_size("16777216T", &v) == -ERANGE);
+	CHECK(vctl_parse_size("1KB", &v) == -EINVAL);
+	CHECK(vctl_parse_size("1KiB", &v) == -EINVAL);
+	CHECK(vctl_parse_size("1P", &v) == -EINVAL);
+	CHECK(vctl_parse_size("K", &v) == -EINVAL);
+	CHECK(vctl_parse_size("1.5G", &v) == -EINVAL);
+	CHECK(vctl_parse_size("-1G", &v) == -EINVAL);
+	CHECK(vctl_parse_size("", &v) == -EINVAL);
+}
+
+static void test_pid(void)
+{
+	int pid;
+
+	CHECK(vctl_parse_pid("1", &pid) == 0 && pid == 1);
+	CHECK(vctl_parse_pid("2147483647", &pid) == 0 && pid == 2147483647);
+	CHECK(vctl_parse_pid("2147483648", &pid) == -ERANGE);
+	CHECK(vctl_parse_pid("0", &pid) == -EINVAL);
+	CHECK(vctl_parse_pid("max", &pid) == -EINVAL);
+	CHECK(vctl_parse_pid("self", &pid) == -EINVAL);
+}
+
+static void test_format_size(void)
+{
+	char buf[32];
+
+	CHECK(!strcmp(vctl_format_size(0, buf, sizeof(buf)), "0"));
+	CHECK(!strcmp(vctl_format_size(1000, buf, sizeof(buf)), "1000"));
+	CHECK(!strcmp(vctl_format_size(4096, buf, sizeof(buf)), "4K"));
+	CHECK(!strcmp(vctl_format_size(3ULL << 20, buf, sizeof(buf)), "3M"));
+	CHECK(!strcmp(vctl_format_size(1536ULL << 20, buf, sizeof(buf)),
+		      "1536M"));
+	CHECK(!strcmp(vctl_format_size(1ULL << 40, buf, sizeof(buf)), "1T"));
+	CHECK(!strcmp(vctl_format_size(VRDMA_LIMIT_MAX, buf, sizeof(buf)),
+		      "max"));
+}
+
+/* Run @print with stdout going to a buffer */
+static char *capture(void (*print)(void))
+{
+	static char buf[8192];
+	FILE *tmp = tmpfile();
+	int saved;
+	size_t n;
+
+	if (!tmp)
+		return strcpy(buf, "(tmpfile failed)");
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	dup2(fileno(tmp), STDOUT_FILENO);
+	print();
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	rewind(tmp);
+	n = fread(buf, 1, sizeof(buf) - 1, tmp);
+	buf[n] = '\0';
+	fclose(tmp);
+	return buf;
+}
+
+static struct vrdma_dev sample_dev(void)
+{
+	struct vrdma_dev d = { 0 };
+
+	strcpy(d.name, "vr0");
+	d.index = 7;
+	strcpy(d.parent, "rxe0");
+	d.driver_id = 14;
+	d.netns_ino = 4026532301u;
+	d.port_state = 4;
+	vrdma_res_set(&d.limits, VRDMA_RES_CTX, 16);
+	vrdma_res_set(&d.limits, VRDMA_RES_PD, VRDMA_LIMIT_MAX);
+	vrdma_res_set(&d.limits, VRDMA_RES_MR_BYTES, 1ULL << 30);
+	vrdma_res_set(&d.usage, VRDMA_RES_CTX, 1);
+	vrdma_res_set(&d.usage, VRDMA_RES_PD, 2);
+	vrdma_res_set(&d.usage, VRDMA_RES_MR_BYTES, 8192);
+	strcpy(d.chardev, "uverbs3");
+	d.chardev_major = 231;
+	d.chardev_minor = 195;
+	strcpy(d.netns_name, "blue");
+	return d;
+}
+
+static void print_two_devs(void)
+{
+	struct vrdma_dev d = sample_dev();
+
+	out_list_begin();
+	vctl_print_dev(NULL, &d);
+	/* Nothing user-space found, unknown driver and state */
+	d.chardev[0] = '\0';
+	d.netns_name[0] = '\0';
+	d.driver_id = 99;
+	d.port_state = 9;
+	strcpy(d.name, "vr\"1");
+	memset(&d.limits, 0, sizeof(d.limits));
+	memset(&d.usage, 0, sizeof(d.usage));
+	vctl_print_dev(NULL, &d);
+	out_list_end();
+}
+
+static void print_empty_list(void)
+{
+	out_list_begin();
+	out_list_end();
+}
+
+static void test_dev_text(void)
+{
+	char *s;
+
+	out_init(false, false);
+	s = capture(print_two_devs);
+	CHECK(!strcmp(s, ""
+		"7: vr0: parent rxe0 driver rxe state ACTIVE netns blue chardev uverbs3 (231:195)\n"
+		"    ctx 1/16 pd 2/max mr-bytes 8K/1G\n"
+		"7: vr\"1: parent rxe0 driver 99 state UNKNOWN netns-inode 4026532301\n"));
+	if (failed)
+		printf("%s", s);
+	s = capture(print_empty_list);
+	CHECK(!strcmp(s, ""));
+}
+
+static void test_dev_json(void)
+{
+	char *s;
+
+	out_init(true, false);
+	s = capture(print_two_devs);
+	CHECK(!strcmp(s, ""
+		"[{\"index\":7,\"name\":\"vr0\",\"parent\":\"rxe0\",\"driver_id\":14,"
+		"\"driver\":\"rxe\",\"state\":\"ACTIVE\","
+		"\"netns\":{\"inode\":4026532301,\"name\":\"blue\"},"
+		"\"chardev\":\"uverbs3\",\"chardev_dev\":\"231:195\","
+		"\"limits\":{\"ctx\":16,\"pd\":\"max\",\"mr_bytes\":1073741824},"
+		"\"usage\":{\"ctx\":1,\"pd\":2,\"mr_bytes\":8192}},"
+		"{\"index\":7,\"name\":\"vr\\\"1\",\"parent\":\"rxe0\",\"driver_id\":99,"
+		"\"state\":\"UNKNOWN\",\"netns\":{\"inode\":4026532301},"
+		"\"limits\":{},\"usage\":{}}]\n"));
+	if (failed)
+		printf("%s", s);
+	s = capture(print_empty_list);
+	CHECK(!strcmp(s, "[]\n"));
+}
+
+static void print_one_dev(void)
+{
+	struct vrdma_dev d = sample_dev();
+
+	memset(&d.usage, 0, sizeof(d.usage));
+	memset(&d.limits, 0, sizeof(d.limits));
+	vrdma_res_set(&d.limits, VRDMA_RES_QP, 4);
+	out_list_begin();
+	vctl_print_dev(NULL, &d);
+	out_list_end();
+}
+
+static void test_dev_json_pretty(void)
+{
+	char *s;
+
+	out_init(true, true);
+	s = capture(print_one_dev);
+	CHECK(!strcmp(s, ""
+		"[\n"
+		"    {\n"
+		"        \"index\": 7,\n"
+		"        \"name\": \"vr0\",\n"
+		"        \"parent\": \"rxe0\",\n"
+		"        \"driver_id\": 14,\n"
+		"        \"driver\": \"rxe\",\n"
+		"        \"state\": \"ACTIVE\",\n"
+		"        \"netns\": {\n"
+		"            \"inode\": 4026532301,\n"
+		"            \"name\": \"blue\"\n"
+		"        },\n"
+		"        \"chardev\": \"uverbs3\",\n"
+		"        \"chardev_dev\": \"231:195\",\n"
+		"        \"limits\": {\n"
+		"            \"qp\": 4\n"
+		"        },\n"
+		"        \"usage\": {}\n"
+		"    }\n"
+		"]\n"));
+	if (failed)
+		printf("%s", s);
+}
+
+int main(void)
+{
+	test_count();
+	test_size();
+	test_pid();
+	test_format_size();
+	test_dev_text();
+	test_dev_json();
+	test_dev_json_pretty();
+	printf("vrdmactl unit: %d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
