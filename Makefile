@@ -28,10 +28,10 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 export PREFIX DESTDIR
 
-.PHONY: all modules userlib tools clean check demo bench deps style \
+.PHONY: all modules userlib tools progs clean check demo bench deps style \
 	install modules_install dkms-install sparse help
 
-all: modules userlib tools
+all: modules userlib tools progs
 
 modules:
 	@test -n "$(KDIR)" -a -d "$(KDIR)" || { \
@@ -47,10 +47,14 @@ userlib:
 tools: userlib
 	$(MAKE) -C tools/vrdmactl
 
+progs:
+	$(MAKE) -C selftests/progs
+
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean
 	$(MAKE) -C userlib clean
 	$(MAKE) -C tools/vrdmactl clean
+	$(MAKE) -C selftests/progs clean
 	rm -rf build
 
 deps:
