@@ -190,6 +190,47 @@ int vrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	return 0;
 }
 
+/* UD requests handed to the parent per call, bounded for the stack. */
+#define VRDMA_UD_BATCH 16
+
+/*
+ * UD requests name vdevice AHs, and the parent needs its shadow AHs.
+ * uverbs builds a private copy of the request list for every call, but
+ * drops its reference on each request's AH uobject when the call returns,
+ * so the vdevice AHs must be back in place by then.  The list is posted
+ * in batches whose AHs are swapped, posted and restored; no allocation,
+ * no lock, O(n).
+ */
+static int vrdma_post_send_ud(struct ib_qp *shadow,
+			      const struct ib_send_wr *wr,
+			      const struct ib_send_wr **bad_wr)
+{
+	struct ib_ah *vah[VRDMA_UD_BATCH];
+	struct ib_send_wr *last, *next;
+	const struct ib_send_wr *w;
+	int i, n, ret = 0;
+
+	while (wr && !ret) {
+		n = 0;
+		for (w = wr; w && n < VRDMA_UD_BATCH; w = w->next) {
+			struct ib_ud_wr *ud = (struct ib_ud_wr *)ud_wr(w);
+
+			vah[n++] = ud->ah;
+			if (ud->ah)
+				ud->ah = to_vah(ud->ah)->shadow;
+			last = (struct ib_send_wr *)w;
+		}
+		next = last->next;
+		last->next = NULL;
+		ret = shadow->device->ops.post_send(shadow, wr, bad_wr);
+		last->next = next;
+		for (i = 0, w = wr; i < n; i++, w = w->next)
+			((struct ib_ud_wr *)ud_wr(w))->ah = vah[i];
+		wr = next;
+	}
+	return ret;
+}
+
 /**
  * vrdma_post_send() - forward a send doorbell or work requests
  * @ibqp: the vdevice QP
@@ -205,20 +246,9 @@ int vrdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr)
 {
 	struct ib_qp *shadow = to_vqp(ibqp)->shadow;
-	const struct ib_send_wr *w;
 
-	/*
-	 * UD requests name vdevice AHs.  uverbs builds a private copy of the
-	 * request list for every call, so the AHs are rewritten in place.
-	 */
-	if (ibqp->qp_type == IB_QPT_UD) {
-		for (w = wr; w; w = w->next) {
-			struct ib_ud_wr *ud = (struct ib_ud_wr *)ud_wr(w);
-
-			if (ud->ah)
-				ud->ah = to_vah(ud->ah)->shadow;
-		}
-	}
+	if (ibqp->qp_type == IB_QPT_UD && wr)
+		return vrdma_post_send_ud(shadow, wr, bad_wr);
 	return shadow->device->ops.post_send(shadow, wr, bad_wr);
 }
 

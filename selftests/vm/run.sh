@@ -202,7 +202,10 @@ ln -sfn "last/console.log" "$VMDIR/console.log"
 	printf 'KVER=%q\n' "$KVER"
 } > "$RUN/results/config"
 
-CMDLINE="console=ttyS0,115200 panic=-1 loglevel=5 printk.time=1 log_buf_len=8M"
+# An Oops ends the guest at once (oops=panic, and panic=-1 reboots, which
+# -no-reboot turns into an exit): a crashed kernel would otherwise sit out
+# the per-test timeout with a hung test process.
+CMDLINE="console=ttyS0,115200 oops=panic panic=-1 loglevel=5 printk.time=1 log_buf_len=8M"
 CMDLINE+=" rdinit=/init vrdma_init=$HERE/guest-init.sh"
 
 QEMU=(qemu-system-x86_64 -accel tcg -cpu max -smp "$VM_SMP" -m "$VM_MEM"
