@@ -157,11 +157,25 @@ static const struct ib_device_ops vrdma_dev_ops = {
  * sees the parent's own answer (EOPNOTSUPP, or the method hidden by the
  * uverbs uapi) for what the parent cannot do.
  */
-#define VRDMA_OPTIONAL_OP(ops, pops, op) \
-	do { \
-		if (!(pops)->op) \
-			(ops)->op = NULL; \
-	} while (0)
+#define VRDMA_OP_OFFSET(op) offsetof(typeof(vrdma_dev_ops), op)
+
+static const size_t vrdma_optional_ops[] = {
+	VRDMA_OP_OFFSET(alloc_mw),
+	VRDMA_OP_OFFSET(attach_mcast),
+	VRDMA_OP_OFFSET(create_srq),
+	VRDMA_OP_OFFSET(create_user_ah),
+	VRDMA_OP_OFFSET(dealloc_mw),
+	VRDMA_OP_OFFSET(destroy_srq),
+	VRDMA_OP_OFFSET(detach_mcast),
+	VRDMA_OP_OFFSET(get_dev_fw_str),
+	VRDMA_OP_OFFSET(modify_srq),
+	VRDMA_OP_OFFSET(poll_cq),
+	VRDMA_OP_OFFSET(post_srq_recv),
+	VRDMA_OP_OFFSET(query_pkey),
+	VRDMA_OP_OFFSET(query_qp),
+	VRDMA_OP_OFFSET(query_srq),
+	VRDMA_OP_OFFSET(resize_cq),
+};
 
 /**
  * vrdma_dev_set_ops() - install the vdevice ops, shaped after the parent
@@ -173,29 +187,21 @@ static const struct ib_device_ops vrdma_dev_ops = {
  */
 void vrdma_dev_set_ops(struct vrdma_dev *vdev)
 {
-	const struct ib_device_ops *pops = &vdev->pdev->ops;
-	struct ib_device_ops ops = vrdma_dev_ops;
+	const void *pops = &vdev->pdev->ops;
+	void *ops = &vdev->ibdev.ops;
+	void (*fn)(void);
+	size_t i, off;
 
-	ops.driver_id = pops->driver_id;
-	ops.uverbs_abi_ver = pops->uverbs_abi_ver;
-	ops.uverbs_no_driver_id_binding = pops->uverbs_no_driver_id_binding;
+	ib_set_device_ops(&vdev->ibdev, &vrdma_dev_ops);
+	vdev->ibdev.ops.driver_id = vdev->pdev->ops.driver_id;
+	vdev->ibdev.ops.uverbs_abi_ver = vdev->pdev->ops.uverbs_abi_ver;
+	vdev->ibdev.ops.uverbs_no_driver_id_binding =
+		vdev->pdev->ops.uverbs_no_driver_id_binding;
 
-	VRDMA_OPTIONAL_OP(&ops, pops, alloc_mw);
-	VRDMA_OPTIONAL_OP(&ops, pops, dealloc_mw);
-	VRDMA_OPTIONAL_OP(&ops, pops, attach_mcast);
-	VRDMA_OPTIONAL_OP(&ops, pops, detach_mcast);
-	VRDMA_OPTIONAL_OP(&ops, pops, create_srq);
-	VRDMA_OPTIONAL_OP(&ops, pops, modify_srq);
-	VRDMA_OPTIONAL_OP(&ops, pops, query_srq);
-	VRDMA_OPTIONAL_OP(&ops, pops, destroy_srq);
-	VRDMA_OPTIONAL_OP(&ops, pops, post_srq_recv);
-	VRDMA_OPTIONAL_OP(&ops, pops, create_user_ah);
-	VRDMA_OPTIONAL_OP(&ops, pops, resize_cq);
-	VRDMA_OPTIONAL_OP(&ops, pops, poll_cq);
-	VRDMA_OPTIONAL_OP(&ops, pops, get_dev_fw_str);
-	VRDMA_OPTIONAL_OP(&ops, pops, query_pkey);
-	VRDMA_OPTIONAL_OP(&ops, pops, query_qp);
-	VRDMA_OPTIONAL_OP(&ops, pops, query_srq);
-
-	ib_set_device_ops(&vdev->ibdev, &ops);
+	for (i = 0; i < ARRAY_SIZE(vrdma_optional_ops); i++) {
+		off = vrdma_optional_ops[i];
+		memcpy(&fn, pops + off, sizeof(fn));
+		if (!fn)
+			memset(ops + off, 0, sizeof(fn));
+	}
 }
