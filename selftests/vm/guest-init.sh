@@ -20,10 +20,17 @@
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root TERM=dumb LC_ALL=C.UTF-8 SHELL=/bin/bash
 
+# A pipe nobody writes to: reading it waits with builtins only.  Power-off
+# tears the 9p root down under us, after which no command can be executed;
+# if PID 1 then exited, the kernel would panic ("Attempted to kill init").
+exec {NEVER_FD}<> <(:)
+
 power_off() {
 	sync
 	echo o > /proc/sysrq-trigger
-	sleep 60
+	while :; do
+		read -r -t 60 -u "$NEVER_FD" _
+	done
 }
 # Never let PID 1 exit: that would panic the kernel.
 trap power_off EXIT
