@@ -298,9 +298,16 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 	 * caller holds a reference on the namespace until we are on
 	 * vrdma_devs, where the pernet pre_exit hook finds us.
 	 */
+	ret = vrdma_fault(VRDMA_FAULT_NETNS);
+	if (ret) {
+		NL_SET_ERR_MSG(extack,
+			       "placing the device in its namespace failed");
+		goto err_dealloc;
+	}
 	write_pnet(&vdev->ibdev.coredev.rdma_net, params->net);
 
-	ret = ib_register_device(&vdev->ibdev, params->name, NULL);
+	ret = vrdma_fault(VRDMA_FAULT_REGISTER) ?:
+	      ib_register_device(&vdev->ibdev, params->name, NULL);
 	if (ret) {
 		NL_SET_ERR_MSG(extack, "registering the RDMA device failed");
 		if (ret == -ENFILE)
