@@ -94,6 +94,8 @@ void vrdma_debugfs_init(void)
 
 /**
  * vrdma_debugfs_exit() - remove /sys/kernel/debug/vrdma
+ *
+ * Called last at module unload: warns about every object still counted.
  */
 void vrdma_debugfs_exit(void)
 {
@@ -102,4 +104,9 @@ void vrdma_debugfs_exit(void)
 	debugfs_remove_recursive(vrdma_debugfs_root);
 	for (i = 0; i < VRDMA_NR_FAULT; i++)
 		atomic_set(&vrdma_fault_count[i], 0);
+	/* The leak audit of an unload: everything must be gone by now. */
+	for (i = 0; i < VRDMA_NR_OBJ; i++)
+		WARN(atomic_read(&vrdma_obj_count[i]),
+		     "vrdma: %d %s object(s) leaked\n",
+		     atomic_read(&vrdma_obj_count[i]), vrdma_obj_names[i]);
 }
