@@ -184,6 +184,7 @@ struct vrdma_dev *vrdma_dev_find(const char *name);
 void vrdma_dev_unlink(struct vrdma_dev *vdev);
 void vrdma_dev_destroy(struct vrdma_dev *vdev, enum vrdma_del_reason reason);
 void vrdma_dev_destroy_all(void);
+void vrdma_dev_wait_dying(struct net *net);
 void vrdma_dealloc_driver(struct ib_device *ibdev);
 struct net *vrdma_dev_net(struct vrdma_dev *vdev);
 u32 vrdma_dev_port_state(struct vrdma_dev *vdev);

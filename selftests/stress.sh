@@ -6,6 +6,8 @@
 #
 #   churn1, churn2   create/delete loops: st_c1 in netns S1, st_c2 in S2
 #   nschurn          netns churn: a fresh netns, st_n in it, the netns deleted
+#   racer            a fresh netns, st_r in it, then "dev del st_r" and the
+#                    netns deletion at the same time
 #   dumper           "vrdmactl -j dev show" and "parent show" in a loop
 #   traffic          RDMA writes on st_a (netns SA) the whole time
 #   objects          create/destroy every object type on st_b (netns SB)
@@ -25,7 +27,7 @@
 USERPROG=$TOP/selftests/progs/vrdma_user
 SECS=${STRESS_SECS:-60}
 
-ktap_plan setup churn_ok nschurn_ok dumps_consistent traffic_ok objects_ok \
+ktap_plan setup churn_ok nschurn_ok racer_ok dumps_consistent traffic_ok objects_ok \
 	only_stable_left shadows_freed parent_res_baseline klog_clean
 
 if ! require_cmd jq rdma || ! have_vrdmactl || [ ! -x "$USERPROG" ]; then
@@ -79,6 +81,34 @@ nschurn() {
 	done >>"$T/nschurn"
 }
 
+# User deletion racing namespace death: one of them wins, the vdevice goes
+# away exactly once, and never shows up in init_net.
+racer() {
+	local i=0 ns dpid
+	while [ "$EPOCHSECONDS" -lt "$END" ]; do
+		ns="stress-$$-r$i"
+		i=$((i + 1))
+		if ! ip netns add "$ns" ||
+		   ! "$VRDMACTL" dev add st_r parent "$PARENT" netns "$ns" 2>>"$T/racer.log"; then
+			echo "err setup $ns"
+			ip netns del "$ns" 2>/dev/null
+			continue
+		fi
+		"$VRDMACTL" dev del st_r 2>/dev/null &
+		dpid=$!
+		ip netns del "$ns"
+		if rdma dev show st_r >/dev/null 2>&1; then
+			echo "err st_r visible in init_net"
+		fi
+		wait "$dpid"
+		if wait_for 60 gone_vdev st_r >/dev/null 2>&1; then
+			echo ok
+		else
+			echo "err st_r left behind"
+		fi
+	done >>"$T/racer"
+}
+
 # A dump is consistent if the long-lived vdevices are in it and nothing
 # appears twice.
 dumper() {
@@ -114,7 +144,7 @@ objects() {
 	done >>"$T/objects"
 }
 
-ktap_diag "[init] $SECS s of: churn st_c1, churn st_c2, netns churn, dumps, traffic on st_a, objects on st_b"
+ktap_diag "[init] $SECS s of: churn st_c1, churn st_c2, netns churn, deletion racing netns death, dumps, traffic on st_a, objects on st_b"
 spawn_in_ns "$SA" "$USERPROG" -d st_a -g "$GIDX" -t "$SECS" traffic >"$T/traffic" 2>&1
 TPID=$!
 cleanup_push kill -9 "$TPID"
@@ -124,12 +154,14 @@ churn st_c2 "$S2" &
 W2=$!
 nschurn &
 W3=$!
+racer &
+W6=$!
 dumper &
 W4=$!
 objects &
 W5=$!
-cleanup_push kill "$W1" "$W2" "$W3" "$W4" "$W5"
-wait "$W1" "$W2" "$W3" "$W4" "$W5"
+cleanup_push kill "$W1" "$W2" "$W3" "$W4" "$W5" "$W6"
+wait "$W1" "$W2" "$W3" "$W4" "$W5" "$W6"
 # The traffic user ends $SECS s after its setup: status 2, no fatal event.
 wait "$TPID"
 trc=$?
@@ -152,6 +184,7 @@ report() {	# NAME FILE...
 }
 report churn_ok "$T/st_c1" "$T/st_c2"
 report nschurn_ok "$T/nschurn"
+report racer_ok "$T/racer"
 ktap_diag "dumps: $(count "$T/dumper" ok) consistent, $(count "$T/dumper" giveup) given up after retries"
 report dumps_consistent "$T/dumper"
 if [ "$trc" = 2 ] && grep -q '^ready' "$T/traffic" && ! grep -q '^event' "$T/traffic"; then

@@ -56,8 +56,7 @@ struct res {
 	char *buf;
 };
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
+static void __attribute__((format(printf, 1, 2))) say(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -262,14 +261,16 @@ static void destroy(struct res *r)
 	free(r->buf);
 }
 
-#define CREATE(what, expr) do {						\
-	errno = 0;							\
-	if (!(expr)) {							\
-		say("create %s failed errno=%d", what, errno);		\
-		return 1;						\
-	}								\
-	say("create %s ok", what);					\
-} while (0)
+/* Report one creation; false if it failed. */
+static bool created(const char *what, const void *obj)
+{
+	if (!obj) {
+		say("create %s failed errno=%d", what, errno);
+		return false;
+	}
+	say("create %s ok", what);
+	return true;
+}
 
 static int objects(struct res *r)
 {
@@ -278,30 +279,52 @@ static int objects(struct res *r)
 		.grh = { .sgid_index = opt.gidx, .hop_limit = 1 },
 	};
 
-	if (ibv_query_gid(r->ctx, 1, opt.gidx, &ah.grh.dgid))
-		return 1;
-	CREATE("pd", r->pd = ibv_alloc_pd(r->ctx));
-	CREATE("cq", r->cq = ibv_create_cq(r->ctx, 16, NULL, NULL, 0));
-	CREATE("qp", r->qp = ibv_create_qp(r->pd, &(struct ibv_qp_init_attr) {
-		.send_cq = r->cq, .recv_cq = r->cq, .qp_type = IBV_QPT_RC,
+	struct ibv_qp_init_attr qp = {
+		.qp_type = IBV_QPT_RC,
 		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
-	}));
-	CREATE("srq", r->srq = ibv_create_srq(r->pd, &(struct ibv_srq_init_attr) {
+	};
+	struct ibv_srq_init_attr srq = {
 		.attr = { .max_wr = 4, .max_sge = 1 },
-	}));
+	};
+
+	if (ibv_query_gid(r->ctx, 1, opt.gidx, &ah.grh.dgid))
+		return 1;
+	errno = 0;
+	r->pd = ibv_alloc_pd(r->ctx);
+	if (!created("pd", r->pd))
+		return 1;
+	r->cq = ibv_create_cq(r->ctx, 16, NULL, NULL, 0);
+	if (!created("cq", r->cq))
+		return 1;
+	qp.send_cq = r->cq;
+	qp.recv_cq = r->cq;
+	r->qp = ibv_create_qp(r->pd, &qp);
+	if (!created("qp", r->qp))
+		return 1;
+	r->srq = ibv_create_srq(r->pd, &srq);
+	if (!created("srq", r->srq))
+		return 1;
 	r->buf = calloc(1, BUF_SIZE);
-	CREATE("mr", r->buf && (r->mr = ibv_reg_mr(r->pd, r->buf, BUF_SIZE,
-						   IBV_ACCESS_LOCAL_WRITE)));
-	CREATE("mw", r->mw = ibv_alloc_mw(r->pd, IBV_MW_TYPE_1));
-	CREATE("ah", r->ah = ibv_create_ah(r->pd, &ah));
+	if (!r->buf)
+		return 1;
+	r->mr = ibv_reg_mr(r->pd, r->buf, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE);
+	if (!created("mr", r->mr))
+		return 1;
+	r->mw = ibv_alloc_mw(r->pd, IBV_MW_TYPE_1);
+	if (!created("mw", r->mw))
+		return 1;
+	r->ah = ibv_create_ah(r->pd, &ah);
+	if (!created("ah", r->ah))
+		return 1;
 	return 0;
 }
 
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: vrdma_user -d DEV [-g GIDX] [-t SECS] [-H] idle|traffic|objects\n");
+		"Usage: %s -d DEV [-g GIDX] [-t SECS] [-H] idle|traffic|objects\n",
+		program_invocation_short_name);
 	exit(1);
 }
 
@@ -314,11 +337,20 @@ int main(int argc, char **argv)
 
 	while ((c = getopt(argc, argv, "d:g:t:H")) != -1) {
 		switch (c) {
-		case 'd': opt.dev = optarg; break;
-		case 'g': opt.gidx = atoi(optarg); break;
-		case 't': opt.timeout = atoi(optarg); break;
-		case 'H': opt.hold = true; break;
-		default: usage();
+		case 'd':
+			opt.dev = optarg;
+			break;
+		case 'g':
+			opt.gidx = atoi(optarg);
+			break;
+		case 't':
+			opt.timeout = atoi(optarg);
+			break;
+		case 'H':
+			opt.hold = true;
+			break;
+		default:
+			usage();
 		}
 	}
 	if (!opt.dev || optind != argc - 1)
