@@ -4,6 +4,8 @@
  * shadow object and wrapped mapping is gone (a leak audit).
  *
  *   /sys/kernel/debug/vrdma/objects    "name count" per line
+ *   /sys/kernel/debug/vrdma/fail/POINT  how many of the next passes through
+ *                                       POINT fail (fault injection)
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -27,6 +29,39 @@ static const char * const vrdma_obj_names[VRDMA_NR_OBJ] = {
 
 static struct dentry *vrdma_debugfs_root;
 
+/* Pending injected failures per point; lock-free (atomic). */
+static atomic_t vrdma_fault_count[VRDMA_NR_FAULT];
+
+static const char * const vrdma_fault_names[VRDMA_NR_FAULT] = {
+	[VRDMA_FAULT_UCTX] = "ucontext",
+	[VRDMA_FAULT_PD] = "pd",
+	[VRDMA_FAULT_CQ] = "cq",
+	[VRDMA_FAULT_QP] = "qp",
+	[VRDMA_FAULT_SRQ] = "srq",
+	[VRDMA_FAULT_MR] = "mr",
+	[VRDMA_FAULT_MW] = "mw",
+	[VRDMA_FAULT_AH] = "ah",
+	[VRDMA_FAULT_REGISTER] = "register",
+	[VRDMA_FAULT_NETNS] = "netns",
+};
+
+/**
+ * vrdma_fault() - whether to fail this pass through a fault point
+ * @point: the fault point
+ *
+ * Consumes one pending injected failure of @point, if there is one.
+ *
+ * Context: any context.
+ * Return: -ENOMEM when the caller must fail, else 0.
+ */
+int vrdma_fault(enum vrdma_fault point)
+{
+	if (atomic_dec_if_positive(&vrdma_fault_count[point]) < 0)
+		return 0;
+	pr_debug("vrdma: injected failure at %s\n", vrdma_fault_names[point]);
+	return -ENOMEM;
+}
+
 static int vrdma_objects_show(struct seq_file *m, void *unused)
 {
 	int i;
@@ -45,15 +80,33 @@ DEFINE_SHOW_ATTRIBUTE(vrdma_objects);
  */
 void vrdma_debugfs_init(void)
 {
+	struct dentry *fail;
+	int i;
+
 	vrdma_debugfs_root = debugfs_create_dir("vrdma", NULL);
 	debugfs_create_file("objects", 0444, vrdma_debugfs_root, NULL,
 			    &vrdma_objects_fops);
+	fail = debugfs_create_dir("fail", vrdma_debugfs_root);
+	for (i = 0; i < VRDMA_NR_FAULT; i++)
+		debugfs_create_atomic_t(vrdma_fault_names[i], 0600, fail,
+					&vrdma_fault_count[i]);
 }
 
 /**
  * vrdma_debugfs_exit() - remove /sys/kernel/debug/vrdma
+ *
+ * Called last at module unload: warns about every object still counted.
  */
 void vrdma_debugfs_exit(void)
 {
+	int i;
+
 	debugfs_remove_recursive(vrdma_debugfs_root);
+	for (i = 0; i < VRDMA_NR_FAULT; i++)
+		atomic_set(&vrdma_fault_count[i], 0);
+	/* The leak audit of an unload: everything must be gone by now. */
+	for (i = 0; i < VRDMA_NR_OBJ; i++)
+		WARN(atomic_read(&vrdma_obj_count[i]),
+		     "vrdma: %d %s object(s) leaked\n",
+		     atomic_read(&vrdma_obj_count[i]), vrdma_obj_names[i]);
 }

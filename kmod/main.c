@@ -55,8 +55,15 @@ static void __exit vrdma_exit(void)
 {
 	/* First: no new requests while the vdevices go away. */
 	vrdma_netlink_exit();
-	vrdma_pernet_exit();
+	/*
+	 * Before the pernet hook goes: unregister_pernet_subsys() runs
+	 * pre_exit for every namespace, live ones included, which would
+	 * destroy the vdevices as if their namespaces had died, under
+	 * pernet_ops_rwsem.  Until it is gone, a namespace dying meanwhile
+	 * still takes its vdevices with it.
+	 */
 	vrdma_dev_destroy_all();
+	vrdma_pernet_exit();
 	vrdma_parent_exit();
 	vrdma_debugfs_exit();
 	pr_info("vrdma: unloaded\n");

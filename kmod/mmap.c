@@ -11,6 +11,15 @@
  * after the vdevice is gone.  Such mappings are wrapped: the wrapper holds
  * the shadow ucontext holder (and with it the parent device and module) and
  * this module until the last VMA sharing it is closed.
+ *
+ * So "rmmod vrdma" is refused ("in use") while such a mapping exists, even
+ * after every vdevice is gone: the VMA's close runs vrdma code and the
+ * parent's close needs the shadow ucontext that only vrdma frees.  The
+ * refusal resolves by itself: deleting a vdevice (or unloading with no
+ * mapping left) sends its users IBV_EVENT_DEVICE_FATAL, and once they
+ * unmap or exit the count drops ("mmap" in debugfs objects).  Rewriting
+ * the VMAs of other processes at teardown instead (zap, drop vm_ops) would
+ * need each mm's mmap lock and turn later touches into SIGBUS.
  */
 #include <linux/mm.h>
 #include <linux/module.h>

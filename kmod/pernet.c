@@ -26,6 +26,8 @@ static void vrdma_pernet_pre_exit(struct net *net)
 			break;
 		vrdma_dev_destroy(found, VRDMA_DEL_NETNS);
 	}
+	/* Those other paths are tearing down must not outlive the netns. */
+	vrdma_dev_wait_dying(net);
 }
 
 static struct pernet_operations vrdma_pernet_ops = {

@@ -6,7 +6,9 @@
  * Whoever takes a vdevice off vrdma_devs (under vrdma_mutex) owns its
  * teardown: user deletion, namespace death, parent removal and module
  * unload all unlink first and then unregister without the mutex held, so
- * a vdevice is unregistered exactly once.
+ * a vdevice is unregistered exactly once.  Between its unlinking and the
+ * end of its unregistration a vdevice sits on vrdma_dying, so that a dying
+ * namespace can wait for it (see vrdma_dev_wait_dying()).
  */
 #include <linux/ctype.h>
 #include <linux/module.h>
@@ -15,6 +17,15 @@
 #include <rdma/ib_cache.h>
 
 #include "vrdma.h"
+
+/* Vdevices unlinked and not yet released (vrdma_dev.list; vrdma_mutex). */
+static LIST_HEAD(vrdma_dying);
+
+/* Bumped, under vrdma_mutex, whenever a vdevice leaves vrdma_dying. */
+static unsigned int vrdma_dying_seq;
+
+/* Waits for vrdma_dying_seq to change. */
+static DECLARE_WAIT_QUEUE_HEAD(vrdma_dying_wq);
 
 static bool vrdma_name_valid(const char *name)
 {
@@ -118,7 +129,7 @@ void vrdma_dev_unlink(struct vrdma_dev *vdev)
 	struct vrdma_parent *parent = vdev->parent;
 
 	lockdep_assert_held(&vrdma_mutex);
-	list_del_init(&vdev->list);
+	list_move_tail(&vdev->list, &vrdma_dying);
 	spin_lock_bh(&parent->vdevs_lock);
 	list_del_init(&vdev->parent_node);
 	parent->nr_vdevs--;
@@ -144,6 +155,38 @@ void vrdma_dev_destroy(struct vrdma_dev *vdev, enum vrdma_del_reason reason)
 	/* Frees vdev through vrdma_dealloc_driver(). */
 	ib_unregister_device(&vdev->ibdev);
 	vrdma_nl_event_send(&ev);
+}
+
+/**
+ * vrdma_dev_wait_dying() - wait for the teardown of a namespace's vdevices
+ * @net: the namespace
+ *
+ * A vdevice another path (user deletion, parent removal) has unlinked but
+ * not yet unregistered still lives in @net.  If @net finished dying first,
+ * the RDMA core would move that vdevice to init_net, handing it to the
+ * host for the rest of its teardown.  Returns once no such vdevice is
+ * left; the RDMA core skips a device whose unregistration has begun.
+ *
+ * Context: process context, vrdma_mutex not held.
+ */
+void vrdma_dev_wait_dying(struct net *net)
+{
+	struct vrdma_dev *vdev;
+	unsigned int seq;
+	bool busy;
+
+	for (;;) {
+		busy = false;
+		mutex_lock(&vrdma_mutex);
+		list_for_each_entry(vdev, &vrdma_dying, list)
+			if (net_eq(vrdma_dev_net(vdev), net))
+				busy = true;
+		seq = vrdma_dying_seq;
+		mutex_unlock(&vrdma_mutex);
+		if (!busy)
+			return;
+		wait_event(vrdma_dying_wq, READ_ONCE(vrdma_dying_seq) != seq);
+	}
 }
 
 /**
@@ -198,11 +241,26 @@ static void vrdma_dev_put_parent(struct ib_device *pdev)
  * @ibdev: the vdevice
  *
  * Called by the RDMA core once every client is gone and every user context
- * is destroyed, right before it frees the device.
+ * is destroyed, right before it frees the device, and by ib_dealloc_device()
+ * when creation fails.
+ *
+ * Context: process context, vrdma_mutex not held.
  */
 void vrdma_dealloc_driver(struct ib_device *ibdev)
 {
 	struct vrdma_dev *vdev = to_vdev(ibdev);
+
+	mutex_lock(&vrdma_mutex);
+	/*
+	 * Still linked: the core unregistered the device on its own (a
+	 * failed "rdma dev set NAME netns NS"); it must not stay listed.
+	 */
+	if (!list_empty(&vdev->parent_node))
+		vrdma_dev_unlink(vdev);
+	list_del_init(&vdev->list);
+	WRITE_ONCE(vrdma_dying_seq, vrdma_dying_seq + 1);
+	mutex_unlock(&vrdma_mutex);
+	wake_up_all(&vrdma_dying_wq);
 
 	vrdma_dev_put_parent(vdev->pdev);
 	vrdma_obj_dec(VRDMA_OBJ_VDEV);
@@ -298,9 +356,16 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 	 * caller holds a reference on the namespace until we are on
 	 * vrdma_devs, where the pernet pre_exit hook finds us.
 	 */
+	ret = vrdma_fault(VRDMA_FAULT_NETNS);
+	if (ret) {
+		NL_SET_ERR_MSG(extack,
+			       "placing the device in its namespace failed");
+		goto err_dealloc;
+	}
 	write_pnet(&vdev->ibdev.coredev.rdma_net, params->net);
 
-	ret = ib_register_device(&vdev->ibdev, params->name, NULL);
+	ret = vrdma_fault(VRDMA_FAULT_REGISTER) ?:
+	      ib_register_device(&vdev->ibdev, params->name, NULL);
 	if (ret) {
 		NL_SET_ERR_MSG(extack, "registering the RDMA device failed");
 		if (ret == -ENFILE)

@@ -68,7 +68,8 @@ int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	rdma_restrack_new(&shadow->res, RDMA_RESTRACK_CQ);
 	rdma_restrack_set_name(&shadow->res, NULL);
 
-	ret = pdev->ops.create_cq(shadow, attr, pudata);
+	ret = vrdma_fault(VRDMA_FAULT_CQ) ?:
+	      pdev->ops.create_cq(shadow, attr, pudata);
 	if (ret)
 		goto err_free;
 	rdma_restrack_add(&shadow->res);

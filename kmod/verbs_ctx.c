@@ -89,7 +89,8 @@ int vrdma_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	sb.driver_udata = *udata;
 	sb.ufile = ibuc->ufile;
 	sb.context = shadow;
-	ret = pdev->ops.alloc_ucontext(shadow, &sb.driver_udata);
+	ret = vrdma_fault(VRDMA_FAULT_UCTX) ?:
+	      pdev->ops.alloc_ucontext(shadow, &sb.driver_udata);
 	if (ret)
 		goto err_free_shadow;
 	rdma_restrack_add(&shadow->res);

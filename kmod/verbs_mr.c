@@ -50,7 +50,8 @@ struct ib_mr *vrdma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (ret)
 		goto err_uncharge_mr;
 
-	shadow = spd->device->ops.reg_user_mr(spd, start, length, iova, access,
+	shadow = vrdma_fault_ptr(VRDMA_FAULT_MR) ?:
+		 spd->device->ops.reg_user_mr(spd, start, length, iova, access,
 					      pudata);
 	if (IS_ERR(shadow)) {
 		ret = PTR_ERR(shadow);
@@ -147,7 +148,8 @@ int vrdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	shadow->pd = spd;
 	shadow->type = ibmw->type;
 
-	ret = spd->device->ops.alloc_mw(shadow, pudata);
+	ret = vrdma_fault(VRDMA_FAULT_MW) ?:
+	      spd->device->ops.alloc_mw(shadow, pudata);
 	if (ret)
 		goto err_free;
 	atomic_inc(&spd->usecnt);

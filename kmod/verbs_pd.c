@@ -38,7 +38,7 @@ int vrdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	rdma_restrack_new(&shadow->res, RDMA_RESTRACK_PD);
 	rdma_restrack_set_name(&shadow->res, NULL);
 
-	ret = pdev->ops.alloc_pd(shadow, pudata);
+	ret = vrdma_fault(VRDMA_FAULT_PD) ?: pdev->ops.alloc_pd(shadow, pudata);
 	if (ret)
 		goto err_free;
 	rdma_restrack_add(&shadow->res);

@@ -64,7 +64,8 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (ret)
 		return ret;
 
-	shadow = ib_create_qp_user(vdev->pdev, to_vpd(ibqp->pd)->shadow,
+	shadow = vrdma_fault_ptr(VRDMA_FAULT_QP) ?:
+		 ib_create_qp_user(vdev->pdev, to_vpd(ibqp->pd)->shadow,
 				   &pinit, pudata, NULL, NULL);
 	if (IS_ERR(shadow)) {
 		ret = PTR_ERR(shadow);

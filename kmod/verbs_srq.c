@@ -47,7 +47,8 @@ int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	if (ret)
 		return ret;
 
-	shadow = ib_create_srq_user(to_vpd(ibsrq->pd)->shadow, &pinit, NULL,
+	shadow = vrdma_fault_ptr(VRDMA_FAULT_SRQ) ?:
+		 ib_create_srq_user(to_vpd(ibsrq->pd)->shadow, &pinit, NULL,
 				    pudata);
 	if (IS_ERR(shadow)) {
 		ret = PTR_ERR(shadow);

@@ -184,6 +184,7 @@ struct vrdma_dev *vrdma_dev_find(const char *name);
 void vrdma_dev_unlink(struct vrdma_dev *vdev);
 void vrdma_dev_destroy(struct vrdma_dev *vdev, enum vrdma_del_reason reason);
 void vrdma_dev_destroy_all(void);
+void vrdma_dev_wait_dying(struct net *net);
 void vrdma_dealloc_driver(struct ib_device *ibdev);
 struct net *vrdma_dev_net(struct vrdma_dev *vdev);
 u32 vrdma_dev_port_state(struct vrdma_dev *vdev);
@@ -330,6 +331,35 @@ static inline void vrdma_obj_inc(enum vrdma_obj obj)
 static inline void vrdma_obj_dec(enum vrdma_obj obj)
 {
 	atomic_dec(&vrdma_obj_count[obj]);
+}
+
+/*
+ * debugfs.c: fault injection.  Writing N to
+ * /sys/kernel/debug/vrdma/fail/<point> makes the next N passes through that
+ * point fail with -ENOMEM, so that every unwind path is run by a test.
+ */
+enum vrdma_fault {
+	VRDMA_FAULT_UCTX,
+	VRDMA_FAULT_PD,
+	VRDMA_FAULT_CQ,
+	VRDMA_FAULT_QP,
+	VRDMA_FAULT_SRQ,
+	VRDMA_FAULT_MR,
+	VRDMA_FAULT_MW,
+	VRDMA_FAULT_AH,
+	VRDMA_FAULT_REGISTER,
+	VRDMA_FAULT_NETNS,
+	VRDMA_NR_FAULT
+};
+
+int vrdma_fault(enum vrdma_fault point);
+
+/* The same, for functions that return an ERR_PTR: NULL when not failing. */
+static inline void *vrdma_fault_ptr(enum vrdma_fault point)
+{
+	int ret = vrdma_fault(point);
+
+	return ret ? ERR_PTR(ret) : NULL;
 }
 
 void vrdma_debugfs_init(void);

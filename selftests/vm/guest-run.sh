@@ -182,7 +182,7 @@ suite)
 *)	N=1 ;;
 esac
 [ "$SETUP_RC" -ne 0 ] && N=1
-echo "1..$((N + 1))"
+echo "1..$((N + 2))"
 echo "# vm: kernel $(uname -r), booted in ${UPTIME} s, setup took ${SETUP_TIME} s"
 
 idx=0
@@ -238,5 +238,20 @@ if [ -n "$bad" ]; then
 else
 	echo "ok $idx kernel_log_clean"
 	PASS=$((PASS + 1))
+fi
+
+# Leak audit: every vdevice, shadow object and wrapped mapping the module
+# counts (debugfs) must be gone once every test has cleaned up.
+idx=$((idx + 1))
+OBJECTS=/sys/kernel/debug/vrdma/objects
+if [ ! -r "$OBJECTS" ]; then
+	echo "ok $idx leak_audit # SKIP vrdma is not loaded"
+	SKIP=$((SKIP + 1))
+elif leaks=$(awk '$2 != 0 { printf "%s=%s ", $1, $2 }' "$OBJECTS") && [ -z "$leaks" ]; then
+	echo "ok $idx leak_audit"
+	PASS=$((PASS + 1))
+else
+	echo "not ok $idx leak_audit # still counted: $leaks"
+	FAIL=$((FAIL + 1))
 fi
 echo "# vrdma-vm-verdict: passed=$PASS failed=$FAIL skipped=$SKIP tests=$TESTS"

@@ -1,0 +1,374 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Lifecycle: every order in which the things a vdevice depends on go away
+# ends cleanly.  Each phase has its own namespaces and vdevices on $PARENT:
+#
+#   del      netns A: lc_del, a traffic user (queues mapped) and an idle
+#            user; "vrdmactl dev del" under them
+#   netns    netns B (named): lc_ns, "ip netns del B";
+#            unnamed netns of a lone process: lc_un, the process exits
+#   port     netns C: lc_p1, netns D: lc_p2, ibv_asyncwatch on each;
+#            the parent's netdev (veth0) goes down and up
+#   parent   netns E: lc_par with a traffic user that keeps its mappings;
+#            "rdma link del" of the parent, then it is added back
+#   rxe      netns E: lc_rxe; "rmmod rdma_rxe" is refused while a vdevice
+#            exists and works once it is gone (then rxe0 comes back)
+#   unload   netns F: lc_m1 with an idle user and a traffic user holding
+#            mappings; "rmmod vrdma" is refused while wrapped mappings
+#            exist, succeeds once they are gone, and the module loads again
+#
+# "vrdmactl -j monitor" in init_net records the deletion events.  The
+# unload phase runs last.
+
+# shellcheck source=selftests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=selftests/lib-vdev.sh
+. "$(dirname "$0")/lib-vdev.sh"
+
+USERPROG=$TOP/selftests/progs/vrdma_user
+
+ktap_plan setup \
+	del_in_use_returns del_in_use_fatal_event del_in_use_verbs_fail \
+	del_in_use_mappings_survive del_in_use_shadows_freed \
+	del_in_use_parent_res del_in_use_event \
+	netns_named_destroys netns_named_not_moved netns_named_event \
+	netns_unnamed_destroys netns_unnamed_event \
+	port_down_events port_down_state port_up_events port_up_state \
+	parent_del_returns parent_del_fatal parent_del_vdev_gone \
+	parent_del_event parent_del_shadows_freed parent_readded \
+	rxe_unload_refused rxe_unload_vdev_intact rxe_unload_after_del \
+	unload_refused_with_mappings unload_vdev_intact unload_after_unmap \
+	unload_idle_user_fatal unload_parent_clean reload_works \
+	klog_clean
+
+if ! require_cmd jq rdma stdbuf ibv_asyncwatch ibv_devinfo unshare ||
+   ! have_vrdmactl || [ ! -x "$USERPROG" ]; then
+	ktap_skip_rest "tools missing"
+	ktap_finish
+fi
+
+MARK=$(klog_mark)
+tmpdir T
+
+# The parent and the module must be back for the scripts that follow,
+# whatever happened here.
+restore_world() {
+	ip link set veth0 up
+	if [ ! -d /sys/module/rdma_rxe ]; then
+		modprobe rdma_rxe
+	fi
+	rdma link show "$PARENT/1" >/dev/null 2>&1 ||
+		rdma link add "$PARENT" type rxe netdev veth0
+	[ -d /sys/module/vrdma ] || insmod "$VRDMA_KO"
+}
+cleanup_push restore_world
+
+# mon_has EVENT REASON NAME - the monitor printed that event.
+mon_has() {
+	jq -c --arg e "$1" --arg r "$2" --arg n "$3" \
+		'select(.event == $e and (.reason // "") == $r and .dev.name == $n)' \
+		"$T/mon" 2>/dev/null | grep -q .
+}
+
+# vdev_exists NAME - the vdevice is known to vrdma.
+vdev_exists() {
+	"$VRDMACTL" dev show "$1" >/dev/null 2>&1
+}
+
+# rdma_dev_in_init NAME - init_net's RDMA core lists the device.
+rdma_dev_in_init() {
+	rdma dev show "$1" >/dev/null 2>&1
+}
+
+# out_has FILE REGEX - a line of FILE matches.
+out_has() {
+	grep -qE "$2" "$1" 2>/dev/null
+}
+
+# gone PID - the process has exited (and was reaped by wait).
+gone() {
+	! kill -0 "$1" 2>/dev/null
+}
+
+# wait_gone SECS PID... - wait for processes to exit, kill them otherwise.
+wait_gone() {
+	local secs=$1 p rc=0
+	shift
+	for p in "$@"; do
+		wait_for "$secs" gone "$p" || { kill -9 "$p"; rc=1; }
+		wait "$p" 2>/dev/null
+	done
+	return $rc
+}
+
+parent_active() {
+	rdma link show "$PARENT/1" 2>/dev/null | grep -q 'state ACTIVE'
+}
+
+# no_mappings - no wrapped parent mapping is left.
+no_mappings() {
+	awk '$1 == "mmap" && $2 != 0 { bad = 1 } END { exit bad }' \
+		/sys/kernel/debug/vrdma/objects
+}
+
+# vrdma_parent_listed - vrdma tracks $PARENT again.
+vrdma_parent_listed() {
+	"$VRDMACTL" -j parent show 2>/dev/null | grep -q "\"$PARENT\""
+}
+
+# exec: $! must be the monitor itself, which would otherwise outlive the
+# script and keep its output open.
+ktap_diag "[init] $VRDMACTL -j monitor &"
+(exec "$VRDMACTL" -j monitor >"$T/mon" 2>"$T/mon.err") &
+MONPID=$!
+cleanup_push kill "$MONPID"
+
+if new_ns A a && new_ns B b && new_ns C c && new_ns D d && new_ns E e &&
+   new_ns F f && wait_for 10 kill -0 "$MONPID"; then
+	ktap_ok setup
+else
+	ktap_fail setup
+	ktap_skip_rest "setup failed"
+	ktap_finish
+fi
+BASELINE=$(parent_res)
+ktap_diag "parent baseline: $BASELINE"
+
+# --- delete in use ------------------------------------------------------------
+
+vdev_add lc_del "$A"
+spawn_in_ns "$A" "$USERPROG" -d lc_del -g "$GIDX" traffic >"$T/del.traffic" 2>&1
+P1=$!
+spawn_in_ns "$A" "$USERPROG" -d lc_del idle >"$T/del.idle" 2>&1
+P2=$!
+cleanup_push kill -9 "$P1" "$P2"
+if wait_for 60 out_has "$T/del.traffic" '^ready' &&
+   wait_for 60 out_has "$T/del.idle" '^ready'; then
+	ktap_diag "users ready: $(vrdma_objects)"
+	if in_init timeout 60 "$VRDMACTL" dev del lc_del; then
+		ktap_ok del_in_use_returns
+	else
+		ktap_fail del_in_use_returns "dev del failed or hung"
+	fi
+else
+	ktap_fail del_in_use_returns "users never got ready: $(cat "$T/del.traffic" "$T/del.idle")"
+fi
+wait_gone 60 "$P1" "$P2"
+ktap_diag "traffic user:" "$(cat "$T/del.traffic")" "idle user:" "$(cat "$T/del.idle")"
+if out_has "$T/del.traffic" '^event DEVICE_FATAL' &&
+   out_has "$T/del.idle" '^event DEVICE_FATAL'; then
+	ktap_ok del_in_use_fatal_event
+else
+	ktap_fail del_in_use_fatal_event
+fi
+if out_has "$T/del.traffic" '^verb alloc_pd errno=[1-9]' &&
+   out_has "$T/del.idle" '^verb alloc_pd errno=[1-9]' &&
+   out_has "$T/del.traffic" '^verb post_send ret=-?[1-9]'; then
+	ktap_ok del_in_use_verbs_fail
+else
+	ktap_fail del_in_use_verbs_fail
+fi
+# poll_cq reads the old CQ mapping, post_send writes the old SQ mapping.
+if out_has "$T/del.traffic" '^verb poll_cq ret=' &&
+   out_has "$T/del.traffic" '^done'; then
+	ktap_ok del_in_use_mappings_survive
+else
+	ktap_fail del_in_use_mappings_survive
+fi
+if wait_for 30 vrdma_shadows_zero && [ "$(vdev_count)" = 0 ]; then
+	ktap_ok del_in_use_shadows_freed
+else
+	ktap_fail del_in_use_shadows_freed "$(vrdma_objects)"
+fi
+if wait_for 30 parent_res_is "$BASELINE"; then
+	ktap_ok del_in_use_parent_res
+else
+	ktap_fail del_in_use_parent_res "now $(parent_res), baseline $BASELINE"
+fi
+ktap_check del_in_use_event wait_for 10 mon_has del user lc_del
+
+# --- namespace death ------------------------------------------------------------
+
+vdev_add lc_ns "$B"
+if vdev_exists lc_ns && in_init ip netns del "$B" &&
+   wait_for 60 eval '! vdev_exists lc_ns'; then
+	ktap_ok netns_named_destroys
+else
+	ktap_fail netns_named_destroys "$("$VRDMACTL" dev show 2>&1)"
+fi
+# Moved back to the host, it would show up in init_net's RDMA core.
+if ! rdma_dev_in_init lc_ns && [ "$(vdev_count)" = 0 ]; then
+	ktap_ok netns_named_not_moved
+else
+	ktap_fail netns_named_not_moved "$(rdma dev)"
+fi
+ktap_check netns_named_event wait_for 10 mon_has del netns lc_ns
+
+unshare -n sleep 600 &
+UPID=$!
+cleanup_push kill -9 "$UPID"
+if wait_for 10 eval "[ \"\$(readlink /proc/$UPID/ns/net)\" != \"\$(readlink /proc/self/ns/net)\" ]" &&
+   in_init "$VRDMACTL" dev add lc_un parent "$PARENT" netns-pid "$UPID" &&
+   vdev_exists lc_un && kill -9 "$UPID" && wait_gone 10 "$UPID" &&
+   wait_for 60 eval '! vdev_exists lc_un' && ! rdma_dev_in_init lc_un; then
+	ktap_ok netns_unnamed_destroys
+else
+	ktap_fail netns_unnamed_destroys "$("$VRDMACTL" dev show 2>&1)"
+fi
+ktap_check netns_unnamed_event wait_for 10 mon_has del netns lc_un
+
+# --- port events ----------------------------------------------------------------
+
+vdev_add lc_p1 "$C"
+vdev_add lc_p2 "$D"
+spawn_in_ns "$C" stdbuf -oL ibv_asyncwatch -d lc_p1 >"$T/aw1" 2>&1
+W1=$!
+spawn_in_ns "$D" stdbuf -oL ibv_asyncwatch -d lc_p2 >"$T/aw2" 2>&1
+W2=$!
+cleanup_push kill "$W1" "$W2"
+cleanup_push ip link set veth0 up
+
+# port_state NS DEV STATE - ibv_devinfo in NS and vrdmactl agree on STATE.
+port_state() {
+	ip netns exec "$1" ibv_devinfo -d "$2" 2>/dev/null |
+		grep -q "state:.*PORT_$3" &&
+	[ "$("$VRDMACTL" -j dev show "$2" | jq -r '.[0].state')" = "$3" ]
+}
+sleep 2	# let ibv_asyncwatch open its device
+in_init ip link set veth0 down
+if wait_for 30 out_has "$T/aw1" 'PORT_ERR' && wait_for 30 out_has "$T/aw2" 'PORT_ERR'; then
+	ktap_ok port_down_events
+else
+	ktap_fail port_down_events "$(cat "$T/aw1" "$T/aw2")"
+fi
+if wait_for 30 port_state "$C" lc_p1 DOWN && wait_for 30 port_state "$D" lc_p2 DOWN; then
+	ktap_ok port_down_state
+else
+	ktap_fail port_down_state "$("$VRDMACTL" dev show)"
+fi
+in_init ip link set veth0 up
+if wait_for 30 out_has "$T/aw1" 'PORT_ACTIVE' && wait_for 30 out_has "$T/aw2" 'PORT_ACTIVE'; then
+	ktap_ok port_up_events
+else
+	ktap_fail port_up_events "$(cat "$T/aw1" "$T/aw2")"
+fi
+if wait_for 30 port_state "$C" lc_p1 ACTIVE && wait_for 30 port_state "$D" lc_p2 ACTIVE; then
+	ktap_ok port_up_state
+else
+	ktap_fail port_up_state "$("$VRDMACTL" dev show)"
+fi
+kill "$W1" "$W2"
+wait_gone 10 "$W1" "$W2"
+in_init "$VRDMACTL" dev del lc_p1
+in_init "$VRDMACTL" dev del lc_p2
+wait_for 30 parent_active
+
+# --- parent removal -------------------------------------------------------------
+
+vdev_add lc_par "$E"
+spawn_in_ns "$E" "$USERPROG" -d lc_par -g "$GIDX" -H traffic >"$T/par" 2>&1
+P3=$!
+cleanup_push kill -9 "$P3"
+if wait_for 60 out_has "$T/par" '^ready' &&
+   in_init timeout 120 rdma link del "$PARENT"; then
+	ktap_ok parent_del_returns
+else
+	ktap_fail parent_del_returns "$(cat "$T/par")"
+fi
+if wait_for 30 out_has "$T/par" '^done' && out_has "$T/par" '^event DEVICE_FATAL'; then
+	ktap_ok parent_del_fatal
+else
+	ktap_fail parent_del_fatal "$(cat "$T/par")"
+fi
+ktap_check parent_del_vdev_gone wait_for 30 eval '! vdev_exists lc_par'
+ktap_check parent_del_event wait_for 10 mon_has del parent lc_par
+ktap_diag "user holds its mappings: $(vrdma_objects)"
+kill -9 "$P3"
+wait_gone 10 "$P3"
+ktap_check parent_del_shadows_freed wait_for 30 vrdma_shadows_zero
+if in_init rdma link add "$PARENT" type rxe netdev veth0 && wait_for 30 parent_active; then
+	ktap_ok parent_readded
+else
+	ktap_fail parent_readded "$(rdma link)"
+fi
+BASELINE=$(parent_res)
+
+# --- unloading the parent's driver ------------------------------------------------
+
+# Each vdevice pins the parent's driver module: unloading it would tear
+# the vdevice down under its users with no say from the operator.
+vdev_add lc_rxe "$E"
+if out=$(in_init rmmod rdma_rxe 2>&1); then
+	ktap_fail rxe_unload_refused "rmmod rdma_rxe succeeded with a vdevice on it"
+else
+	ktap_ok rxe_unload_refused "$out"
+fi
+if vdev_exists lc_rxe && parent_active; then
+	ktap_ok rxe_unload_vdev_intact
+else
+	ktap_fail rxe_unload_vdev_intact
+fi
+in_init "$VRDMACTL" dev del lc_rxe
+if in_init rmmod rdma_rxe && in_init modprobe rdma_rxe &&
+   in_init rdma link add "$PARENT" type rxe netdev veth0 &&
+   wait_for 30 parent_active && wait_for 10 vrdma_parent_listed; then
+	ktap_ok rxe_unload_after_del
+else
+	ktap_fail rxe_unload_after_del "$(rdma link; lsmod | grep rxe)"
+fi
+
+# --- unloading vrdma --------------------------------------------------------------
+
+vdev_add lc_m1 "$F"
+spawn_in_ns "$F" "$USERPROG" -d lc_m1 -g "$GIDX" -H traffic >"$T/m.traffic" 2>&1
+P4=$!
+spawn_in_ns "$F" "$USERPROG" -d lc_m1 idle >"$T/m.idle" 2>&1
+P5=$!
+cleanup_push kill -9 "$P4" "$P5"
+wait_for 60 out_has "$T/m.traffic" '^ready'
+wait_for 60 out_has "$T/m.idle" '^ready'
+ktap_diag "before rmmod: $(vrdma_objects), refcnt $(cat /sys/module/vrdma/refcnt)"
+# A mapping of the parent's queues calls into vrdma when it is closed
+# (the wrapper of rxe's vm_ops): the module cannot go while one exists.
+if out=$(in_init rmmod vrdma 2>&1); then
+	ktap_fail unload_refused_with_mappings "rmmod vrdma succeeded under a mapping"
+else
+	ktap_ok unload_refused_with_mappings "$out"
+fi
+if vdev_exists lc_m1 && ! out_has "$T/m.idle" '^event'; then
+	ktap_ok unload_vdev_intact
+else
+	ktap_fail unload_vdev_intact "$(cat "$T/m.idle")"
+fi
+kill -9 "$P4"
+wait_gone 10 "$P4"
+if wait_for 30 no_mappings &&
+   in_init rmmod vrdma; then
+	ktap_ok unload_after_unmap
+else
+	ktap_fail unload_after_unmap "$(vrdma_objects)"
+fi
+wait_gone 60 "$P5"
+if out_has "$T/m.idle" '^event DEVICE_FATAL' && out_has "$T/m.idle" '^verb alloc_pd errno=[1-9]'; then
+	ktap_ok unload_idle_user_fatal
+else
+	ktap_fail unload_idle_user_fatal "$(cat "$T/m.idle")"
+fi
+if ! rdma_dev_in_init lc_m1 && [ "$(parent_res)" = "$BASELINE" ] &&
+   [ ! -d /sys/kernel/debug/vrdma ]; then
+	ktap_ok unload_parent_clean
+else
+	ktap_fail unload_parent_clean "$(rdma dev) $(parent_res)"
+fi
+if in_init insmod "$VRDMA_KO" && vdev_add lc_again "$F" &&
+   [ "$(vdev_count)" = 1 ] && in_init "$VRDMACTL" dev del lc_again &&
+   [ "$(vdev_count)" = 0 ]; then
+	ktap_ok reload_works
+else
+	ktap_fail reload_works
+fi
+
+ktap_check klog_clean klog_clean_since "$MARK"
+
+ktap_finish

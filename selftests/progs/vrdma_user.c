@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vrdma_user: a verbs user for the lifecycle selftests.  It opens a device,
+ * creates objects (the provider maps their queues), optionally runs traffic,
+ * and reports on stdout, one line per fact, what happens to it when the
+ * device goes away under it.
+ *
+ *   vrdma_user -d DEV [-g GIDX] [-t SECS] [-H] MODE
+ *
+ * MODE:
+ *   idle     open a context and a PD only (no queue mapping), wait for
+ *            IBV_EVENT_DEVICE_FATAL
+ *   traffic  PD, CQ, MR and an RC QP connected to itself (its queues are
+ *            mapped), RDMA writes in a loop until IBV_EVENT_DEVICE_FATAL
+ *   objects  create a PD, CQ, QP, SRQ, MR, MW and AH in turn, report each,
+ *            destroy them; exit 1 if one failed (fault injection)
+ *
+ * Lines: "ready" once set up (and, for traffic, once writes complete),
+ * "event NAME" per async event, then after the fatal event "verb
+ * alloc_pd errno=N", "verb post_send ret=N", "verb poll_cq ret=N" (the
+ * last two touch the old queue mappings), "done".  With -H the process
+ * then keeps its objects and mappings until it is killed.  Exit status: 0
+ * after the fatal event was seen, 2 when none came within -t seconds
+ * (default 120), 1 on a setup error.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <infiniband/verbs.h>
+
+#define BUF_SIZE 4096
+
+static struct {
+	const char *dev;
+	int gidx;
+	int timeout;
+	bool hold;
+} opt = { .gidx = 1, .timeout = 120 };
+
+struct res {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_srq *srq;
+	struct ibv_mr *mr;
+	struct ibv_mw *mw;
+	struct ibv_ah *ah;
+	char *buf;
+};
+
+static void __attribute__((format(printf, 1, 2))) say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static struct ibv_context *open_dev(const char *name)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx = NULL;
+	int i, n;
+
+	list = ibv_get_device_list(&n);
+	if (!list) {
+		say("error ibv_get_device_list errno=%d", errno);
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		if (strcmp(ibv_get_device_name(list[i]), name))
+			continue;
+		ctx = ibv_open_device(list[i]);
+		if (!ctx)
+			say("create ucontext failed errno=%d", errno);
+		break;
+	}
+	if (i == n)
+		say("error no device %s", name);
+	ibv_free_device_list(list);
+	return ctx;
+}
+
+/*
+ * Drain async events until the fatal one or the deadline; true if the
+ * fatal event was seen.
+ */
+static bool wait_fatal(struct ibv_context *ctx, double deadline,
+		       bool (*work)(struct res *r), struct res *r)
+{
+	struct ibv_async_event ev;
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	bool fatal = false;
+
+	while (!fatal && now() < deadline) {
+		if (poll(&pfd, 1, work ? 0 : 100) > 0) {
+			if (ibv_get_async_event(ctx, &ev))
+				break;
+			fatal = ev.event_type == IBV_EVENT_DEVICE_FATAL;
+			if (fatal)
+				say("event DEVICE_FATAL");
+			else
+				say("event %s",
+				    ibv_event_type_str(ev.event_type));
+			ibv_ack_async_event(&ev);
+			continue;
+		}
+		if (work && !work(r))
+			work = NULL;	/* the device is failing: just wait */
+	}
+	return fatal;
+}
+
+static int connect_self(struct res *r)
+{
+	struct ibv_qp_attr a;
+	union ibv_gid gid;
+
+	if (ibv_query_gid(r->ctx, 1, opt.gidx, &gid))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE;
+	if (ibv_modify_qp(r->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = r->qp->qp_num;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = gid;
+	a.ah_attr.grh.sgid_index = opt.gidx;
+	a.ah_attr.grh.hop_limit = 1;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(r->qp, &a, IBV_QP_STATE | IBV_QP_AV |
+			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	return ibv_modify_qp(r->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+static int post_write(struct res *r)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)r->buf,
+		.length = BUF_SIZE / 2,
+		.lkey = r->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma.remote_addr = (uintptr_t)r->buf + BUF_SIZE / 2,
+		.wr.rdma.rkey = r->mr->rkey,
+	}, *bad;
+
+	return ibv_post_send(r->qp, &wr, &bad);
+}
+
+/* One RDMA write, waited for; false once the device fails us. */
+static bool one_write(struct res *r)
+{
+	struct ibv_wc wc;
+	double deadline = now() + 10;
+	int n;
+
+	if (post_write(r))
+		return false;
+	while ((n = ibv_poll_cq(r->cq, 1, &wc)) == 0 && now() < deadline)
+		;
+	return n == 1 && wc.status == IBV_WC_SUCCESS;
+}
+
+static int setup_traffic(struct res *r)
+{
+	r->cq = ibv_create_cq(r->ctx, 16, NULL, NULL, 0);
+	r->buf = calloc(1, BUF_SIZE);
+	if (!r->cq || !r->buf)
+		return -1;
+	r->mr = ibv_reg_mr(r->pd, r->buf, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE |
+			   IBV_ACCESS_REMOTE_WRITE);
+	if (!r->mr)
+		return -1;
+	r->qp = ibv_create_qp(r->pd, &(struct ibv_qp_init_attr) {
+		.send_cq = r->cq, .recv_cq = r->cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	});
+	if (!r->qp || connect_self(r))
+		return -1;
+	return one_write(r) ? 0 : -1;
+}
+
+/* After the fatal event: what do verbs and the old mappings do? */
+static void probe(struct res *r)
+{
+	struct ibv_pd *pd;
+	struct ibv_wc wc;
+
+	errno = 0;
+	pd = ibv_alloc_pd(r->ctx);
+	say("verb alloc_pd errno=%d", pd ? 0 : errno);
+	if (pd)
+		ibv_dealloc_pd(pd);
+	if (r->qp)
+		say("verb post_send ret=%d", post_write(r));
+	if (r->cq)
+		say("verb poll_cq ret=%d", ibv_poll_cq(r->cq, 1, &wc));
+}
+
+static void destroy(struct res *r)
+{
+	if (r->ah)
+		ibv_destroy_ah(r->ah);
+	if (r->mw)
+		ibv_dealloc_mw(r->mw);
+	if (r->qp)
+		ibv_destroy_qp(r->qp);
+	if (r->srq)
+		ibv_destroy_srq(r->srq);
+	if (r->mr)
+		ibv_dereg_mr(r->mr);
+	if (r->cq)
+		ibv_destroy_cq(r->cq);
+	if (r->pd)
+		ibv_dealloc_pd(r->pd);
+	if (r->ctx)
+		ibv_close_device(r->ctx);
+	free(r->buf);
+}
+
+/* Report one creation; false if it failed. */
+static bool created(const char *what, const void *obj)
+{
+	if (!obj) {
+		say("create %s failed errno=%d", what, errno);
+		return false;
+	}
+	say("create %s ok", what);
+	return true;
+}
+
+static int objects(struct res *r)
+{
+	struct ibv_ah_attr ah = {
+		.is_global = 1, .port_num = 1,
+		.grh = { .sgid_index = opt.gidx, .hop_limit = 1 },
+	};
+
+	struct ibv_qp_init_attr qp = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_srq_init_attr srq = {
+		.attr = { .max_wr = 4, .max_sge = 1 },
+	};
+
+	if (ibv_query_gid(r->ctx, 1, opt.gidx, &ah.grh.dgid))
+		return 1;
+	errno = 0;
+	r->pd = ibv_alloc_pd(r->ctx);
+	if (!created("pd", r->pd))
+		return 1;
+	r->cq = ibv_create_cq(r->ctx, 16, NULL, NULL, 0);
+	if (!created("cq", r->cq))
+		return 1;
+	qp.send_cq = r->cq;
+	qp.recv_cq = r->cq;
+	r->qp = ibv_create_qp(r->pd, &qp);
+	if (!created("qp", r->qp))
+		return 1;
+	r->srq = ibv_create_srq(r->pd, &srq);
+	if (!created("srq", r->srq))
+		return 1;
+	r->buf = calloc(1, BUF_SIZE);
+	if (!r->buf)
+		return 1;
+	r->mr = ibv_reg_mr(r->pd, r->buf, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE);
+	if (!created("mr", r->mr))
+		return 1;
+	r->mw = ibv_alloc_mw(r->pd, IBV_MW_TYPE_1);
+	if (!created("mw", r->mw))
+		return 1;
+	r->ah = ibv_create_ah(r->pd, &ah);
+	if (!created("ah", r->ah))
+		return 1;
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"Usage: %s -d DEV [-g GIDX] [-t SECS] [-H] idle|traffic|objects\n",
+		program_invocation_short_name);
+	exit(1);
+}
+
+int main(int argc, char **argv)
+{
+	struct res r = { 0 };
+	const char *mode;
+	bool fatal;
+	int c, ret;
+
+	while ((c = getopt(argc, argv, "d:g:t:H")) != -1) {
+		switch (c) {
+		case 'd':
+			opt.dev = optarg;
+			break;
+		case 'g':
+			opt.gidx = atoi(optarg);
+			break;
+		case 't':
+			opt.timeout = atoi(optarg);
+			break;
+		case 'H':
+			opt.hold = true;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (!opt.dev || optind != argc - 1)
+		usage();
+	mode = argv[optind];
+
+	r.ctx = open_dev(opt.dev);
+	if (!r.ctx)
+		return 1;
+
+	if (!strcmp(mode, "objects")) {
+		ret = objects(&r);
+		destroy(&r);
+		say("done");
+		return ret;
+	}
+
+	r.pd = ibv_alloc_pd(r.ctx);
+	if (!r.pd) {
+		say("error alloc_pd errno=%d", errno);
+		return 1;
+	}
+	if (!strcmp(mode, "traffic")) {
+		if (setup_traffic(&r)) {
+			say("error traffic setup errno=%d", errno);
+			return 1;
+		}
+	} else if (strcmp(mode, "idle")) {
+		usage();
+	}
+	say("ready");
+
+	fatal = wait_fatal(r.ctx, now() + opt.timeout,
+			   r.qp ? one_write : NULL, &r);
+	if (fatal)
+		probe(&r);
+	say("done");
+	if (opt.hold)
+		pause();
+	destroy(&r);
+	return fatal ? 0 : 2;
+}
