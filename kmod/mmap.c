@@ -51,29 +51,30 @@ static void vrdma_vma_put(struct vrdma_vma *vv)
 	module_put(THIS_MODULE);
 }
 
-/* Runs the parent's callback with the parent's private data in place. */
-#define VRDMA_VMA_CALL(vma, vv, op) \
-	do { \
-		if ((vv)->ops->op) { \
-			(vma)->vm_private_data = (vv)->private; \
-			(vv)->ops->op(vma); \
-			(vma)->vm_private_data = (vv); \
-		} \
-	} while (0)
+/* Runs a parent callback with the parent's private data in place. */
+static void vrdma_vma_call(struct vm_area_struct *vma, struct vrdma_vma *vv,
+			   void (*fn)(struct vm_area_struct *vma))
+{
+	if (!fn)
+		return;
+	vma->vm_private_data = vv->private;
+	fn(vma);
+	vma->vm_private_data = vv;
+}
 
 static void vrdma_vma_open(struct vm_area_struct *vma)
 {
 	struct vrdma_vma *vv = vma->vm_private_data;
 
 	refcount_inc(&vv->ref);
-	VRDMA_VMA_CALL(vma, vv, open);
+	vrdma_vma_call(vma, vv, vv->ops->open);
 }
 
 static void vrdma_vma_close(struct vm_area_struct *vma)
 {
 	struct vrdma_vma *vv = vma->vm_private_data;
 
-	VRDMA_VMA_CALL(vma, vv, close);
+	vrdma_vma_call(vma, vv, vv->ops->close);
 	vrdma_vma_put(vv);
 }
 
@@ -124,7 +125,7 @@ int vrdma_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 
 	/*
 	 * The parent's open/close must see their own private data, so each
-	 * call is bracketed (VRDMA_VMA_CALL).  A parent whose open changes
+	 * call is bracketed (vrdma_vma_call()).  A parent whose open changes
 	 * vm_private_data per VMA would need one wrapper per VMA; rxe does
 	 * not, and rdma_umap_ops users are not wrapped at all.
 	 */

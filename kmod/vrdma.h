@@ -56,7 +56,7 @@ struct vrdma_parent {
 	struct ib_device *ibdev;
 	struct list_head node;
 	struct list_head vdevs;
-	spinlock_t vdevs_lock;
+	spinlock_t vdevs_lock;	/* @vdevs, for event forwarding */
 	unsigned int nr_vdevs;
 	bool dying;
 	struct ib_event_handler event_handler;

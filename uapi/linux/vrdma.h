@@ -106,6 +106,7 @@ enum vrdma_cmd {
 
 	__VRDMA_CMD_MAX
 };
+
 #define VRDMA_CMD_MAX (__VRDMA_CMD_MAX - 1)
 
 enum vrdma_attr {
@@ -128,6 +129,7 @@ enum vrdma_attr {
 
 	__VRDMA_ATTR_MAX
 };
+
 #define VRDMA_ATTR_MAX (__VRDMA_ATTR_MAX - 1)
 
 enum vrdma_res {
@@ -145,6 +147,7 @@ enum vrdma_res {
 
 	__VRDMA_RES_MAX
 };
+
 #define VRDMA_RES_MAX (__VRDMA_RES_MAX - 1)
 
 /* Why a vdevice went away (VRDMA_ATTR_REASON on a DEV_DEL event) */
