@@ -42,6 +42,37 @@ struct vrdma_parent *vrdma_parent_get(struct ib_device *ibdev)
 	return NULL;
 }
 
+/* Woken when a parent's last pin goes (vrdma_parent_unpin()). */
+static DECLARE_WAIT_QUEUE_HEAD(vrdma_parent_wq);
+
+/**
+ * vrdma_parent_pin() - keep a parent's state while a vdevice is created
+ * @parent: a live parent, from vrdma_parent_get()
+ *
+ * Creation registers the vdevice without vrdma_mutex; the pin keeps
+ * @parent allocated meanwhile, and vrdma_parent_unpin() ends it.
+ *
+ * Context: vrdma_mutex held.
+ */
+void vrdma_parent_pin(struct vrdma_parent *parent)
+{
+	lockdep_assert_held(&vrdma_mutex);
+	parent->pins++;
+}
+
+/**
+ * vrdma_parent_unpin() - end a pin taken by vrdma_parent_pin()
+ * @parent: the parent
+ *
+ * Context: vrdma_mutex held.
+ */
+void vrdma_parent_unpin(struct vrdma_parent *parent)
+{
+	lockdep_assert_held(&vrdma_mutex);
+	if (!--parent->pins)
+		wake_up_all(&vrdma_parent_wq);
+}
+
 /**
  * vrdma_parent_for_each() - call a function for every live parent
  * @fn: the function
@@ -122,20 +153,31 @@ static int vrdma_client_add(struct ib_device *ibdev)
 }
 
 /*
- * Called by the RDMA core with no core lock held, before the parent waits
- * for its last reference.  Every vdevice of the parent is unregistered
- * here; each holds a registration reference on the parent until it is
- * freed, so the parent cannot finish going away under a vdevice that
- * another path (user deletion, netns death) is tearing down concurrently.
+ * Called by the RDMA core before the parent waits for its last reference,
+ * with the parent's unregistration_lock held.  Every vdevice of the parent
+ * goes away before this returns: each holds a registration reference on
+ * the parent until it is freed.  They are unregistered from ib_core's
+ * unregistration workqueue rather than here: their unregistration_lock is
+ * of the same lock class as the parent's, which lockdep would take for
+ * recursive locking.
  */
 static void vrdma_client_remove(struct ib_device *ibdev, void *data)
 {
 	struct vrdma_parent *parent = data;
+	struct vrdma_event *ev;
 	struct vrdma_dev *vdev;
+	unsigned int i, n = 0, max;
+
+	/* Dying: no vdevice is linked to the parent from now on. */
+	mutex_lock(&vrdma_mutex);
+	parent->dying = true;
+	max = parent->nr_vdevs;
+	mutex_unlock(&vrdma_mutex);
+	/* Events that cannot be allocated are dropped, as usual. */
+	ev = kcalloc(max, sizeof(*ev), GFP_KERNEL);
 
 	for (;;) {
 		mutex_lock(&vrdma_mutex);
-		parent->dying = true;
 		vdev = list_first_entry_or_null(&parent->vdevs,
 						struct vrdma_dev, parent_node);
 		if (vdev)
@@ -146,9 +188,19 @@ static void vrdma_client_remove(struct ib_device *ibdev, void *data)
 		mutex_unlock(&vrdma_mutex);
 		if (!vdev)
 			break;
-		vrdma_dev_destroy(vdev, VRDMA_DEL_PARENT);
+		if (ev && n < max)
+			vrdma_nl_event_prepare(&ev[n++], vdev, VRDMA_CMD_DEV_DEL,
+					       VRDMA_DEL_PARENT);
+		ib_unregister_device_queued(&vdev->ibdev);
 	}
 
+	/* Creations under way see the parent dying and undo themselves. */
+	wait_event(vrdma_parent_wq, !READ_ONCE(parent->pins));
+	vrdma_dev_wait_parent(parent);
+
+	for (i = 0; i < n; i++)
+		vrdma_nl_event_send(&ev[i]);
+	kfree(ev);
 	ib_unregister_event_handler(&parent->event_handler);
 	kfree(parent);
 }

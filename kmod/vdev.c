@@ -157,6 +157,36 @@ void vrdma_dev_destroy(struct vrdma_dev *vdev, enum vrdma_del_reason reason)
 	vrdma_nl_event_send(&ev);
 }
 
+/* Whether an unlinked, not yet released vdevice matches @net or @parent. */
+static bool vrdma_dev_dying_match(struct net *net, struct vrdma_parent *parent)
+{
+	struct vrdma_dev *vdev;
+
+	lockdep_assert_held(&vrdma_mutex);
+	list_for_each_entry(vdev, &vrdma_dying, list)
+		if ((net && net_eq(vrdma_dev_net(vdev), net)) ||
+		    (parent && vdev->parent == parent))
+			return true;
+	return false;
+}
+
+static void vrdma_dev_wait_released(struct net *net,
+				    struct vrdma_parent *parent)
+{
+	unsigned int seq;
+	bool busy;
+
+	for (;;) {
+		mutex_lock(&vrdma_mutex);
+		busy = vrdma_dev_dying_match(net, parent);
+		seq = vrdma_dying_seq;
+		mutex_unlock(&vrdma_mutex);
+		if (!busy)
+			return;
+		wait_event(vrdma_dying_wq, READ_ONCE(vrdma_dying_seq) != seq);
+	}
+}
+
 /**
  * vrdma_dev_wait_dying() - wait for the teardown of a namespace's vdevices
  * @net: the namespace
@@ -171,22 +201,18 @@ void vrdma_dev_destroy(struct vrdma_dev *vdev, enum vrdma_del_reason reason)
  */
 void vrdma_dev_wait_dying(struct net *net)
 {
-	struct vrdma_dev *vdev;
-	unsigned int seq;
-	bool busy;
+	vrdma_dev_wait_released(net, NULL);
+}
 
-	for (;;) {
-		busy = false;
-		mutex_lock(&vrdma_mutex);
-		list_for_each_entry(vdev, &vrdma_dying, list)
-			if (net_eq(vrdma_dev_net(vdev), net))
-				busy = true;
-		seq = vrdma_dying_seq;
-		mutex_unlock(&vrdma_mutex);
-		if (!busy)
-			return;
-		wait_event(vrdma_dying_wq, READ_ONCE(vrdma_dying_seq) != seq);
-	}
+/**
+ * vrdma_dev_wait_parent() - wait until every vdevice of a parent is freed
+ * @parent: the parent, already marked dying and without linked vdevices
+ *
+ * Context: process context, vrdma_mutex not held.
+ */
+void vrdma_dev_wait_parent(struct vrdma_parent *parent)
+{
+	vrdma_dev_wait_released(NULL, parent);
 }
 
 /**
@@ -310,25 +336,35 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 		goto err_put_pdev;
 	}
 
-	mutex_lock(&vrdma_mutex);
-	parent = vrdma_parent_get(pdev);
-	if (!parent) {
-		NL_SET_ERR_MSG(extack, "parent device is going away");
-		ret = -ENODEV;
-		goto err_unlock;
-	}
 	other = ib_device_get_by_name(params->name, RDMA_DRIVER_UNKNOWN);
 	if (other) {
 		ib_device_put(other);
 		NL_SET_ERR_MSG(extack, "an RDMA device with this name exists");
 		ret = -EEXIST;
-		goto err_unlock;
+		goto err_put_module;
+	}
+
+	/*
+	 * vrdma_mutex is not held across the RDMA core's registration, which
+	 * takes devices_rwsem: a parent being registered meanwhile holds it
+	 * while vrdma_client_add() waits for vrdma_mutex.  The parent state
+	 * is pinned instead; its removal waits for the pin to go.
+	 */
+	mutex_lock(&vrdma_mutex);
+	parent = vrdma_parent_get(pdev);
+	if (parent)
+		vrdma_parent_pin(parent);
+	mutex_unlock(&vrdma_mutex);
+	if (!parent) {
+		NL_SET_ERR_MSG(extack, "parent device is going away");
+		ret = -ENODEV;
+		goto err_put_module;
 	}
 
 	vdev = ib_alloc_device(vrdma_dev, ibdev);
 	if (!vdev) {
 		ret = -ENOMEM;
-		goto err_unlock;
+		goto err_unpin;
 	}
 	/*
 	 * From here on the vdevice owns the parent references: every path
@@ -367,24 +403,45 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 	ret = vrdma_fault(VRDMA_FAULT_REGISTER) ?:
 	      ib_register_device(&vdev->ibdev, params->name, NULL);
 	if (ret) {
-		NL_SET_ERR_MSG(extack, "registering the RDMA device failed");
-		if (ret == -ENFILE)
+		if (ret == -ENFILE) {
+			NL_SET_ERR_MSG(extack,
+				       "an RDMA device with this name exists");
 			ret = -EEXIST;
+		} else {
+			NL_SET_ERR_MSG(extack,
+				       "registering the RDMA device failed");
+		}
 		goto err_dealloc;
+	}
+
+	mutex_lock(&vrdma_mutex);
+	if (parent->dying) {
+		/* The parent's removal ran meanwhile and cannot see us. */
+		vrdma_parent_unpin(parent);
+		mutex_unlock(&vrdma_mutex);
+		NL_SET_ERR_MSG(extack, "parent device is going away");
+		ib_unregister_device(&vdev->ibdev);
+		return -ENODEV;
 	}
 	vrdma_dev_link(vdev);
 	vrdma_nl_event_prepare(&ev, vdev, VRDMA_CMD_DEV_NEW, VRDMA_DEL_USER);
+	vrdma_parent_unpin(parent);
 	mutex_unlock(&vrdma_mutex);
 
 	vrdma_nl_event_send(&ev);
 	return 0;
 
 err_dealloc:
-	mutex_unlock(&vrdma_mutex);
 	ib_dealloc_device(&vdev->ibdev);
-	return ret;
-err_unlock:
+	mutex_lock(&vrdma_mutex);
+	vrdma_parent_unpin(parent);
 	mutex_unlock(&vrdma_mutex);
+	return ret;
+err_unpin:
+	mutex_lock(&vrdma_mutex);
+	vrdma_parent_unpin(parent);
+	mutex_unlock(&vrdma_mutex);
+err_put_module:
 	module_put(pdev->ops.owner);
 err_put_pdev:
 	ib_device_put(pdev);

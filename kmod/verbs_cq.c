@@ -66,7 +66,12 @@ int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	shadow->cq_context = ibcq;
 	atomic_set(&shadow->usecnt, 0);
 	rdma_restrack_new(&shadow->res, RDMA_RESTRACK_CQ);
-	rdma_restrack_set_name(&shadow->res, NULL);
+	/*
+	 * Owned by vrdma, not by the task: nldev reports a user CQ's
+	 * context through its uobject, which a shadow does not have, and
+	 * anyone may dump the parent's resources.
+	 */
+	rdma_restrack_set_name(&shadow->res, KBUILD_MODNAME);
 
 	ret = vrdma_fault(VRDMA_FAULT_CQ) ?:
 	      pdev->ops.create_cq(shadow, attr, pudata);

@@ -36,7 +36,12 @@ int vrdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	shadow->device = pdev;
 	atomic_set(&shadow->usecnt, 0);
 	rdma_restrack_new(&shadow->res, RDMA_RESTRACK_PD);
-	rdma_restrack_set_name(&shadow->res, NULL);
+	/*
+	 * Owned by vrdma, not by the task: nldev reports a user PD's
+	 * context through its uobject, which a shadow does not have, and
+	 * anyone may dump the parent's resources.
+	 */
+	rdma_restrack_set_name(&shadow->res, KBUILD_MODNAME);
 
 	ret = vrdma_fault(VRDMA_FAULT_PD) ?: pdev->ops.alloc_pd(shadow, pudata);
 	if (ret)

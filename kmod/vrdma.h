@@ -49,6 +49,8 @@
  * @nr_vdevs: length of @vdevs (protected like @vdevs)
  * @dying: the parent is being removed; no new vdevice may use it
  *	(vrdma_mutex)
+ * @pins: vdevice creations under way that found the parent alive; its
+ *	removal waits for them (vrdma_mutex)
  * @event_handler: forwards the parent's async events to its vdevices
  * @node: entry in the list of tracked parents (vrdma_mutex)
  */
@@ -59,6 +61,7 @@ struct vrdma_parent {
 	spinlock_t vdevs_lock;	/* @vdevs, for event forwarding */
 	unsigned int nr_vdevs;
 	bool dying;
+	unsigned int pins;
 	struct ib_event_handler event_handler;
 };
 
@@ -185,6 +188,7 @@ void vrdma_dev_unlink(struct vrdma_dev *vdev);
 void vrdma_dev_destroy(struct vrdma_dev *vdev, enum vrdma_del_reason reason);
 void vrdma_dev_destroy_all(void);
 void vrdma_dev_wait_dying(struct net *net);
+void vrdma_dev_wait_parent(struct vrdma_parent *parent);
 void vrdma_dealloc_driver(struct ib_device *ibdev);
 struct net *vrdma_dev_net(struct vrdma_dev *vdev);
 u32 vrdma_dev_port_state(struct vrdma_dev *vdev);
@@ -196,6 +200,8 @@ void vrdma_dev_set_ops(struct vrdma_dev *vdev);
 int vrdma_parent_init(void);
 void vrdma_parent_exit(void);
 struct vrdma_parent *vrdma_parent_get(struct ib_device *ibdev);
+void vrdma_parent_pin(struct vrdma_parent *parent);
+void vrdma_parent_unpin(struct vrdma_parent *parent);
 bool vrdma_is_vdev(const struct ib_device *ibdev);
 void vrdma_parent_for_each(void (*fn)(struct vrdma_parent *parent, void *arg),
 			   void *arg);

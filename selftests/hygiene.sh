@@ -14,7 +14,7 @@
 # shellcheck source=selftests/lib-vdev.sh
 . "$(dirname "$0")/lib-vdev.sh"
 
-ktap_plan setup host_sees_shadows kill9_mid_traffic shadows_released \
+ktap_plan setup host_sees_shadows host_res_dumps kill9_mid_traffic shadows_released \
 	parent_res_baseline usage_zero vdevs_still_work
 
 baseline=$(parent_res)
@@ -45,6 +45,21 @@ if wait_for 30 qp_owned_by "$spid" && wait_for 30 qp_owned_by "$cpid"; then
 	ktap_ok host_sees_shadows "$(rdma res show qp | grep "$PARENT" | grep -v 'pid 0\|qp-type GSI')"
 else
 	ktap_fail host_sees_shadows "$(rdma res show qp)"
+fi
+
+# Every resource dump of the parent works while shadows exist: anyone on
+# the host may run these, and each type has its own nldev fill function.
+dumps_ok=1
+for t in ctx pd cq mr qp srq; do
+	if ! in_init rdma res show "$t" >"$T/res.$t" 2>&1; then
+		dumps_ok=0
+		ktap_diag "rdma res show $t:" "$(cat "$T/res.$t")"
+	fi
+done
+if [ $dumps_ok = 1 ] && grep -q "$PARENT" "$T/res.pd" "$T/res.cq"; then
+	ktap_ok host_res_dumps
+else
+	ktap_fail host_res_dumps
 fi
 
 sleep 3
