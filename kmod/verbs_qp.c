@@ -106,6 +106,17 @@ int vrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (IS_ERR(pudata))
 		return PTR_ERR(pudata);
 
+	if (mask & IB_QP_AV) {
+		ret = vrdma_acl_check_av(vdev, &attr->ah_attr);
+		if (ret)
+			return ret;
+	}
+	if (mask & IB_QP_ALT_PATH) {
+		ret = vrdma_acl_check_av(vdev, &attr->alt_ah_attr);
+		if (ret)
+			return ret;
+	}
+
 	pattr = kmemdup(attr, sizeof(*attr), GFP_KERNEL);
 	if (!pattr)
 		return -ENOMEM;
