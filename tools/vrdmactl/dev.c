@@ -414,7 +414,7 @@ static void print_res_text(const struct vrdma_dev *d)
 
 /*
  * JSON: "sgids": [ "10.1.0.5", ... ] and "peers": [ "10.1.0.0/24", ... ],
- * or the string "any" when unrestricted.  Text: a line "    sgid ADDR
+ * left out when unrestricted.  Text: a line "    sgid ADDR
  * sgid ADDR peer PREFIX ..." in the words dev add takes ("sgid any" for
  * an unrestricted list), left out when neither list is restricted.
  */
@@ -425,9 +425,7 @@ static void print_acl(const char *key, const char *word,
 	unsigned int i;
 
 	if (!acl->present) {
-		if (out_is_json())
-			out_str(key, NULL, "any");
-		else
+		if (!out_is_json())
 			out_text("%s%s any", first ? "    " : " ", word);
 		return;
 	}
@@ -487,8 +485,8 @@ void vctl_print_dev(const char *key, const struct vrdma_dev *d)
 	} else {
 		print_res_text(d);
 	}
-	/* Text: the ACL line only for a restricted vdevice */
-	if (out_is_json() || d->sgids.present || d->peers.present) {
+	/* Only for a restricted vdevice; JSON leaves out an unrestricted list */
+	if (d->sgids.present || d->peers.present) {
 		print_acl("sgids", "sgid", &d->sgids, true);
 		print_acl("peers", "peer", &d->peers, false);
 		if (!out_is_json())
