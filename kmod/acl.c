@@ -27,6 +27,7 @@ static int vrdma_acl_parse_entry(const struct nlattr *attr,
 				 struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[VRDMA_ACL_ATTR_MAX + 1];
+	struct in6_addr addr;
 	int ret;
 
 	if (nla_type(attr) != VRDMA_ACL_ENTRY) {
@@ -42,7 +43,7 @@ static int vrdma_acl_parse_entry(const struct nlattr *attr,
 		NL_SET_ERR_MSG_ATTR(extack, attr, "address list entry without address");
 		return -EINVAL;
 	}
-	nla_memcpy(&e->addr, tb[VRDMA_ACL_ADDR], sizeof(e->addr));
+	nla_memcpy(&addr, tb[VRDMA_ACL_ADDR], sizeof(addr));
 	e->plen = tb[VRDMA_ACL_PREFIX_LEN] ?
 		  nla_get_u8(tb[VRDMA_ACL_PREFIX_LEN]) : 128;
 	if (kind == VRDMA_ACL_SGID && e->plen != 128) {
@@ -50,12 +51,13 @@ static int vrdma_acl_parse_entry(const struct nlattr *attr,
 				    "a source address is one address, not a prefix");
 		return -EINVAL;
 	}
-	if (ipv6_addr_v4mapped(&e->addr) && e->plen < 96) {
+	if (ipv6_addr_v4mapped(&addr) && e->plen < 96) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[VRDMA_ACL_PREFIX_LEN],
 				    "an IPv4 prefix is at most 32 bits long");
 		return -EINVAL;
 	}
-	ipv6_addr_prefix(&e->addr, &e->addr, e->plen);
+	/* Not in place: ipv6_addr_prefix() clears its output first. */
+	ipv6_addr_prefix(&e->addr, &addr, e->plen);
 	return 0;
 }
 
