@@ -201,13 +201,59 @@ int vrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	return 0;
 }
 
+/* UD work requests handed to the parent per call, see vrdma_post_send_ud() */
+#define VRDMA_UD_BATCH	16
+
+/*
+ * UD requests name vdevice AHs, which the parent must see as its shadow
+ * AHs.  uverbs builds a private copy of the request list for every call,
+ * so the AHs are rewritten in place, but it also releases the AHs it
+ * looked up (through their uobjects) once the call returns: every
+ * rewritten pointer must be the vdevice AH again by then.  The list goes
+ * to the parent in batches of VRDMA_UD_BATCH, cut off with a temporary
+ * NULL next pointer, so that the originals fit on the stack.
+ */
+static int vrdma_post_send_ud(struct ib_qp *shadow,
+			      const struct ib_send_wr *wr,
+			      const struct ib_send_wr **bad_wr)
+{
+	struct ib_ah *vah[VRDMA_UD_BATCH];
+	struct ib_send_wr *w, *last, *rest;
+	struct ib_ud_wr *ud;
+	int i, n, ret = 0;
+
+	while (wr && !ret) {
+		n = 0;
+		for (w = (struct ib_send_wr *)wr;; w = w->next) {
+			ud = container_of(w, struct ib_ud_wr, wr);
+			vah[n++] = ud->ah;
+			if (ud->ah)
+				ud->ah = to_vah(ud->ah)->shadow;
+			if (n == VRDMA_UD_BATCH || !w->next)
+				break;
+		}
+		last = w;
+		rest = last->next;
+		last->next = NULL;
+
+		ret = shadow->device->ops.post_send(shadow, wr, bad_wr);
+
+		last->next = rest;
+		for (i = 0, w = (struct ib_send_wr *)wr; i < n; i++, w = w->next)
+			container_of(w, struct ib_ud_wr, wr)->ah = vah[i];
+		wr = rest;
+	}
+	return ret;
+}
+
 /**
  * vrdma_post_send() - forward a send doorbell or work requests
  * @ibqp: the vdevice QP
  * @wr: work requests, or NULL for a doorbell (rxe's zero-length POST_SEND)
  * @bad_wr: the first failed request out
  *
- * O(1) for a doorbell: no allocation, no lock.
+ * O(1) for a doorbell: no allocation, no lock.  On return the requests
+ * name the vdevice's AHs again, as the caller expects.
  *
  * Context: process context from uverbs; does not sleep.
  * Return: what the parent returns.
@@ -216,20 +262,9 @@ int vrdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr)
 {
 	struct ib_qp *shadow = to_vqp(ibqp)->shadow;
-	const struct ib_send_wr *w;
 
-	/*
-	 * UD requests name vdevice AHs.  uverbs builds a private copy of the
-	 * request list for every call, so the AHs are rewritten in place.
-	 */
-	if (ibqp->qp_type == IB_QPT_UD) {
-		for (w = wr; w; w = w->next) {
-			struct ib_ud_wr *ud = (struct ib_ud_wr *)ud_wr(w);
-
-			if (ud->ah)
-				ud->ah = to_vah(ud->ah)->shadow;
-		}
-	}
+	if (ibqp->qp_type == IB_QPT_UD && wr)
+		return vrdma_post_send_ud(shadow, wr, bad_wr);
 	return shadow->device->ops.post_send(shadow, wr, bad_wr);
 }
 
