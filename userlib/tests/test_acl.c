@@ -221,7 +221,7 @@ static void test_request_round_trip(void)
 	struct vrdma_acl in = { .present = true, .count = 3 }, out;
 	struct nlmsghdr *nlh;
 	struct nlattr *nest;
-	const char *texts[] = { "192.168.7.0/24", "fd00:7::/48", "10.0.0.9" };
+	static const char *const texts[] = { "192.168.7.0/24", "fd00:7::/48", "10.0.0.9" };
 	unsigned int i;
 
 	for (i = 0; i < 3; i++)
