@@ -54,7 +54,8 @@ while [ $# -gt 0 ]; do
 done
 
 [ -r "$TARBALL" ] || die "$TARBALL missing: apt-get install linux-source-6.1 ('make deps')"
-[ -r "$BASE_CONFIG" ] || BASE_CONFIG=$(ls /boot/config-6.1.* 2>/dev/null | sort -V | tail -n 1)
+[ -r "$BASE_CONFIG" ] ||
+	BASE_CONFIG=$(find /boot -maxdepth 1 -name 'config-6.1.*' | sort -V | tail -n 1)
 [ -r "$BASE_CONFIG" ] || die "no /boot/config-6.1.* to start from"
 
 # --- 1. sources ------------------------------------------------------------
@@ -133,8 +134,9 @@ make -C "$TOP" modules KDIR="$KDIR"
 make -C "$TOP" userlib tools progs
 if [ -z "$TESTS" ]; then
 	# Every selftest, kmemleak's scan last
-	TESTS=$(cd "$TOP/selftests" && ls ./*.sh | sed 's|^\./||; s|\.sh$||' |
-		grep -vxE 'lib|lib-vdev|kmemleak|demo|bench' | xargs)
+	TESTS=$(find "$TOP/selftests" -maxdepth 1 -name '*.sh' -printf '%f\n' |
+		sed 's|\.sh$||' | grep -vxE 'lib|lib-vdev|kmemleak|demo|bench' |
+		sort | xargs)
 	TESTS="$TESTS kmemleak"
 fi
 start=$(date +%s)
