@@ -4,6 +4,7 @@
 #
 #   make                 module, libvrdma and vrdmactl
 #   make check [T=name]  the selftest suite in a qemu guest (installs deps)
+#   make check-debug     the suite on a KASAN/lockdep/kmemleak debug kernel
 #   make demo            two containers talking RDMA through vdevices
 #   make bench           benchmarks, vdevice against the native parent
 #   make style           checkpatch.pl --strict over the tree
@@ -29,7 +30,7 @@ DESTDIR ?=
 export PREFIX DESTDIR
 
 .PHONY: all modules userlib tools progs clean check demo bench deps style \
-	install modules_install dkms-install sparse help
+	install modules_install dkms-install sparse help check-debug
 
 all: modules userlib tools progs
 
@@ -67,6 +68,10 @@ check:
 	$(MAKE) -C tools/vrdmactl test
 	./selftests/vm/run.sh $(if $(T),--tests "$(T)")
 
+check-debug:
+	@./scripts/deps.sh --quiet
+	./scripts/check-debug.sh $(if $(T),--tests "$(T)")
+
 demo:
 	@./scripts/deps.sh --quiet
 	$(MAKE) all
@@ -95,4 +100,4 @@ dkms-install:
 	./scripts/dkms-install.sh
 
 help:
-	@sed -n '3,12p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'

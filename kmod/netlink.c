@@ -42,7 +42,48 @@ static const struct nla_policy vrdma_policy[VRDMA_ATTR_MAX + 1] = {
 	[VRDMA_ATTR_NETNS_FD] = { .type = NLA_S32 },
 	[VRDMA_ATTR_NETNS_PID] = { .type = NLA_U32 },
 	[VRDMA_ATTR_LIMITS] = NLA_POLICY_NESTED(vrdma_res_policy),
+	/* Lists of VRDMA_ACL_ENTRY: vrdma_acl_parse() checks each entry. */
+	[VRDMA_ATTR_SGIDS] = { .type = NLA_NESTED },
+	[VRDMA_ATTR_PEERS] = { .type = NLA_NESTED },
 };
+
+static const int vrdma_acl_attr[VRDMA_NR_ACL] = {
+	[VRDMA_ACL_SGID] = VRDMA_ATTR_SGIDS,
+	[VRDMA_ACL_PEER] = VRDMA_ATTR_PEERS,
+};
+
+/* Parse the ACL nests present in a request into @acl (NULL: absent or empty). */
+static int vrdma_nl_parse_acls(struct genl_info *info,
+			       struct vrdma_acl **acl)
+{
+	struct nlattr *nest;
+	int kind;
+
+	for (kind = 0; kind < VRDMA_NR_ACL; kind++) {
+		acl[kind] = NULL;
+		nest = info->attrs[vrdma_acl_attr[kind]];
+		if (!nest)
+			continue;
+		acl[kind] = vrdma_acl_parse(nest, kind, info->extack);
+		if (IS_ERR(acl[kind])) {
+			int ret = PTR_ERR(acl[kind]);
+
+			acl[kind] = NULL;
+			while (kind--)
+				kfree(acl[kind]);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void vrdma_nl_free_acls(struct vrdma_acl **acl)
+{
+	int kind;
+
+	for (kind = 0; kind < VRDMA_NR_ACL; kind++)
+		kfree(acl[kind]);
+}
 
 static bool vrdma_nl_visible(struct vrdma_dev *vdev, struct net *net)
 {
@@ -104,6 +145,7 @@ static int vrdma_fill_dev(struct sk_buff *skb, struct vrdma_dev *vdev,
 		       vrdma_dev_port_state(vdev)) ||
 	    vrdma_put_res(skb, VRDMA_ATTR_LIMITS, vrdma_get_limit, vdev) ||
 	    vrdma_put_res(skb, VRDMA_ATTR_USAGE, vrdma_get_usage, vdev) ||
+	    vrdma_acl_fill(skb, vdev) ||
 	    (reason >= 0 && nla_put_u8(skb, VRDMA_ATTR_REASON, reason)))
 		goto err_cancel;
 
@@ -256,13 +298,20 @@ static int vrdma_nl_dev_new(struct sk_buff *skb, struct genl_info *info)
 				    params.limit, info->extack);
 	if (ret)
 		return ret;
+	ret = vrdma_nl_parse_acls(info, params.acl);
+	if (ret)
+		return ret;
 
 	params.net = vrdma_nl_get_net(info);
-	if (IS_ERR(params.net))
-		return PTR_ERR(params.net);
+	if (IS_ERR(params.net)) {
+		ret = PTR_ERR(params.net);
+		goto out_free_acls;
+	}
 
 	ret = vrdma_dev_create(&params, info->extack);
 	put_net(params.net);
+out_free_acls:
+	vrdma_nl_free_acls(params.acl);
 	return ret;
 }
 
@@ -300,25 +349,44 @@ static int vrdma_nl_dev_del(struct sk_buff *skb, struct genl_info *info)
 
 static int vrdma_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
 {
+	struct vrdma_acl *acl[VRDMA_NR_ACL];
 	u64 limit[VRDMA_NR_RES];
 	struct vrdma_dev *vdev;
-	int ret = -ENODEV;
+	int kind, ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, VRDMA_ATTR_DEV_NAME) ||
-	    GENL_REQ_ATTR_CHECK(info, VRDMA_ATTR_LIMITS))
+	if (GENL_REQ_ATTR_CHECK(info, VRDMA_ATTR_DEV_NAME))
 		return -EINVAL;
+	if (!info->attrs[VRDMA_ATTR_LIMITS] &&
+	    !info->attrs[VRDMA_ATTR_SGIDS] && !info->attrs[VRDMA_ATTR_PEERS]) {
+		NL_SET_ERR_MSG(info->extack, "nothing to change");
+		return -EINVAL;
+	}
+	ret = vrdma_nl_parse_acls(info, acl);
+	if (ret)
+		return ret;
 
 	mutex_lock(&vrdma_mutex);
 	vdev = vrdma_nl_find(info);
-	if (!vdev)
+	if (!vdev) {
+		ret = -ENODEV;
 		goto out_unlock;
+	}
 	memcpy(limit, vdev->quota.limit, sizeof(limit));
 	ret = vrdma_nl_parse_limits(info->attrs[VRDMA_ATTR_LIMITS], limit,
 				    info->extack);
-	if (!ret)
+	if (ret)
+		goto out_unlock;
+	if (info->attrs[VRDMA_ATTR_LIMITS])
 		vrdma_quota_set(vdev, limit);
+	for (kind = 0; kind < VRDMA_NR_ACL; kind++) {
+		if (!info->attrs[vrdma_acl_attr[kind]])
+			continue;
+		vrdma_acl_replace(vdev, kind, acl[kind]);
+		acl[kind] = NULL;
+	}
 out_unlock:
 	mutex_unlock(&vrdma_mutex);
+	vrdma_nl_free_acls(acl);
 	return ret;
 }
 

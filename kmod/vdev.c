@@ -288,13 +288,14 @@ void vrdma_dealloc_driver(struct ib_device *ibdev)
 	mutex_unlock(&vrdma_mutex);
 	wake_up_all(&vrdma_dying_wq);
 
+	vrdma_acl_free(vdev);
 	vrdma_dev_put_parent(vdev->pdev);
 	vrdma_obj_dec(VRDMA_OBJ_VDEV);
 }
 
 /**
  * vrdma_dev_create() - create a vdevice and register it inside a netns
- * @params: name, parent name, target namespace and limits
+ * @params: name, parent name, target namespace, limits and ACLs (copied)
  * @extack: where to report errors
  *
  * Context: process context, may sleep; takes vrdma_mutex.
@@ -379,6 +380,9 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 	vrdma_dev_init_attrs(vdev);
 	vrdma_dev_set_ops(vdev);
 	vrdma_quota_init(vdev, params->limit);
+	ret = vrdma_acl_init(vdev, params->acl);
+	if (ret)
+		goto err_dealloc;
 
 	if (!vrdma_netns_exclusive(&vdev->ibdev)) {
 		NL_SET_ERR_MSG(extack,

@@ -24,6 +24,10 @@ int vrdma_create_user_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	if (IS_ERR(pudata))
 		return PTR_ERR(pudata);
 
+	ret = vrdma_acl_check_av(vdev, init->ah_attr);
+	if (ret)
+		return ret;
+
 	ret = vrdma_quota_charge(vdev, VRDMA_RES_AH, 1);
 	if (ret)
 		return ret;

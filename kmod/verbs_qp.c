@@ -107,6 +107,17 @@ int vrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (IS_ERR(pudata))
 		return PTR_ERR(pudata);
 
+	if (mask & IB_QP_AV) {
+		ret = vrdma_acl_check_av(vdev, &attr->ah_attr);
+		if (ret)
+			return ret;
+	}
+	if (mask & IB_QP_ALT_PATH) {
+		ret = vrdma_acl_check_av(vdev, &attr->alt_ah_attr);
+		if (ret)
+			return ret;
+	}
+
 	pattr = kmemdup(attr, sizeof(*attr), GFP_KERNEL);
 	if (!pattr)
 		return -ENOMEM;
@@ -238,7 +249,8 @@ static int vrdma_post_send_ud(struct ib_qp *shadow,
  * @wr: work requests, or NULL for a doorbell (rxe's zero-length POST_SEND)
  * @bad_wr: the first failed request out
  *
- * O(1) for a doorbell: no allocation, no lock.
+ * O(1) for a doorbell: no allocation, no lock.  On return the requests
+ * name the vdevice's AHs again, as the caller expects.
  *
  * Context: process context from uverbs; does not sleep.
  * Return: what the parent returns.

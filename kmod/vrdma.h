@@ -18,14 +18,18 @@
  *   parent->vdevs_lock  (spinlock) parent->vdevs, read by event forwarding
  *                       which runs in ib_wq and must not take vrdma_mutex
  *   quota counters      lock-free (atomic64 compare-and-exchange)
+ *   vdev->acl[]         RCU: replaced under vrdma_mutex, read under
+ *                       rcu_read_lock() on the verbs path
  */
 #ifndef _VRDMA_H
 #define _VRDMA_H
 
 #include <linux/atomic.h>
+#include <linux/in6.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_verbs.h>
@@ -77,6 +81,35 @@ struct vrdma_quota {
 };
 
 /**
+ * struct vrdma_acl_entry - one address prefix of an ACL
+ * @addr: the prefix, bits past @plen cleared; IPv4 as ::ffff:a.b.c.d
+ * @plen: its length in bits, 0..128
+ */
+struct vrdma_acl_entry {
+	struct in6_addr addr;
+	u8 plen;
+};
+
+/**
+ * struct vrdma_acl - an immutable list of address prefixes
+ * @rcu: for kfree_rcu() once replaced
+ * @n: number of entries
+ * @entry: the prefixes
+ */
+struct vrdma_acl {
+	struct rcu_head rcu;
+	unsigned int n;
+	struct vrdma_acl_entry entry[];
+};
+
+/* Which address of an address vector an ACL restricts */
+enum vrdma_acl_kind {
+	VRDMA_ACL_SGID,		/* the source GID (VRDMA_ATTR_SGIDS) */
+	VRDMA_ACL_PEER,		/* the destination GID (VRDMA_ATTR_PEERS) */
+	VRDMA_NR_ACL
+};
+
+/**
  * struct vrdma_dev - a virtual RDMA device
  * @ibdev: the registered device; must stay first (ib_alloc_device)
  * @parent: the parent state; valid while @ibdev is registered
@@ -85,6 +118,8 @@ struct vrdma_quota {
  * @list: entry in the global vdevice list (vrdma_mutex)
  * @parent_node: entry in parent->vdevs
  * @quota: object limits and counters
+ * @acl: address ACLs by enum vrdma_acl_kind, NULL when everything is
+ *	allowed; replaced under vrdma_mutex, read under RCU
  */
 struct vrdma_dev {
 	struct ib_device ibdev;
@@ -93,6 +128,7 @@ struct vrdma_dev {
 	struct list_head list;
 	struct list_head parent_node;
 	struct vrdma_quota quota;
+	struct vrdma_acl __rcu *acl[VRDMA_NR_ACL];
 };
 
 /**
@@ -179,6 +215,7 @@ struct vrdma_dev_params {
 	const char *parent;
 	struct net *net;
 	u64 limit[VRDMA_NR_RES];
+	struct vrdma_acl *acl[VRDMA_NR_ACL];
 };
 
 int vrdma_dev_create(const struct vrdma_dev_params *params,
@@ -218,6 +255,18 @@ void vrdma_quota_set(struct vrdma_dev *vdev, const u64 *limit);
 u64 vrdma_quota_effective(struct vrdma_dev *vdev, enum vrdma_res res);
 void vrdma_quota_clamp_attrs(struct vrdma_dev *vdev,
 			     struct ib_device_attr *attr);
+
+/* acl.c: source address and peer ACLs */
+struct vrdma_acl *vrdma_acl_parse(const struct nlattr *nest,
+				  enum vrdma_acl_kind kind,
+				  struct netlink_ext_ack *extack);
+int vrdma_acl_init(struct vrdma_dev *vdev, struct vrdma_acl *const *acl);
+void vrdma_acl_replace(struct vrdma_dev *vdev, enum vrdma_acl_kind kind,
+		       struct vrdma_acl *acl);
+void vrdma_acl_free(struct vrdma_dev *vdev);
+int vrdma_acl_fill(struct sk_buff *skb, struct vrdma_dev *vdev);
+int vrdma_acl_check_av(struct vrdma_dev *vdev,
+		       const struct rdma_ah_attr *attr);
 
 /* netlink.c */
 

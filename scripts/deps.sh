@@ -33,6 +33,8 @@ PACKAGES=(
 	iproute2 jq util-linux
 	# style, benchmarks
 	linux-source-6.1 shellcheck gnuplot-nox
+	# make check-debug: building the debug kernel from linux-source-6.1
+	flex bison bc libelf-dev libssl-dev
 )
 
 say() {

@@ -11,7 +11,10 @@ CMD is a command name from uapi/linux/vrdma.h without the prefix (DEV_NEW,
 DEV_DEL, ...).  Each ATTR=VALUE adds an attribute: ATTR is an attribute name
 without the VRDMA_ATTR_ prefix, or a number; VALUE is "str:TEXT" (NUL
 terminated), "u8:N", "u32:N", "s32:N", "u64:N", "fd:PATH" (opens PATH, sends
-the fd as s32), "hex:BYTES" or "limits:RES=N,RES=N" (a nest of u64).
+the fd as s32), "hex:BYTES", "limits:RES=N,RES=N" (a nest of u64) or
+"acl:ADDR/LEN,ADDR" (a nest of VRDMA_ACL_ENTRY nests, ADDR an IPv4 or IPv6
+address, LEN the raw prefix length sent as u8; "acl:" is an empty list).
+LIMITS, SGIDS and PEERS are sent with NLA_F_NESTED set, as libmnl does.
 
 Prints "errno=E" and, when the kernel gave one, "msg=TEXT" for the
 extended ACK, then exits 0 if the kernel accepted the request, else 1.
@@ -35,7 +38,11 @@ CMDS = ["UNSPEC", "VERSION_GET", "DEV_NEW", "DEV_DEL", "DEV_SET", "DEV_GET",
         "PARENT_GET"]
 ATTRS = ["UNSPEC", "PAD", "VERSION", "DEV_NAME", "DEV_INDEX", "PARENT_NAME",
          "DRIVER_ID", "NETNS_FD", "NETNS_PID", "NETNS_INO", "PORT_STATE",
-         "LIMITS", "USAGE", "VDEV_COUNT", "PARENT_VDEVS", "REASON"]
+         "LIMITS", "USAGE", "VDEV_COUNT", "PARENT_VDEVS", "REASON", "SGIDS",
+         "PEERS"]
+ACL_ENTRY, ACL_ADDR, ACL_PREFIX_LEN = 1, 2, 3
+NLA_F_NESTED = 0x8000
+NESTS = ("LIMITS", "SGIDS", "PEERS")
 RES = ["UNSPEC", "PAD", "CTX", "PD", "CQ", "QP", "SRQ", "MR", "MW", "AH",
        "MR_BYTES"]
 
@@ -72,6 +79,20 @@ def value(spec):
         for item in filter(None, text.split(",")):
             res, _, num = item.partition("=")
             nest += nla(RES.index(res.upper()), struct.pack("Q", int(num, 0)))
+        return nest
+    if kind == "acl":
+        nest = b""
+        for item in filter(None, text.split(",")):
+            addr, _, plen = item.partition("/")
+            if ":" in addr:
+                raw = socket.inet_pton(socket.AF_INET6, addr)
+            else:
+                raw = b"\0" * 10 + b"\xff\xff" + \
+                    socket.inet_pton(socket.AF_INET, addr)
+            entry = nla(ACL_ADDR, raw)
+            if plen:
+                entry += nla(ACL_PREFIX_LEN, struct.pack("B", int(plen)))
+            nest += nla(ACL_ENTRY | NLA_F_NESTED, entry)
         return nest
     raise SystemExit(f"nlraw: bad value '{spec}'")
 
@@ -127,6 +148,8 @@ def main(argv):
     for arg in argv[2:]:
         name, _, spec = arg.partition("=")
         atype = int(name) if name.isdigit() else ATTRS.index(name.upper())
+        if not name.isdigit() and name.upper() in NESTS:
+            atype |= NLA_F_NESTED
         payload += nla(atype, value(spec))
     err, msg, _ = genl.request(fam, cmd, payload)
     print(f"errno={err}")

@@ -190,6 +190,15 @@ int vrdma_dev_add(struct vrdma_handle *h, const char *name, const char *parent,
 		  const struct vrdma_netns_spec *netns,
 		  const struct vrdma_res_values *limits)
 {
+	return vrdma_dev_add_acl(h, name, parent, netns, limits, NULL, NULL);
+}
+
+int vrdma_dev_add_acl(struct vrdma_handle *h, const char *name,
+		      const char *parent, const struct vrdma_netns_spec *netns,
+		      const struct vrdma_res_values *limits,
+		      const struct vrdma_acl *sgids,
+		      const struct vrdma_acl *peers)
+{
 	union vrdma_msgbuf req;
 	struct nlmsghdr *nlh;
 	int fd, ret;
@@ -209,6 +218,11 @@ int vrdma_dev_add(struct vrdma_handle *h, const char *name, const char *parent,
 		if (ret)
 			return ret;
 	}
+	ret = vrdma_put_acl(h, nlh, VRDMA_ATTR_SGIDS, sgids);
+	if (!ret)
+		ret = vrdma_put_acl(h, nlh, VRDMA_ATTR_PEERS, peers);
+	if (ret)
+		return ret;
 	ret = put_netns(h, nlh, netns, &fd);
 	if (ret)
 		return ret;
@@ -238,8 +252,6 @@ int vrdma_dev_del(struct vrdma_handle *h, const char *name)
 int vrdma_dev_set(struct vrdma_handle *h, const char *name,
 		  const struct vrdma_res_values *limits)
 {
-	union vrdma_msgbuf req;
-	struct nlmsghdr *nlh;
 	int ret;
 
 	ret = check_name(h, "device", name);
@@ -247,12 +259,35 @@ int vrdma_dev_set(struct vrdma_handle *h, const char *name,
 		return ret;
 	if (!limits || !limits->present)
 		return vrdma_set_error(h, -EINVAL, "no limit to change");
+	return vrdma_dev_set_acl(h, name, limits, NULL, NULL);
+}
+
+int vrdma_dev_set_acl(struct vrdma_handle *h, const char *name,
+		      const struct vrdma_res_values *limits,
+		      const struct vrdma_acl *sgids,
+		      const struct vrdma_acl *peers)
+{
+	bool have_limits = limits && limits->present;
+	union vrdma_msgbuf req;
+	struct nlmsghdr *nlh;
+	int ret;
+
+	ret = check_name(h, "device", name);
+	if (ret)
+		return ret;
+	if (!have_limits && !(sgids && sgids->present) &&
+	    !(peers && peers->present))
+		return vrdma_set_error(h, -EINVAL, "nothing to change");
 	ret = vrdma_resolve_family(h);
 	if (ret)
 		return ret;
 	nlh = vrdma_msg_start(h, req.buf, VRDMA_CMD_DEV_SET, NLM_F_ACK);
 	mnl_attr_put_strz(nlh, VRDMA_ATTR_DEV_NAME, name);
-	ret = put_limits(h, nlh, limits);
+	ret = have_limits ? put_limits(h, nlh, limits) : 0;
+	if (!ret)
+		ret = vrdma_put_acl(h, nlh, VRDMA_ATTR_SGIDS, sgids);
+	if (!ret)
+		ret = vrdma_put_acl(h, nlh, VRDMA_ATTR_PEERS, peers);
 	if (!ret)
 		ret = vrdma_request(h, nlh, NULL, NULL);
 	return ret ? ret : vrdma_ok(h);

@@ -182,6 +182,9 @@ int vrdma_parse_dev(const struct nlmsghdr *nlh, struct vrdma_dev *dev);
 int vrdma_parse_parent(const struct nlmsghdr *nlh, struct vrdma_parent *p);
 int vrdma_parse_event(const struct nlmsghdr *nlh, struct vrdma_event *ev);
 void vrdma_parent_clear(struct vrdma_parent *p);
+int vrdma_parse_acl(const struct nlattr *nest, struct vrdma_acl *acl);
+int vrdma_put_acl(struct vrdma_handle *h, struct nlmsghdr *nlh, int type,
+		  const struct vrdma_acl *acl);
 
 /* hostinfo.c */
 

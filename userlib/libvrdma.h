@@ -53,6 +53,32 @@ struct vrdma_res_values {
 };
 
 /**
+ * struct vrdma_acl_entry - one address or prefix of an address ACL
+ * @addr: IPv6 address, network byte order; an IPv4 address is stored as
+ *	::ffff:a.b.c.d, the form of a RoCE GID
+ * @prefix_len: prefix length in bits, 0..128 (96 + n for IPv4 /n)
+ */
+struct vrdma_acl_entry {
+	uint8_t addr[16];
+	uint8_t prefix_len;
+};
+
+/**
+ * struct vrdma_acl - an address ACL (source GIDs or peers)
+ * @present: in a reply, the vdevice is restricted (false: everything is
+ *	allowed, the default); in a request, the ACL is to be set (false:
+ *	left as it is)
+ * @count: number of entries; 0 with @present in a request allows
+ *	everything again
+ * @entry: the addresses or prefixes
+ */
+struct vrdma_acl {
+	bool present;
+	unsigned int count;
+	struct vrdma_acl_entry entry[VRDMA_ACL_MAX_ENTRIES];
+};
+
+/**
  * struct vrdma_dev - one vdevice
  * @name: vdevice name
  * @index: ib_device index
@@ -62,6 +88,8 @@ struct vrdma_res_values {
  * @port_state: enum ib_port_state of port 1, see vrdma_port_state_name()
  * @limits: effective limits
  * @usage: current use
+ * @sgids: source addresses the vdevice may send from
+ * @peers: destination prefixes the vdevice may reach
  * @chardev: uverbs character device ("uverbs3"), empty when not found
  * @chardev_major: major number of @chardev
  * @chardev_minor: minor number of @chardev
@@ -79,6 +107,8 @@ struct vrdma_dev {
 	uint8_t port_state;
 	struct vrdma_res_values limits;
 	struct vrdma_res_values usage;
+	struct vrdma_acl sgids;
+	struct vrdma_acl peers;
 
 	char chardev[VRDMA_CHARDEV_SIZE];
 	unsigned int chardev_major;
@@ -430,6 +460,70 @@ const char *vrdma_driver_name(uint32_t driver_id);
  * library does not know.
  */
 const char *vrdma_del_reason_name(int reason);
+
+/**
+ * vrdma_dev_add_acl() - create a vdevice with address ACLs
+ * @h: the handle
+ * @name: name of the new vdevice
+ * @parent: name of the parent ib_device
+ * @netns: the namespace the vdevice is born in
+ * @limits: limits to set, or NULL
+ * @sgids: source addresses it may use (single addresses), or NULL (or
+ *	not present) for every GID of the parent
+ * @peers: destination prefixes it may reach, or NULL (or not present)
+ *	for every destination
+ *
+ * Like vrdma_dev_add(); the ACLs are in place before the vdevice is
+ * visible to anybody.
+ *
+ * Return: 0 or a negative errno.
+ */
+int vrdma_dev_add_acl(struct vrdma_handle *h, const char *name,
+		      const char *parent, const struct vrdma_netns_spec *netns,
+		      const struct vrdma_res_values *limits,
+		      const struct vrdma_acl *sgids,
+		      const struct vrdma_acl *peers);
+
+/**
+ * vrdma_dev_set_acl() - change limits and address ACLs of a live vdevice
+ * @h: the handle
+ * @name: vdevice name
+ * @limits: limits to change (only those present), or NULL
+ * @sgids: new source address list when present, else unchanged
+ * @peers: new peer prefix list when present, else unchanged
+ *
+ * A present ACL replaces the old one as a whole; with no entries it allows
+ * everything again.  QPs and AHs already set up are not affected.
+ *
+ * Return: 0 or a negative errno (-EINVAL when there is nothing to change).
+ */
+int vrdma_dev_set_acl(struct vrdma_handle *h, const char *name,
+		      const struct vrdma_res_values *limits,
+		      const struct vrdma_acl *sgids,
+		      const struct vrdma_acl *peers);
+
+/**
+ * vrdma_acl_entry_parse() - parse an address or prefix
+ * @text: "a.b.c.d", "a.b.c.d/N", an IPv6 address, or "IPV6/N"
+ * @entry: receives it, with the bits past the prefix cleared
+ *
+ * Without "/N" the entry is a single address (/32 or /128).
+ *
+ * Return: 0, or -EINVAL for text that is not an address or prefix.
+ */
+int vrdma_acl_entry_parse(const char *text, struct vrdma_acl_entry *entry);
+
+/**
+ * vrdma_acl_entry_format() - render an entry as text
+ * @entry: the entry
+ * @buf: receives "a.b.c.d[/N]" for IPv4-mapped entries, "IPV6[/N]"
+ *	otherwise; the length is left out for a single address
+ * @len: size of @buf; 64 bytes are always enough
+ *
+ * Return: @buf.
+ */
+const char *vrdma_acl_entry_format(const struct vrdma_acl_entry *entry,
+				   char *buf, size_t len);
 
 #ifdef __cplusplus
 }

@@ -32,6 +32,8 @@ static const enum mnl_attr_data_type dev_policy[VRDMA_ATTR_MAX + 1] = {
 	[VRDMA_ATTR_LIMITS]		= MNL_TYPE_NESTED,
 	[VRDMA_ATTR_USAGE]		= MNL_TYPE_NESTED,
 	[VRDMA_ATTR_REASON]		= MNL_TYPE_U8,
+	[VRDMA_ATTR_SGIDS]		= MNL_TYPE_NESTED,
+	[VRDMA_ATTR_PEERS]		= MNL_TYPE_NESTED,
 };
 
 static const enum mnl_attr_data_type parent_policy[VRDMA_ATTR_MAX + 1] = {
@@ -203,6 +205,16 @@ static int dev_from_attrs(const struct nlattr **tb, struct vrdma_dev *dev)
 	}
 	if (tb[VRDMA_ATTR_USAGE]) {
 		ret = parse_res(tb[VRDMA_ATTR_USAGE], &dev->usage);
+		if (ret)
+			return ret;
+	}
+	if (tb[VRDMA_ATTR_SGIDS]) {
+		ret = vrdma_parse_acl(tb[VRDMA_ATTR_SGIDS], &dev->sgids);
+		if (ret)
+			return ret;
+	}
+	if (tb[VRDMA_ATTR_PEERS]) {
+		ret = vrdma_parse_acl(tb[VRDMA_ATTR_PEERS], &dev->peers);
 		if (ret)
 			return ret;
 	}

@@ -200,6 +200,13 @@ ln -sfn "last/console.log" "$VMDIR/console.log"
 	printf 'VM_NO_MODULE=%q\n' "$VM_NO_MODULE"
 	printf 'TOP=%q\n' "$TOP"
 	printf 'KVER=%q\n' "$KVER"
+	# Bounds of selftests/fuzz.sh, passed on when set
+	for v in NLFUZZ_COUNT VERBS_FUZZ_COUNT VERBS_FUZZ_COMPARE FUZZ_SEED \
+		FUZZ_TIME_LIMIT; do
+		if [ -n "${!v:-}" ]; then
+			printf 'export %s=%q\n' "$v" "${!v}"
+		fi
+	done
 } > "$RUN/results/config"
 
 # An Oops ends the guest at once (oops=panic, and panic=-1 reboots, which

@@ -15,11 +15,14 @@ static void dev_usage(FILE *f)
 	      "       " VCTL_NAME " dev add NAME parent PARENT\n"
 	      "                    { netns NSNAME | netns-pid PID | netns-path PATH }\n"
 	      "                    [ LIMITS ]\n"
-	      "       " VCTL_NAME " dev set NAME LIMITS\n"
+	      "                    [ ACL ]\n"
+	      "       " VCTL_NAME " dev set NAME { LIMITS | ACL }...\n"
 	      "       " VCTL_NAME " dev del NAME\n"
 	      "       " VCTL_NAME " dev help\n"
 	      "LIMITS := [ ctx N ] [ pd N ] [ cq N ] [ qp N ] [ srq N ] [ mr N ]\n"
 	      "          [ mw N ] [ ah N ] [ mr-bytes SIZE ]\n"
+	      "ACL := [ sgid { ADDR | any } ]... [ peer { PREFIX | any } ]...\n"
+	      "ADDR := { IPV4 | IPV6 }   PREFIX := { ADDR | ADDR/LEN }\n"
 	      "N := { NUMBER | max }\n"
 	      "SIZE := { NUMBER[K|M|G|T] | max }\n", f);
 }
@@ -39,6 +42,8 @@ enum dev_kw_kind {
 	KW_NETNS_PID,
 	KW_NETNS_PATH,
 	KW_LIMIT,
+	KW_SGID,
+	KW_PEER,
 };
 
 /**
@@ -54,8 +59,9 @@ struct dev_keyword {
 };
 
 /*
- * dev add takes every keyword; dev set takes the limits only, which are
- * the tail of the same table, so both match the same words the same way.
+ * dev add takes every keyword; dev set takes the limits and ACLs only,
+ * which are the tail of the same table, so both match the same words the
+ * same way.
  */
 static const struct dev_keyword add_keywords[] = {
 	{ "parent",	KW_PARENT,	VRDMA_RES_UNSPEC },
@@ -72,6 +78,8 @@ static const struct dev_keyword add_keywords[] = {
 	{ "mw",		KW_LIMIT,	VRDMA_RES_MW },
 	{ "ah",		KW_LIMIT,	VRDMA_RES_AH },
 	{ "mr-bytes",	KW_LIMIT,	VRDMA_RES_MR_BYTES },
+	{ "sgid",	KW_SGID,	VRDMA_RES_UNSPEC },
+	{ "peer",	KW_PEER,	VRDMA_RES_UNSPEC },
 	{ NULL }
 };
 
@@ -96,6 +104,10 @@ static const char *res_word(enum vrdma_res res)
  * @netns: target namespace
  * @netns_path: storage for a path built from a netns name
  * @limits: the limits given
+ * @sgids: the source addresses given ("sgid" may repeat)
+ * @peers: the peer prefixes given ("peer" may repeat)
+ * @sgid_any: "sgid any" was given
+ * @peer_any: "peer any" was given
  */
 struct dev_args {
 	const char *parent;
@@ -103,7 +115,53 @@ struct dev_args {
 	struct vrdma_netns_spec netns;
 	char netns_path[4096];
 	struct vrdma_res_values limits;
+	struct vrdma_acl sgids;
+	struct vrdma_acl peers;
+	bool sgid_any;
+	bool peer_any;
 };
+
+/*
+ * "sgid ADDR" and "peer PREFIX" add to a list; "any" stands for the
+ * default, everything allowed, and cannot be mixed with addresses.
+ */
+static int add_acl(const char *what, const struct dev_keyword *k,
+		   const char *val, struct dev_args *a)
+{
+	bool sgid = k->kind == KW_SGID;
+	struct vrdma_acl *acl = sgid ? &a->sgids : &a->peers;
+	bool *any = sgid ? &a->sgid_any : &a->peer_any;
+	struct vrdma_acl_entry e;
+
+	acl->present = true;
+	if (!strcmp(val, "any")) {
+		if (acl->count || *any)
+			goto mixed;
+		*any = true;
+		return 0;
+	}
+	if (*any)
+		goto mixed;
+	if (vrdma_acl_entry_parse(val, &e) ||
+	    (sgid && strchr(val, '/'))) {
+		vctl_error("%s: bad value \"%s\" for \"%s\"%s", what, val,
+			   k->name, sgid ? " (an IPv4 or IPv6 address)" :
+			   " (an IPv4 or IPv6 address or prefix)");
+		return -1;
+	}
+	if (acl->count == VRDMA_ACL_MAX_ENTRIES) {
+		vctl_error("%s: too many \"%s\": at most %d", what, k->name,
+			   VRDMA_ACL_MAX_ENTRIES);
+		return -1;
+	}
+	acl->entry[acl->count++] = e;
+	return 0;
+
+mixed:
+	vctl_error("%s: \"%s any\" cannot be combined with other \"%s\" values",
+		   what, k->name, k->name);
+	return -1;
+}
 
 static int set_netns(const char *what, const struct dev_keyword *k,
 		     const char *val, struct dev_args *a)
@@ -204,6 +262,10 @@ static int parse_keywords(const char *what, const struct dev_keyword *table,
 		case KW_LIMIT:
 			ret = set_limit(what, k, argv[i + 1], a);
 			break;
+		case KW_SGID:
+		case KW_PEER:
+			ret = add_acl(what, k, argv[i + 1], a);
+			break;
 		}
 		if (ret)
 			return -1;
@@ -251,8 +313,9 @@ static int dev_add(struct vctl *c, int argc, char **argv)
 	h = vctl_handle(c);
 	if (!h)
 		return -1;
-	if (vrdma_dev_add(h, name, a.parent, &a.netns,
-			  a.limits.present ? &a.limits : NULL))
+	if (vrdma_dev_add_acl(h, name, a.parent, &a.netns,
+			      a.limits.present ? &a.limits : NULL,
+			      &a.sgids, &a.peers))
 		return vctl_kernel_error(c, "dev add");
 	return 0;
 }
@@ -269,14 +332,14 @@ static int dev_set(struct vctl *c, int argc, char **argv)
 		return ret < 0 ? -1 : 0;
 	if (parse_keywords("dev set", limit_keywords, argc - 1, argv + 1, &a))
 		return -1;
-	if (!a.limits.present) {
+	if (!a.limits.present && !a.sgids.present && !a.peers.present) {
 		vctl_error("dev set: no limit given; try \"%s\"", DEV_HELP);
 		return -1;
 	}
 	h = vctl_handle(c);
 	if (!h)
 		return -1;
-	if (vrdma_dev_set(h, name, &a.limits))
+	if (vrdma_dev_set_acl(h, name, &a.limits, &a.sgids, &a.peers))
 		return vctl_kernel_error(c, "dev set");
 	return 0;
 }
@@ -349,6 +412,39 @@ static void print_res_text(const struct vrdma_dev *d)
 		out_line_end();
 }
 
+/*
+ * JSON: "sgids": [ "10.1.0.5", ... ] and "peers": [ "10.1.0.0/24", ... ],
+ * left out when unrestricted.  Text: a line "    sgid ADDR
+ * sgid ADDR peer PREFIX ..." in the words dev add takes ("sgid any" for
+ * an unrestricted list), left out when neither list is restricted.
+ */
+static void print_acl(const char *key, const char *word,
+		      const struct vrdma_acl *acl, bool first)
+{
+	char buf[64];
+	unsigned int i;
+
+	if (!acl->present) {
+		if (!out_is_json())
+			out_text("%s%s any", first ? "    " : " ", word);
+		return;
+	}
+	if (out_is_json()) {
+		out_array_begin(key);
+		for (i = 0; i < acl->count; i++)
+			out_str(NULL, NULL, vrdma_acl_entry_format(&acl->entry[i],
+								   buf, sizeof(buf)));
+		out_array_end();
+		return;
+	}
+	if (!acl->count)
+		out_text("%s%s none", first ? "    " : " ", word);
+	for (i = 0; i < acl->count; i++, first = false)
+		out_text("%s%s %s", first ? "    " : " ", word,
+			 vrdma_acl_entry_format(&acl->entry[i], buf,
+						sizeof(buf)));
+}
+
 /**
  * vctl_print_dev() - print one vdevice, as text lines or a JSON object
  * @key: the object's JSON key, NULL inside a list
@@ -388,6 +484,13 @@ void vctl_print_dev(const char *key, const struct vrdma_dev *d)
 		print_res_json("usage", &d->usage);
 	} else {
 		print_res_text(d);
+	}
+	/* Only for a restricted vdevice; JSON leaves out an unrestricted list */
+	if (d->sgids.present || d->peers.present) {
+		print_acl("sgids", "sgid", &d->sgids, true);
+		print_acl("peers", "peer", &d->peers, false);
+		if (!out_is_json())
+			out_line_end();
 	}
 	out_obj_end();
 }

@@ -29,16 +29,22 @@
  *             VRDMA_ATTR_NETNS_FD          NLA_S32   fd of a netns file
  *             VRDMA_ATTR_NETNS_PID         NLA_U32   pid whose netns to use
  *             VRDMA_ATTR_LIMITS            NLA_NESTED optional, see LIMITS
+ *             VRDMA_ATTR_SGIDS             NLA_NESTED optional, see ACL
+ *             VRDMA_ATTR_PEERS             NLA_NESTED optional, see ACL
  *   reply:    none (NLMSG_ERROR ack); an event is multicast on success
  *
  * VRDMA_CMD_DEV_DEL (doit)
  *   request:  VRDMA_ATTR_DEV_NAME          required
  *
  * VRDMA_CMD_DEV_SET (doit)
- *   Changes the limits of a live vdevice.  Only the resources present in
- *   the nest change.
+ *   Changes the limits or address ACLs of a live vdevice.  Only the
+ *   resources present in the LIMITS nest change; an ACL nest present
+ *   replaces that ACL as a whole (an empty nest allows everything again).
+ *   At least one of LIMITS, SGIDS and PEERS is required.
  *   request:  VRDMA_ATTR_DEV_NAME          required
- *             VRDMA_ATTR_LIMITS            required, see LIMITS
+ *             VRDMA_ATTR_LIMITS            optional, see LIMITS
+ *             VRDMA_ATTR_SGIDS             optional, see ACL
+ *             VRDMA_ATTR_PEERS             optional, see ACL
  *
  * VRDMA_CMD_DEV_GET (doit with DEV_NAME, or dump)
  *   reply, one VRDMA_CMD_DEV_GET message per vdevice:
@@ -51,6 +57,8 @@
  *                                                    of port 1
  *             VRDMA_ATTR_LIMITS            NLA_NESTED
  *             VRDMA_ATTR_USAGE             NLA_NESTED (same layout)
+ *             VRDMA_ATTR_SGIDS             NLA_NESTED, only when restricted
+ *             VRDMA_ATTR_PEERS             NLA_NESTED, only when restricted
  *   Dumps are consistent: when the set of vdevices changes during a dump,
  *   the dump is flagged NLM_F_DUMP_INTR and should be restarted.
  *
@@ -81,6 +89,26 @@
  *   In a request, VRDMA_LIMIT_MAX means "the parent's capacity".  In a
  *   reply, LIMITS carries the effective limit (never above the parent's
  *   capacity) and USAGE the current use.
+ *
+ * ACL nests (VRDMA_ATTR_SGIDS, VRDMA_ATTR_PEERS): a list of at most
+ * VRDMA_ACL_MAX_ENTRIES entries, in the order given:
+ *             VRDMA_ACL_ENTRY              NLA_NESTED, one per address:
+ *                 VRDMA_ACL_ADDR           NLA_BINARY, exactly 16 bytes:
+ *                                          an IPv6 address, or an IPv4
+ *                                          address as ::ffff:a.b.c.d (the
+ *                                          form of a RoCE GID)
+ *                 VRDMA_ACL_PREFIX_LEN     NLA_U8, 0..128, default 128;
+ *                                          at least 96 for an IPv4-mapped
+ *                                          address; bits past it are
+ *                                          cleared
+ *   SGIDS restricts the source GIDs (by address) the vdevice's QPs and
+ *   AHs may use: a prefix length other than 128 is refused.  PEERS
+ *   restricts the destination GIDs to the listed prefixes.  Both are
+ *   checked when a QP is modified with an address vector (RC/UC connect)
+ *   and when an AH is created; a refused address vector fails with
+ *   EACCES.  Without the attribute (the default) every source GID of the
+ *   parent and every destination is allowed.  Changing an ACL does not
+ *   affect QPs and AHs already set up.
  */
 #ifndef _UAPI_LINUX_VRDMA_H
 #define _UAPI_LINUX_VRDMA_H
@@ -126,6 +154,8 @@ enum vrdma_attr {
 	VRDMA_ATTR_VDEV_COUNT,
 	VRDMA_ATTR_PARENT_VDEVS,
 	VRDMA_ATTR_REASON,
+	VRDMA_ATTR_SGIDS,
+	VRDMA_ATTR_PEERS,
 
 	__VRDMA_ATTR_MAX
 };
@@ -149,6 +179,19 @@ enum vrdma_res {
 };
 
 #define VRDMA_RES_MAX (__VRDMA_RES_MAX - 1)
+
+/* Most entries in one address ACL (VRDMA_ATTR_SGIDS, VRDMA_ATTR_PEERS) */
+#define VRDMA_ACL_MAX_ENTRIES	16
+
+enum vrdma_acl_attr {
+	VRDMA_ACL_UNSPEC,
+	VRDMA_ACL_ENTRY,
+	VRDMA_ACL_ADDR,
+	VRDMA_ACL_PREFIX_LEN,
+
+	__VRDMA_ACL_MAX
+};
+#define VRDMA_ACL_ATTR_MAX (__VRDMA_ACL_MAX - 1)
 
 /* Why a vdevice went away (VRDMA_ATTR_REASON on a DEV_DEL event) */
 enum vrdma_del_reason {

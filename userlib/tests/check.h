@@ -19,5 +19,6 @@ void suite_parse(void);
 void suite_reply(void);
 void suite_handle(void);
 void suite_hostinfo(void);
+void suite_acl(void);
 
 #endif /* VRDMA_TEST_CHECK_H */

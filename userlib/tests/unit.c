@@ -38,6 +38,7 @@ int main(void)
 	suite_reply();
 	suite_handle();
 	suite_hostinfo();
+	suite_acl();
 	printf("%d passed, %d failed\n", tests_passed, tests_failed);
 	return tests_failed ? 1 : 0;
 }

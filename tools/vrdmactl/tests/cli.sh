@@ -106,9 +106,19 @@ check "netns-pid 0"             1 'bad value "0" for "netns-pid"' -- "${ADD[@]}"
 check "netns-pid word"          1 'bad value "self" for "netns-pid"' -- "${ADD[@]}" netns-pid self
 check "dev set without limits"  1 "no limit given"      -- dev set vr0
 check "dev set non-limit word"  1 'unknown dev set keyword "parent"' -- dev set vr0 parent rxe0
+check "sgid with prefix"        1 'bad value "10.0.0.1/24" for "sgid"' -- dev set vr0 sgid 10.0.0.1/24
+check "sgid not an address"     1 'bad value "host" for "sgid"' -- dev set vr0 sgid host
+check "peer prefix too long"    1 'bad value "10.0.0.0/33" for "peer"' -- dev set vr0 peer 10.0.0.0/33
+check "peer v6 prefix too long" 1 'bad value "fd00::/129" for "peer"' -- dev set vr0 peer fd00::/129
+check "peer any mixed"          1 '"peer any" cannot be combined' -- dev set vr0 peer any peer 10.0.0.0/8
+check "sgid any mixed"          1 '"sgid any" cannot be combined' -- dev set vr0 sgid 10.0.0.1 sgid any
+check "too many peers"          1 'too many "peer": at most 16' -- dev set vr0 $(for i in $(seq 17); do echo peer 10.0.$i.0/24; done)
+check "ambiguous s keyword"     1 'ambiguous dev set keyword "s"' -- dev set vr0 s 1
 
 # Good grammar goes past the parser (to the kernel, or to "not loaded")
-for args in "qp 1" "mr-bytes 4K" "mr-bytes 2g" "mr-bytes max" "ctx max pd 0"; do
+for args in "qp 1" "mr-bytes 4K" "mr-bytes 2g" "mr-bytes max" "ctx max pd 0" \
+	"sgid 10.0.0.1 sgid fe80::1" "peer 10.0.0.0/8 peer fd00::/8" "peer any" \
+	"sgid any qp 2"; do
 	# shellcheck disable=SC2086
 	"$VRDMACTL" dev set "$NODEV" $args >/dev/null 2>"$tmp/err" </dev/null
 	if [ $? = 1 ] && ! grep -q "bad value\|keyword\|given" "$tmp/err"; then

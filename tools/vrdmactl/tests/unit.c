@@ -197,6 +197,41 @@ static void test_dev_text(void)
 	CHECK(!strcmp(s, ""));
 }
 
+static void print_acl_dev(void)
+{
+	struct vrdma_dev d = sample_dev();
+
+	memset(&d.limits, 0, sizeof(d.limits));
+	memset(&d.usage, 0, sizeof(d.usage));
+	d.chardev[0] = '\0';
+	d.peers.present = true;
+	d.peers.count = 2;
+	vrdma_acl_entry_parse("10.1.0.0/24", &d.peers.entry[0]);
+	vrdma_acl_entry_parse("fd00:1::/64", &d.peers.entry[1]);
+	vctl_print_dev(NULL, &d);
+	d.sgids.present = true;
+	d.sgids.count = 1;
+	vrdma_acl_entry_parse("10.1.0.5", &d.sgids.entry[0]);
+	vctl_print_dev(NULL, &d);
+}
+
+static void test_dev_acl(void)
+{
+	char *s;
+
+	out_init(false, false);
+	s = capture(print_acl_dev);
+	CHECK(!strcmp(s, ""
+		"7: vr0: parent rxe0 driver rxe state ACTIVE netns blue\n"
+		"    sgid any peer 10.1.0.0/24 peer fd00:1::/64\n"
+		"7: vr0: parent rxe0 driver rxe state ACTIVE netns blue\n"
+		"    sgid 10.1.0.5 peer 10.1.0.0/24 peer fd00:1::/64\n"));
+	out_init(true, false);
+	s = capture(print_acl_dev);
+	CHECK(strstr(s, "\"usage\":{},\"peers\":[\"10.1.0.0/24\",\"fd00:1::/64\"]}"));
+	CHECK(strstr(s, "\"sgids\":[\"10.1.0.5\"],\"peers\":["));
+}
+
 static void test_dev_json(void)
 {
 	char *s;
@@ -271,6 +306,7 @@ int main(void)
 	test_dev_text();
 	test_dev_json();
 	test_dev_json_pretty();
+	test_dev_acl();
 	printf("vrdmactl unit: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

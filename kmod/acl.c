@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Address ACLs: which source GIDs a vdevice may send from and which
+ * destination GIDs it may reach, by IPv4/IPv6 prefix.
+ *
+ * The check runs on the control path only, when an address vector is
+ * handed to the parent (a QP modified with IB_QP_AV or IB_QP_ALT_PATH, an
+ * AH created); the data path is untouched.  An ACL is immutable once
+ * published: DEV_SET builds a new one and swaps the pointer under
+ * vrdma_mutex, readers hold rcu_read_lock() and the old list is freed
+ * after a grace period.  A NULL ACL allows everything.
+ */
+#include <linux/slab.h>
+#include <net/genetlink.h>
+#include <net/ipv6.h>
+
+#include "vrdma.h"
+
+static const struct nla_policy vrdma_acl_entry_policy[VRDMA_ACL_ATTR_MAX + 1] = {
+	[VRDMA_ACL_ADDR] = NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr)),
+	[VRDMA_ACL_PREFIX_LEN] = NLA_POLICY_MAX(NLA_U8, 128),
+};
+
+static int vrdma_acl_parse_entry(const struct nlattr *attr,
+				 enum vrdma_acl_kind kind,
+				 struct vrdma_acl_entry *e,
+				 struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[VRDMA_ACL_ATTR_MAX + 1];
+	struct in6_addr addr;
+	int ret;
+
+	if (nla_type(attr) != VRDMA_ACL_ENTRY) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "an address list holds only entries");
+		return -EINVAL;
+	}
+	ret = nla_parse_nested(tb, VRDMA_ACL_ATTR_MAX, attr,
+			       vrdma_acl_entry_policy, extack);
+	if (ret)
+		return ret;
+	if (!tb[VRDMA_ACL_ADDR]) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "address list entry without address");
+		return -EINVAL;
+	}
+	nla_memcpy(&addr, tb[VRDMA_ACL_ADDR], sizeof(addr));
+	e->plen = tb[VRDMA_ACL_PREFIX_LEN] ?
+		  nla_get_u8(tb[VRDMA_ACL_PREFIX_LEN]) : 128;
+	if (kind == VRDMA_ACL_SGID && e->plen != 128) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[VRDMA_ACL_PREFIX_LEN],
+				    "a source address is one address, not a prefix");
+		return -EINVAL;
+	}
+	if (ipv6_addr_v4mapped(&addr) && e->plen < 96) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[VRDMA_ACL_PREFIX_LEN],
+				    "an IPv4 prefix is at most 32 bits long");
+		return -EINVAL;
+	}
+	/* Not in place: ipv6_addr_prefix() clears its output first. */
+	ipv6_addr_prefix(&e->addr, &addr, e->plen);
+	return 0;
+}
+
+/**
+ * vrdma_acl_parse() - build an ACL from a VRDMA_ATTR_SGIDS/PEERS nest
+ * @nest: the nest, already known to be of type NLA_NESTED
+ * @kind: which ACL it is
+ * @extack: where to report errors
+ *
+ * Return: the new ACL (kfree() it unless it is handed on), NULL for an
+ * empty nest (everything allowed), or an ERR_PTR with a message in @extack.
+ */
+struct vrdma_acl *vrdma_acl_parse(const struct nlattr *nest,
+				  enum vrdma_acl_kind kind,
+				  struct netlink_ext_ack *extack)
+{
+	const struct nlattr *attr;
+	struct vrdma_acl *acl;
+	unsigned int n = 0;
+	int rem, ret;
+
+	nla_for_each_nested(attr, nest, rem)
+		n++;
+	if (rem) {
+		NL_SET_ERR_MSG_ATTR(extack, nest, "malformed address list");
+		return ERR_PTR(-EINVAL);
+	}
+	if (n > VRDMA_ACL_MAX_ENTRIES) {
+		NL_SET_ERR_MSG_ATTR(extack, nest,
+				    "too many addresses: at most 16");
+		return ERR_PTR(-E2BIG);
+	}
+	if (!n)
+		return NULL;
+
+	acl = kzalloc(struct_size(acl, entry, n), GFP_KERNEL);
+	if (!acl)
+		return ERR_PTR(-ENOMEM);
+	nla_for_each_nested(attr, nest, rem) {
+		ret = vrdma_acl_parse_entry(attr, kind, &acl->entry[acl->n],
+					    extack);
+		if (ret)
+			goto err_free;
+		acl->n++;
+	}
+	return acl;
+
+err_free:
+	kfree(acl);
+	return ERR_PTR(ret);
+}
+
+/**
+ * vrdma_acl_init() - give a new vdevice copies of its initial ACLs
+ * @vdev: the vdevice, not yet registered
+ * @acl: one ACL per enum vrdma_acl_kind, NULL for "everything allowed";
+ *	not consumed
+ *
+ * Whatever was copied is freed by vrdma_acl_free(), also on failure.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int vrdma_acl_init(struct vrdma_dev *vdev, struct vrdma_acl *const *acl)
+{
+	struct vrdma_acl *copy;
+	int kind;
+
+	for (kind = 0; kind < VRDMA_NR_ACL; kind++) {
+		if (!acl[kind])
+			continue;
+		copy = kmemdup(acl[kind], struct_size(copy, entry, acl[kind]->n),
+			       GFP_KERNEL);
+		if (!copy)
+			return -ENOMEM;
+		RCU_INIT_POINTER(vdev->acl[kind], copy);
+	}
+	return 0;
+}
+
+/**
+ * vrdma_acl_replace() - publish a new ACL and retire the old one
+ * @vdev: the vdevice
+ * @kind: which ACL
+ * @acl: the new ACL, consumed; NULL allows everything
+ *
+ * Context: holds vrdma_mutex.  Readers that still see the old ACL finish
+ * with it before it is freed.
+ */
+void vrdma_acl_replace(struct vrdma_dev *vdev, enum vrdma_acl_kind kind,
+		       struct vrdma_acl *acl)
+{
+	struct vrdma_acl *old;
+
+	lockdep_assert_held(&vrdma_mutex);
+	old = rcu_replace_pointer(vdev->acl[kind], acl,
+				  lockdep_is_held(&vrdma_mutex));
+	if (old)
+		kfree_rcu(old, rcu);
+}
+
+/**
+ * vrdma_acl_free() - free a vdevice's ACLs
+ * @vdev: the vdevice, unregistered (no verbs caller is left) or never
+ *	registered
+ */
+void vrdma_acl_free(struct vrdma_dev *vdev)
+{
+	struct vrdma_acl *acl;
+	int kind;
+
+	for (kind = 0; kind < VRDMA_NR_ACL; kind++) {
+		acl = rcu_replace_pointer(vdev->acl[kind], NULL, true);
+		if (acl)
+			kfree_rcu(acl, rcu);
+	}
+}
+
+static int vrdma_acl_put(struct sk_buff *skb, int type,
+			 const struct vrdma_acl *acl)
+{
+	struct nlattr *list, *entry;
+	unsigned int i;
+
+	if (!acl)
+		return 0;
+	list = nla_nest_start(skb, type);
+	if (!list)
+		return -EMSGSIZE;
+	for (i = 0; i < acl->n; i++) {
+		entry = nla_nest_start(skb, VRDMA_ACL_ENTRY);
+		if (!entry ||
+		    nla_put_in6_addr(skb, VRDMA_ACL_ADDR, &acl->entry[i].addr) ||
+		    nla_put_u8(skb, VRDMA_ACL_PREFIX_LEN, acl->entry[i].plen))
+			goto err_cancel;
+		nla_nest_end(skb, entry);
+	}
+	nla_nest_end(skb, list);
+	return 0;
+
+err_cancel:
+	nla_nest_cancel(skb, list);
+	return -EMSGSIZE;
+}
+
+/**
+ * vrdma_acl_fill() - put a vdevice's restricted ACLs into a message
+ * @skb: the message
+ * @vdev: the vdevice
+ *
+ * An ACL that allows everything is left out.
+ *
+ * Return: 0 or -EMSGSIZE.
+ */
+int vrdma_acl_fill(struct sk_buff *skb, struct vrdma_dev *vdev)
+{
+	int ret;
+
+	rcu_read_lock();
+	ret = vrdma_acl_put(skb, VRDMA_ATTR_SGIDS,
+			    rcu_dereference(vdev->acl[VRDMA_ACL_SGID]));
+	if (!ret)
+		ret = vrdma_acl_put(skb, VRDMA_ATTR_PEERS,
+				    rcu_dereference(vdev->acl[VRDMA_ACL_PEER]));
+	rcu_read_unlock();
+	return ret;
+}
+
+static bool vrdma_acl_match(const struct vrdma_acl *acl,
+			    const union ib_gid *gid)
+{
+	const struct in6_addr *addr = (const struct in6_addr *)gid->raw;
+	unsigned int i;
+
+	if (!acl)
+		return true;
+	for (i = 0; i < acl->n; i++)
+		if (ipv6_prefix_equal(addr, &acl->entry[i].addr,
+				      acl->entry[i].plen))
+			return true;
+	return false;
+}
+
+/**
+ * vrdma_acl_check_av() - may a vdevice use this address vector?
+ * @vdev: the vdevice
+ * @attr: the address vector, in vdevice terms, with its source GID
+ *	attribute filled in by the core
+ *
+ * The source GID's address must be in the SGID list, the destination GID
+ * in one of the peer prefixes.  Without a GRH nothing can be checked, so
+ * a restricted vdevice refuses it.
+ *
+ * Context: any; does not sleep.
+ * Return: 0, or -EACCES when an ACL refuses the address vector.
+ */
+int vrdma_acl_check_av(struct vrdma_dev *vdev,
+		       const struct rdma_ah_attr *attr)
+{
+	const struct vrdma_acl *sgids, *peers;
+	const struct ib_global_route *grh;
+	int ret = -EACCES;
+
+	rcu_read_lock();
+	sgids = rcu_dereference(vdev->acl[VRDMA_ACL_SGID]);
+	peers = rcu_dereference(vdev->acl[VRDMA_ACL_PEER]);
+	if (!sgids && !peers) {
+		ret = 0;
+		goto out_unlock;
+	}
+	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH)) {
+		vrdma_dbg(vdev, "address vector without GRH refused\n");
+		goto out_unlock;
+	}
+	grh = rdma_ah_read_grh(attr);
+	if (sgids && (!grh->sgid_attr ||
+		      !vrdma_acl_match(sgids, &grh->sgid_attr->gid))) {
+		vrdma_dbg(vdev, "source GID %pI6 not allowed\n",
+			  grh->sgid_attr ? grh->sgid_attr->gid.raw : NULL);
+		goto out_unlock;
+	}
+	if (!vrdma_acl_match(peers, &grh->dgid)) {
+		vrdma_dbg(vdev, "destination GID %pI6 not allowed\n",
+			  grh->dgid.raw);
+		goto out_unlock;
+	}
+	ret = 0;
+out_unlock:
+	rcu_read_unlock();
+	return ret;
+}

@@ -1,0 +1,144 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check-debug`: the selftest suite on a debug build of the same 6.1
+# kernel, with KASAN, lockdep (PROVE_LOCKING), DEBUG_LIST, UBSAN and
+# kmemleak, ending with a kmemleak scan (selftests/kmemleak.sh).
+#
+#   scripts/check-debug.sh [--config-only] [--build-only] [--tests "NAMES"]
+#
+# Steps, each cached under .cache/debug-kernel/ (git-ignored) and skipped
+# when its result is there:
+#   1. unpack Debian's /usr/src/linux-source-6.1.tar.xz (package
+#      linux-source-6.1; 'make deps' installs it) into src/
+#   2. config: Debian's /boot/config-$(uname -r) plus
+#      scripts/debug-kernel.config, `make olddefconfig`, then every line of
+#      the fragment must have survived (a dependency the fragment misses
+#      would silently drop an option: that is an error here)
+#   3. build bzImage and modules (hours on a 2-core machine: see
+#      Documentation/security.rst), keyed by the hash of the .config
+#   4. install, as the harness expects them for KVER 6.1.x-vrdma-debug:
+#      /lib/modules/KVER/ (modules_install; 'build' points at the tree) and
+#      /boot/vmlinuz-KVER.  The guest shares the host's root, so this is
+#      also how it finds the modules.  Needs root.
+#   5. build vrdma.ko against the debug tree and run the suite with
+#      KDIR=/lib/modules/KVER/build, VM_PANIC_ON_WARN=1 and a longer
+#      VM_TIMEOUT (the debug kernel under TCG is several times slower).
+#
+# --config-only stops after step 2, --build-only after step 4.
+# Environment: JOBS (make -j, default nproc), VM_MEM (default 3G).
+
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE=$TOP/.cache/debug-kernel
+SRC=$CACHE/src
+TARBALL=/usr/src/linux-source-6.1.tar.xz
+FRAGMENT=$TOP/scripts/debug-kernel.config
+BASE_CONFIG=/boot/config-$(uname -r)
+JOBS=${JOBS:-$(nproc)}
+STOP=
+TESTS=
+
+die() { echo "check-debug: $*" >&2; exit 1; }
+log() { echo "check-debug: $*"; }
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--config-only) STOP=config ;;
+	--build-only) STOP=build ;;
+	--tests) [ $# -ge 2 ] || die "--tests needs a value"; TESTS=$2; shift ;;
+	*) die "unknown argument '$1'" ;;
+	esac
+	shift
+done
+
+[ -r "$TARBALL" ] || die "$TARBALL missing: apt-get install linux-source-6.1 ('make deps')"
+[ -r "$BASE_CONFIG" ] ||
+	BASE_CONFIG=$(find /boot -maxdepth 1 -name 'config-6.1.*' | sort -V | tail -n 1)
+[ -r "$BASE_CONFIG" ] || die "no /boot/config-6.1.* to start from"
+
+# --- 1. sources ------------------------------------------------------------
+stamp=$CACHE/src.stamp
+want=$(stat -c '%s %Y' "$TARBALL")
+if [ ! -f "$SRC/Makefile" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+	log "unpacking $TARBALL"
+	rm -rf "$SRC" "$stamp"
+	mkdir -p "$SRC"
+	tar -xaf "$TARBALL" -C "$SRC" --strip-components=1
+	echo "$want" > "$stamp"
+fi
+
+# --- 2. configuration ------------------------------------------------------
+# Merge: the fragment's lines replace Debian's, then olddefconfig resolves.
+log "config: $BASE_CONFIG + ${FRAGMENT#"$TOP"/}"
+cfg=$(mktemp)
+trap 'rm -f "$cfg"' EXIT
+grep -v '^#' "$FRAGMENT" | grep . | sed -E 's/^(CONFIG_[A-Za-z0-9_]+)=.*/\1/' > "$cfg.keys"
+grep -vwF -f "$cfg.keys" "$BASE_CONFIG" > "$cfg"
+grep -v '^#' "$FRAGMENT" | grep . | sed -E 's/^(CONFIG_[A-Za-z0-9_]+)=n$/# \1 is not set/' >> "$cfg"
+rm -f "$cfg.keys"
+cp "$cfg" "$SRC/.config"
+make -s -C "$SRC" olddefconfig
+
+# Every option of the fragment must be what it asked for.
+missing=0
+while IFS= read -r line; do
+	case $line in '#'* | '') continue ;; esac
+	key=${line%%=*}
+	val=${line#*=}
+	if [ "$val" = n ]; then
+		if grep -q "^$key=" "$SRC/.config"; then
+			echo "check-debug: $key should be off, is $(grep "^$key=" "$SRC/.config")" >&2
+			missing=$((missing + 1))
+		fi
+	elif ! grep -qxF "$key=$val" "$SRC/.config"; then
+		echo "check-debug: $key=$val did not survive olddefconfig (now: $(grep "^$key=\|^# $key " "$SRC/.config" || echo absent))" >&2
+		missing=$((missing + 1))
+	fi
+done < "$FRAGMENT"
+[ "$missing" = 0 ] || die "$missing option(s) of the fragment lost; fix scripts/debug-kernel.config"
+KVER=$(make -s -C "$SRC" kernelrelease)
+log "config ok: kernel $KVER"
+[ "$STOP" = config ] && exit 0
+
+# --- 3. build ---------------------------------------------------------------
+hash=$(sha256sum "$SRC/.config" | cut -c1-16)
+if [ "$(cat "$CACHE/build.stamp" 2>/dev/null)" != "$hash" ]; then
+	log "building $KVER with $JOBS jobs (this takes hours on a small machine)"
+	start=$(date +%s)
+	make -C "$SRC" -j"$JOBS" bzImage modules
+	echo "$hash" > "$CACHE/build.stamp"
+	log "build took $(( $(date +%s) - start )) s"
+fi
+
+# --- 4. install where the harness looks ----------------------------------
+[ "$(id -u)" = 0 ] || die "installing /lib/modules/$KVER and /boot/vmlinuz-$KVER needs root"
+if [ "$(cat "/lib/modules/$KVER/.vrdma-debug" 2>/dev/null)" != "$hash" ]; then
+	log "installing /lib/modules/$KVER and /boot/vmlinuz-$KVER"
+	make -s -C "$SRC" modules_install INSTALL_MOD_STRIP=1
+	install -m 0644 "$SRC/arch/x86/boot/bzImage" "/boot/vmlinuz-$KVER"
+	install -m 0644 "$SRC/System.map" "/boot/System.map-$KVER"
+	echo "$hash" > "/lib/modules/$KVER/.vrdma-debug"
+fi
+[ "$STOP" = build ] && exit 0
+
+# --- 5. the suite -----------------------------------------------------------
+KDIR=/lib/modules/$KVER/build
+export KDIR
+export VM_MEM=${VM_MEM:-3G}
+export VM_TIMEOUT=${VM_TIMEOUT:-14400}
+export VM_TEST_TIMEOUT=${VM_TEST_TIMEOUT:-3600}
+export VM_PANIC_ON_WARN=${VM_PANIC_ON_WARN:-1}
+make -C "$TOP" modules KDIR="$KDIR"
+make -C "$TOP" userlib tools progs
+if [ -z "$TESTS" ]; then
+	# Every selftest, kmemleak's scan last
+	TESTS=$(find "$TOP/selftests" -maxdepth 1 -name '*.sh' -printf '%f\n' |
+		sed 's|\.sh$||' | grep -vxE 'lib|lib-vdev|kmemleak|demo|bench' |
+		sort | xargs)
+	TESTS="$TESTS kmemleak"
+fi
+start=$(date +%s)
+"$TOP/selftests/vm/run.sh" --tests "$TESTS"
+log "suite on $KVER took $(( $(date +%s) - start )) s"

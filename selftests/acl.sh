@@ -1,0 +1,198 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Source address (sgid) and peer ACLs: two tenants on one parent, each
+# allowed to send only from its own address and to reach only its own
+# subnet; a third vdevice without ACLs may do anything.
+#
+#   init_net: rxe0 on veth0 10.99.0.1/24, aliases 10.71.1.1/24 (tenant A)
+#             and 10.71.2.1/24 (tenant B)
+#   netns A: vA  sgid 10.71.1.1  peer 10.71.1.0/24
+#   netns B: vB  sgid 10.71.2.1  peer 10.71.2.0/24
+#   netns U: vU  (defaults: every source GID, every peer)
+#
+# selftests/progs/acl_probe moves an RC QP to RTR and creates an AH with an
+# address vector from a source address to a destination, and prints
+# "rtr=ok|EACCES|... ah=ok|EACCES|...".  Destinations are the parent's own
+# addresses, so that the core can resolve them (rxe loops back).
+
+# shellcheck source=selftests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=selftests/lib-vdev.sh
+. "$(dirname "$0")/lib-vdev.sh"
+
+PROBE=$TOP/selftests/progs/acl_probe
+NLRAW=(python3 "$TOP/selftests/nlraw.py")
+IPA=10.71.1.1
+IPB=10.71.2.1
+
+ktap_plan setup probe_works_on_parent default_allows_all a_own_subnet \
+	a_other_peer_refused a_other_sgid_refused a_host_sgid_refused \
+	b_own_subnet b_other_peer_refused show_text show_json \
+	set_replaces_peers set_any_lifts set_sgids_only kernel_rejects_bad_acls \
+	bad_acl_left_nothing concurrent_set_and_connect no_leak klog_clean
+
+mark=$(klog_mark)
+[ -x "$PROBE" ] || { ktap_diag "missing $PROBE"; exit 1; }
+
+setup() {
+	in_init ip addr add "$IPA/24" dev veth0 || return 1
+	cleanup_push ip addr del "$IPA/24" dev veth0
+	in_init ip addr add "$IPB/24" dev veth0 || return 1
+	cleanup_push ip addr del "$IPB/24" dev veth0
+	new_ns A a && new_ns B b && new_ns U u || return 1
+	vdev_add vA "$A" sgid "$IPA" peer 10.71.1.0/24 || return 1
+	vdev_add vB "$B" sgid "$IPB" peer 10.71.2.0/24 || return 1
+	vdev_add vU "$U" || return 1
+	# The GID tables follow the new addresses asynchronously.
+	wait_for 30 in_ns "$A" "$PROBE" vA "$IPB" "$IPB" >/dev/null &&
+		wait_for 30 in_ns "$B" "$PROBE" vB "$IPA" "$IPA" >/dev/null &&
+		wait_for 30 in_ns "$U" "$PROBE" vU "$IPA" "$IPB" >/dev/null
+}
+
+if setup; then
+	ktap_ok setup
+else
+	ktap_fail setup
+	ktap_skip_rest "setup failed"
+	exit 1
+fi
+
+# probe NAME NS DEV SRC DST WANT - acl_probe's verdict is WANT.
+probe() {
+	local name=$1 ns=$2 dev=$3 src=$4 dst=$5 want=$6 out
+	if [ "$ns" = init ]; then
+		out=$(in_init "$PROBE" "$dev" "$src" "$dst" 2>&1)
+	else
+		out=$(in_ns "$ns" "$PROBE" "$dev" "$src" "$dst" 2>&1)
+	fi
+	if [[ $out == *"$want"* ]]; then
+		ktap_ok "$name" "$out"
+	else
+		ktap_fail "$name" "got '$out', expected '$want'"
+	fi
+}
+
+OK="rtr=ok ah=ok"
+NO="rtr=EACCES ah=EACCES"
+
+probe probe_works_on_parent init "$PARENT" "$IPA" "$IPB" "$OK"
+probe default_allows_all "$U" vU "$IPA" "$IPB" "$OK"
+probe a_own_subnet "$A" vA "$IPA" "$IPA" "$OK"
+probe a_other_peer_refused "$A" vA "$IPA" "$IPB" "$NO"
+probe a_other_sgid_refused "$A" vA "$IPB" "$IPA" "$NO"
+probe a_host_sgid_refused "$A" vA 10.99.0.1 "$IPA" "$NO"
+probe b_own_subnet "$B" vB "$IPB" "$IPB" "$OK"
+probe b_other_peer_refused "$B" vB "$IPB" "$IPA" "$NO"
+
+out=$(in_init "$VRDMACTL" dev show vA)
+if grep -qx "    sgid $IPA peer 10.71.1.0/24" <<<"$out" &&
+   ! grep -q "sgid\|peer" <<<"$(in_init "$VRDMACTL" dev show vU)"; then
+	ktap_ok show_text "$out"
+else
+	ktap_fail show_text "$out"
+fi
+
+json=$(in_init "$VRDMACTL" -j dev show | jq -c \
+	'[.[] | select(.name | test("^v[ABU]$")) | {name, sgids, peers}] | sort_by(.name)')
+want='[{"name":"vA","sgids":["10.71.1.1"],"peers":["10.71.1.0/24"]},{"name":"vB","sgids":["10.71.2.1"],"peers":["10.71.2.0/24"]},{"name":"vU","sgids":null,"peers":null}]'
+if [ "$json" = "$want" ]; then
+	ktap_ok show_json "$json"
+else
+	ktap_fail show_json "got $json"
+fi
+
+# A new peer list replaces the old one; the sgid list stays.
+if in_init "$VRDMACTL" dev set vA peer 10.71.2.0/24 peer fd00::/8; then
+	probe set_replaces_peers "$A" vA "$IPA" "$IPB" "$OK"
+	out=$(in_ns "$A" "$PROBE" vA "$IPA" "$IPA" 2>&1)
+	[[ $out == *"$NO"* ]] || ktap_diag "old peer still allowed: $out"
+else
+	ktap_fail set_replaces_peers "dev set failed"
+fi
+
+if in_init "$VRDMACTL" dev set vA peer any &&
+   [ "$(in_init "$VRDMACTL" -j dev show vA | jq -c '.[0].peers')" = null ]; then
+	probe set_any_lifts "$A" vA "$IPA" 10.99.0.1 "$OK"
+else
+	ktap_fail set_any_lifts "dev set peer any failed or peers still shown"
+fi
+
+# sgid only: peers stay open, other source addresses stay refused.
+if in_init "$VRDMACTL" dev set vA sgid "$IPB" qp max; then
+	out1=$(in_ns "$A" "$PROBE" vA "$IPB" "$IPA" 2>&1)
+	out2=$(in_ns "$A" "$PROBE" vA "$IPA" "$IPA" 2>&1)
+	if [[ $out1 == *"$OK"* && $out2 == *"$NO"* ]]; then
+		ktap_ok set_sgids_only "$out1 / $out2"
+	else
+		ktap_fail set_sgids_only "$IPB: $out1, $IPA: $out2"
+	fi
+else
+	ktap_fail set_sgids_only "dev set failed"
+fi
+
+# The kernel's own checks, with requests vrdmactl would not send.
+before=$(in_init "$VRDMACTL" -j dev show vB | jq -c '.[0] | {sgids, peers}')
+bad=0
+# kernel_refuses PATTERN ATTRS... - DEV_SET vB with ATTRS fails with PATTERN.
+kernel_refuses() {
+	local pattern=$1 out
+	shift
+	if ! out=$(in_init "${NLRAW[@]}" DEV_SET dev_name=str:vB "$@" 2>&1) &&
+	   grep -qiE -- "$pattern" <<<"$out"; then
+		ktap_diag "refused as expected: $* -> $out"
+	else
+		ktap_diag "NOT refused as expected ($pattern): $* -> $out"
+		bad=$((bad + 1))
+	fi
+}
+many=$(for i in $(seq 17); do printf '10.0.%d.0/120,' "$i"; done)
+kernel_refuses "too many addresses" peers=acl:"$many"
+kernel_refuses "one address, not a prefix" sgids=acl:10.71.2.1/120
+kernel_refuses "IPv4 prefix" peers=acl:10.71.2.0/95
+kernel_refuses "errno=34" peers=acl:10.71.2.0/129
+kernel_refuses "only entries" peers=hex:08000200aabbccdd
+kernel_refuses "without address" peers=hex:0c0001800500030080000000
+kernel_refuses "size out of range" peers=hex:0c0001800800020001020304
+kernel_refuses "nothing to change" dev_name=str:vB
+if [ "$bad" = 0 ]; then
+	ktap_ok kernel_rejects_bad_acls
+else
+	ktap_fail kernel_rejects_bad_acls "$bad request(s) not refused as expected"
+fi
+after=$(in_init "$VRDMACTL" -j dev show vB | jq -c '.[0] | {sgids, peers}')
+if [ "$before" = "$after" ]; then
+	ktap_ok bad_acl_left_nothing "$after"
+else
+	ktap_fail bad_acl_left_nothing "before $before, after $after"
+fi
+
+# Replace vB's peer list over and over while its QPs connect: RCU readers
+# see the old or the new list, never a freed one.
+(
+	for i in $(seq 200); do
+		"$VRDMACTL" dev set vB peer "10.71.$((i % 3)).0/24" peer 10.71.2.0/24 ||
+			exit 1
+	done
+) &
+setter=$!
+fails=0
+for i in $(seq 20); do
+	out=$(ip netns exec "$B" "$PROBE" vB "$IPB" "$IPB" 2>&1)
+	[[ $out == *"$OK"* ]] || fails=$((fails + 1))
+done
+wait "$setter"
+src=$?
+if [ "$src" = 0 ] && [ "$fails" = 0 ]; then
+	ktap_ok concurrent_set_and_connect
+else
+	ktap_fail concurrent_set_and_connect "setter status $src, $fails probe(s) refused"
+fi
+
+if wait_for 30 vrdma_shadows_zero; then
+	ktap_ok no_leak "$(vrdma_objects)"
+else
+	ktap_fail no_leak "$(vrdma_objects)"
+fi
+ktap_check klog_clean klog_clean_since "$mark"
+ktap_finish

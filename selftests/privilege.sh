@@ -1,0 +1,133 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Who may do what on the control path.  Changing vdevices needs
+# CAP_NET_ADMIN in the initial user namespace; a container root (root of
+# its own user namespace, owning its network namespace) is refused with
+# EPERM even for the vdevice in its own netns.  Listing is open to all but
+# shows only the caller's netns's vdevices; the host sees all.
+#
+#   netns A (init userns):  vA ─┐
+#   netns B (init userns):  vB ─┼── all on rxe0
+#   container C (own userns + netns, "unshare -Urn"): vC ─┘
+#
+# (badinput.sh already checks that "unshare -Urn vrdmactl dev add" fails.)
+
+# shellcheck source=selftests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=selftests/lib-vdev.sh
+. "$(dirname "$0")/lib-vdev.sh"
+
+ktap_plan setup container_add_own_netns_refused container_set_own_refused \
+	container_del_own_refused container_lists_only_own \
+	container_cannot_see_other userns_set_refused userns_del_refused \
+	unprivileged_user_refused unprivileged_user_may_list \
+	netns_lists_only_own netns_parent_counts_own netns_set_other_refused \
+	netns_root_sets_own host_lists_all refusals_changed_nothing klog_clean
+
+mark=$(klog_mark)
+new_ns A a && new_ns B b || exit 1
+
+# The container: a process in its own user and network namespace.
+unshare -Urn sleep 600 &
+CPID=$!
+cleanup_push kill "$CPID"
+wait_for 10 bash -c "[ \"\$(readlink /proc/$CPID/ns/user)\" != \"\$(readlink /proc/self/ns/user)\" ]" ||
+	exit 1
+
+if vdev_add vA "$A" qp 7 && vdev_add vB "$B" &&
+   in_init "$VRDMACTL" dev add vC parent "$PARENT" netns-pid "$CPID"; then
+	cleanup_push "$VRDMACTL" dev del vC
+	ktap_ok setup
+else
+	ktap_fail setup
+	ktap_skip_rest "setup failed"
+	exit 1
+fi
+before=$("$VRDMACTL" -j dev show | jq -c '[.[] | {name, limits}]')
+
+# in_container CMD... - run CMD as the container's root, in its namespaces.
+in_container() {
+	echo "# [container $CPID] $*" >&"$KTAP_FD"
+	nsenter -t "$CPID" -U -n "$@"
+}
+
+# refused NAME PATTERN CMD... - CMD fails and its output matches PATTERN.
+refused() {
+	local name=$1 pattern=$2 out rc
+	shift 2
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ "$rc" -ne 0 ] && grep -qiE -- "$pattern" <<<"$out"; then
+		ktap_ok "$name" "$out"
+	else
+		ktap_fail "$name" "status $rc, output: $out"
+	fi
+}
+
+# names CMD... - the vdevice names "CMD -j dev show" lists, sorted, on a line.
+names() {
+	"$@" -j dev show | jq -r '.[].name' | sort | xargs
+}
+
+# matches NAME WANT CMD... - ok if "CMD -j dev show" lists exactly WANT.
+matches() {
+	local name=$1 want=$2 got
+	shift 2
+	got=$(names "$@")
+	if [ "$got" = "$want" ]; then
+		ktap_ok "$name" "lists: $got"
+	else
+		ktap_fail "$name" "lists '$got', expected '$want'"
+	fi
+}
+
+EPERM="not permitted|EPERM"
+
+refused container_add_own_netns_refused "$EPERM" \
+	in_container "$VRDMACTL" dev add vX parent "$PARENT" netns-pid 1
+refused container_set_own_refused "$EPERM" \
+	in_container "$VRDMACTL" dev set vC qp 1
+refused container_del_own_refused "$EPERM" \
+	in_container "$VRDMACTL" dev del vC
+matches container_lists_only_own vC in_container "$VRDMACTL"
+refused container_cannot_see_other "no such vrdma device" \
+	in_container "$VRDMACTL" dev show vA
+
+# A fresh user namespace in init_net: sees everything, may change nothing.
+refused userns_set_refused "$EPERM" \
+	in_init unshare -Ur "$VRDMACTL" dev set vA qp 1
+refused userns_del_refused "$EPERM" \
+	in_init unshare -Ur "$VRDMACTL" dev del vA
+
+# An ordinary user of the host.
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+refused unprivileged_user_refused "$EPERM" \
+	in_init "${NOBODY[@]}" "$VRDMACTL" dev set vA qp 1
+matches unprivileged_user_may_list "vA vB vC" "${NOBODY[@]}" "$VRDMACTL"
+
+# Real root, but inside netns A: only vA is in sight, so only vA can change.
+matches netns_lists_only_own vA in_ns "$A" "$VRDMACTL"
+count=$(in_ns "$A" "$VRDMACTL" -j parent show |
+	jq -r --arg p "$PARENT" '.[] | select(.name == $p) | .vdev_count')
+if [ "$count" = 1 ]; then
+	ktap_ok netns_parent_counts_own
+else
+	ktap_fail netns_parent_counts_own "vdev_count '$count' in A"
+	in_ns "$A" "$VRDMACTL" -j parent show | sed 's/^/# /' >&"$KTAP_FD"
+fi
+refused netns_set_other_refused "no such vrdma device" \
+	in_ns "$A" "$VRDMACTL" dev set vB qp 1
+ktap_check netns_root_sets_own in_ns "$A" "$VRDMACTL" dev set vA qp 7
+
+matches host_lists_all "vA vB vC" in_init "$VRDMACTL"
+
+after=$("$VRDMACTL" -j dev show | jq -c '[.[] | {name, limits}]')
+if [ "$before" = "$after" ]; then
+	ktap_ok refusals_changed_nothing
+else
+	ktap_fail refusals_changed_nothing "before: $before, after: $after"
+fi
+
+ktap_check klog_clean klog_clean_since "$mark"
+ktap_finish

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * acl_probe DEVICE SRC DST - try to use one address vector on DEVICE.
+ *
+ * Finds the GID of address SRC (IPv4, as its IPv4-mapped GID, or IPv6) in
+ * port 1's table, then with an address vector from that GID to the GID
+ * of DST: moves an RC QP to RTR and creates an AH.  Prints
+ *
+ *	gid=INDEX rtr=RESULT ah=RESULT
+ *
+ * where RESULT is "ok" or the errno name (EACCES, ...).  Exit status 0
+ * when both steps ran (whatever their result), 2 for bad arguments, 3
+ * when SRC is not in the GID table, 1 for any other setup failure.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/verbs.h>
+
+static int addr_to_gid(const char *text, union ibv_gid *gid)
+{
+	memset(gid, 0, sizeof(*gid));
+	if (inet_pton(AF_INET, text, gid->raw + 12) == 1) {
+		gid->raw[10] = 0xff;
+		gid->raw[11] = 0xff;
+		return 0;
+	}
+	return inet_pton(AF_INET6, text, gid->raw) == 1 ? 0 : -1;
+}
+
+static const char *result(int err)
+{
+	static char buf[8][32];
+	static int next;
+	char *b = buf[next++ % 8];
+
+	if (!err)
+		return "ok";
+	switch (err) {
+	case EACCES: return "EACCES";
+	case EINVAL: return "EINVAL";
+	case ENOENT: return "ENOENT";
+	case EPERM: return "EPERM";
+	case ENETUNREACH: return "ENETUNREACH";
+	case EHOSTUNREACH: return "EHOSTUNREACH";
+	}
+	snprintf(b, 32, "errno%d", err);
+	return b;
+}
+
+static struct ibv_context *open_dev(const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	if (!list)
+		return NULL;
+	for (i = 0; list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	return ctx;
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_qp_init_attr init = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr attr;
+	struct ibv_port_attr port;
+	union ibv_gid src, dst, g;
+	struct ibv_context *ctx;
+	struct ibv_ah_attr av;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_ah *ah;
+	int idx = -1, i, rtr, ahr;
+
+	if (argc != 4 || addr_to_gid(argv[2], &src) ||
+	    addr_to_gid(argv[3], &dst)) {
+		fprintf(stderr, "usage: acl_probe DEVICE SRC DST\n");
+		return 2;
+	}
+	ctx = open_dev(argv[1]);
+	if (!ctx || ibv_query_port(ctx, 1, &port)) {
+		fprintf(stderr, "acl_probe: cannot open %s\n", argv[1]);
+		return 1;
+	}
+	for (i = 0; i < port.gid_tbl_len && idx < 0; i++)
+		if (!ibv_query_gid(ctx, 1, i, &g) && !memcmp(&g, &src, sizeof(g)))
+			idx = i;
+	if (idx < 0) {
+		fprintf(stderr, "acl_probe: %s not in the GID table\n", argv[2]);
+		return 3;
+	}
+
+	pd = ibv_alloc_pd(ctx);
+	cq = pd ? ibv_create_cq(ctx, 4, NULL, NULL, 0) : NULL;
+	init.send_cq = cq;
+	init.recv_cq = cq;
+	qp = cq ? ibv_create_qp(pd, &init) : NULL;
+	if (!qp) {
+		perror("acl_probe: setup");
+		return 1;
+	}
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_INIT;
+	attr.port_num = 1;
+	attr.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)) {
+		perror("acl_probe: INIT");
+		return 1;
+	}
+
+	memset(&av, 0, sizeof(av));
+	av.is_global = 1;
+	av.port_num = 1;
+	av.grh.dgid = dst;
+	av.grh.sgid_index = idx;
+	av.grh.hop_limit = 64;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_RTR;
+	attr.path_mtu = IBV_MTU_1024;
+	attr.dest_qp_num = qp->qp_num;
+	attr.max_dest_rd_atomic = 1;
+	attr.min_rnr_timer = 12;
+	attr.ah_attr = av;
+	rtr = ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV |
+			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+
+	ah = ibv_create_ah(pd, &av);
+	ahr = ah ? 0 : errno;
+	printf("gid=%d rtr=%s ah=%s\n", idx, result(rtr), result(ahr));
+
+	if (ah)
+		ibv_destroy_ah(ah);
+	ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	return 0;
+}
