@@ -129,6 +129,9 @@ void vrdma_quota_uncharge(struct vrdma_dev *vdev, enum vrdma_res res, u64 n)
  * vrdma_quota_clamp_attrs() - report the limits as device capabilities
  * @vdev: the vdevice
  * @attr: device attributes to rewrite from the parent's and the limits
+ *
+ * Each max_* becomes the smaller of the parent's value and the vdevice
+ * limit; max_mr_size is capped by the pinned-bytes limit.
  */
 void vrdma_quota_clamp_attrs(struct vrdma_dev *vdev,
 			     struct ib_device_attr *attr)
@@ -140,4 +143,6 @@ void vrdma_quota_clamp_attrs(struct vrdma_dev *vdev,
 	VRDMA_CLAMP(attr, max_mr, vdev, VRDMA_RES_MR);
 	VRDMA_CLAMP(attr, max_mw, vdev, VRDMA_RES_MW);
 	VRDMA_CLAMP(attr, max_ah, vdev, VRDMA_RES_AH);
+	/* No single MR can pin more than all of them together may. */
+	VRDMA_CLAMP(attr, max_mr_size, vdev, VRDMA_RES_MR_BYTES);
 }
