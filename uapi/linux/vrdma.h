@@ -36,7 +36,8 @@
  *
  * VRDMA_CMD_DEV_SET (doit)
  *   Changes the limits of a live vdevice.  Only the resources present in
- *   the nest change.
+ *   the nest change.  A limit below the current use keeps existing
+ *   objects; new ones fail with EDQUOT until the use is below the limit.
  *   request:  VRDMA_ATTR_DEV_NAME          required
  *             VRDMA_ATTR_LIMITS            required, see LIMITS
  *
@@ -81,6 +82,9 @@
  *   In a request, VRDMA_LIMIT_MAX means "the parent's capacity".  In a
  *   reply, LIMITS carries the effective limit (never above the parent's
  *   capacity) and USAGE the current use.
+ *   An allocation past a limit fails with EDQUOT.  The effective limits
+ *   are also the vdevice's max_* device attributes (MR_BYTES caps
+ *   max_mr_size).
  */
 #ifndef _UAPI_LINUX_VRDMA_H
 #define _UAPI_LINUX_VRDMA_H
