@@ -106,9 +106,8 @@ fi
 HOLDER_CG=$CG
 
 # Exit without destroying anything: the kernel uncharges.
-holder_eof h1
 ok=0
-if wait_for 60 current_is "hca_handle=1 hca_object=2"; then
+if holder_eof h1 && wait_for 60 current_is "hca_handle=1 hca_object=2"; then
 	# room again: the freed handle and objects can be used
 	holder_start h3 "$C" vc && [ "$(holder_cmd h3 alloc qp 1)" = "alloc ok=1 err=0" ] &&
 		current_is "hca_handle=2 hca_object=5" && ok=1
@@ -138,13 +137,14 @@ ok=0
 if holder_start h5 "$C" vc && [ "$(holder_cmd h5 alloc pd 2)" = "alloc ok=2 err=0" ] &&
    current_is "hca_handle=1 hca_object=2"; then
 	in_init "$VRDMACTL" dev del vc
-	if wait_for 60 vrdma_shadows_zero && [ -z "$(cg_line current)" ] &&
+	if wait_for 60 vrdma_objects_zero && [ -z "$(cg_line current)" ] &&
 	   [ -z "$(cg_line max)" ]; then
 		ok=1
 	fi
-	holder_eof h5
+	holder_eof h5 && wait_for 60 vrdma_shadows_zero || ok=0
 fi
 ktap_check uncharged_on_vdev_del test "$ok" = 1
 
+ktap_diag "cgroup.sh took $SECONDS s"
 ktap_check kernel_log_clean klog_clean_since "$mark"
 ktap_finish

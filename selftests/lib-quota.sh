@@ -16,6 +16,7 @@
 # before it opens the device.
 
 QUOTA_OBJ=$TOP/selftests/progs/quota_obj
+# shellcheck disable=SC2034  # used by the scripts that source this
 QUOTA_RACE=$TOP/selftests/progs/quota_race
 QUOTA_TIMEOUT=${QUOTA_TIMEOUT:-120}
 
@@ -32,6 +33,11 @@ holder_start() {
 	mkfifo "$dir/in" "$dir/out" || return 1
 	echo "# [$ns] quota_obj -d $dev -g $GIDX $* (holder $id${HOLDER_CG:+, cgroup $HOLDER_CG})" >&"$KTAP_FD"
 	(
+		# Other holders' FIFO ends must not stay open in this one, or
+		# closing them would not reach their holders as end of input.
+		for fd in "${H_W[@]}" "${H_R[@]}"; do
+			[ -n "$fd" ] && exec {fd}>&-
+		done
 		if [ -n "${HOLDER_CG:-}" ]; then
 			echo "$BASHPID" > "$HOLDER_CG/cgroup.procs" || exit 1
 		fi
@@ -45,10 +51,13 @@ holder_start() {
 	H_R[$id]=$r
 	line=
 	read -r -t "$QUOTA_TIMEOUT" -u "$r" line
+	# shellcheck disable=SC2034  # read by the scripts
 	H_FIRST[$id]=$line
 	if [ "$line" != ready ]; then
 		ktap_diag "holder $id did not start: '$line' $(cat "$dir/err")"
 		exec {w}>&- {r}<&-
+		H_W[$id]=
+		H_R[$id]=
 		wait "${H_PID[$id]}" 2>/dev/null
 		return 1
 	fi
@@ -71,12 +80,21 @@ holder_cmd() {
 	done
 }
 
+# holder_gone ID - the holder process has exited.
+holder_gone() {
+	! kill -0 "${H_PID[$1]}" 2>/dev/null
+}
+
 # holder_eof ID - close the holder's input: it exits without destroying
-# anything.  Waits for it to be gone.
+# anything.  Succeeds once it is gone (bounded wait).
 holder_eof() {
 	local id=$1 w=${H_W[$1]} r=${H_R[$1]}
-	exec {w}>&- {r}<&-
+	[ -n "$w" ] && exec {w}>&- {r}<&-
+	H_W[$id]=
+	H_R[$id]=
+	wait_for 60 holder_gone "$id" || return 1
 	wait "${H_PID[$id]}" 2>/dev/null
+	return 0
 }
 
 # holder_quit ID - destroy everything and exit; succeeds on "quit ok".
@@ -92,8 +110,10 @@ holder_kill() {
 	local id=$1 w=${H_W[$1]} r=${H_R[$1]}
 	kill -9 "${H_PID[$id]}"
 	wait "${H_PID[$id]}" 2>/dev/null
-	exec {w}>&- {r}<&-
-	! kill -0 "${H_PID[$id]}" 2>/dev/null
+	[ -n "$w" ] && exec {w}>&- {r}<&-
+	H_W[$id]=
+	H_R[$id]=
+	holder_gone "$id"
 }
 
 # dev_json DEV - "vrdmactl -j dev show DEV", first element.
@@ -114,6 +134,14 @@ limit_of() {
 usage_zero() {
 	[ "$("$VRDMACTL" -j dev show "$1" |
 		jq -r '[.[0].usage[]] | all(. == 0)')" = true ]
+}
+
+# vrdma_objects_zero - no user context and no shadow object left in the
+# module (wrapped parent mappings may outlive a deleted vdevice until their
+# process unmaps them; vrdma_shadows_zero counts those too).
+vrdma_objects_zero() {
+	awk '$1 != "vdev" && $1 != "mmap" && $2 != 0 { bad = 1 } END { exit bad }' \
+		/sys/kernel/debug/vrdma/objects
 }
 
 # field LINE KEY - the value of KEY=VALUE in LINE.
