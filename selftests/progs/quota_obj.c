@@ -112,9 +112,10 @@ static void print_caps(const char *path, uint64_t pd, uint64_t cq,
 		       uint64_t qp, uint64_t srq, uint64_t mr, uint64_t mw,
 		       uint64_t ah, uint64_t mr_size)
 {
-	printf("query %s max_pd=%llu max_cq=%llu max_qp=%llu max_srq=%llu max_mr=%llu max_mw=%llu max_ah=%llu max_mr_size=%llu\n",
+	printf("query %s max_pd=%llu max_cq=%llu max_qp=%llu max_srq=%llu",
 	       path, (unsigned long long)pd, (unsigned long long)cq,
-	       (unsigned long long)qp, (unsigned long long)srq,
+	       (unsigned long long)qp, (unsigned long long)srq);
+	printf(" max_mr=%llu max_mw=%llu max_ah=%llu max_mr_size=%llu\n",
 	       (unsigned long long)mr, (unsigned long long)mw,
 	       (unsigned long long)ah, (unsigned long long)mr_size);
 }
@@ -188,10 +189,16 @@ static int destroy_all(void)
 			nobjs[t]--;
 		}
 	}
-	if (base.cq && (err = ibv_destroy_cq(base.cq)))
-		return err;
-	if (base.pd && (err = ibv_dealloc_pd(base.pd)))
-		return err;
+	if (base.cq) {
+		err = ibv_destroy_cq(base.cq);
+		if (err)
+			return err;
+	}
+	if (base.pd) {
+		err = ibv_dealloc_pd(base.pd);
+		if (err)
+			return err;
+	}
 	return ibv_close_device(base.ctx) ? qerr() : 0;
 }
 

@@ -120,7 +120,9 @@ int main(int argc, char **argv)
 
 		pthread_barrier_init(&start, NULL, threads);
 		for (i = 0; i < threads; i++) {
-			w[i].made = w[i].edquot = w[i].other = 0;
+			w[i].made = 0;
+			w[i].edquot = 0;
+			w[i].other = 0;
 			if (pthread_create(&w[i].tid, NULL, work, &w[i])) {
 				printf("# pthread_create failed\n");
 				return 1;
