@@ -7,6 +7,19 @@
  */
 #include "vrdma.h"
 
+/* Resource names as vrdmactl spells them, for debug messages */
+static const char *const vrdma_res_names[VRDMA_NR_RES] = {
+	[VRDMA_RES_CTX] = "ctx",
+	[VRDMA_RES_PD] = "pd",
+	[VRDMA_RES_CQ] = "cq",
+	[VRDMA_RES_QP] = "qp",
+	[VRDMA_RES_SRQ] = "srq",
+	[VRDMA_RES_MR] = "mr",
+	[VRDMA_RES_MW] = "mw",
+	[VRDMA_RES_AH] = "ah",
+	[VRDMA_RES_MR_BYTES] = "mr-bytes",
+};
+
 /* The parent's capacity per resource, as its device attributes state it. */
 static u64 vrdma_parent_cap(struct vrdma_dev *vdev, enum vrdma_res res)
 {
@@ -102,8 +115,8 @@ int vrdma_quota_charge(struct vrdma_dev *vdev, enum vrdma_res res, u64 n)
 
 	do {
 		if ((u64)cur > limit || n > limit - (u64)cur) {
-			vrdma_dbg(vdev, "resource %d at its limit %llu\n", res,
-				  limit);
+			vrdma_dbg(vdev, "%s: %lld used + %llu would pass the limit %llu\n",
+				  vrdma_res_names[res], cur, n, limit);
 			return -EDQUOT;
 		}
 	} while (!atomic64_try_cmpxchg(used, &cur, cur + n));
@@ -121,23 +134,33 @@ void vrdma_quota_uncharge(struct vrdma_dev *vdev, enum vrdma_res res, u64 n)
 	atomic64_sub(n, &vdev->quota.used[res]);
 }
 
-#define VRDMA_CLAMP(attr, field, vdev, res) \
-	((attr)->field = min_t(u64, (vdev)->pdev->attrs.field, \
-			       READ_ONCE((vdev)->quota.limit[res])))
+/* The smaller of a parent capability and the vdevice limit. */
+static u64 vrdma_clamp(struct vrdma_dev *vdev, u64 parent, enum vrdma_res res)
+{
+	return min(parent, READ_ONCE(vdev->quota.limit[res]));
+}
 
 /**
  * vrdma_quota_clamp_attrs() - report the limits as device capabilities
  * @vdev: the vdevice
  * @attr: device attributes to rewrite from the parent's and the limits
+ *
+ * Each max_* becomes the smaller of the parent's value and the vdevice
+ * limit; max_mr_size is capped by the pinned-bytes limit.
  */
 void vrdma_quota_clamp_attrs(struct vrdma_dev *vdev,
 			     struct ib_device_attr *attr)
 {
-	VRDMA_CLAMP(attr, max_pd, vdev, VRDMA_RES_PD);
-	VRDMA_CLAMP(attr, max_cq, vdev, VRDMA_RES_CQ);
-	VRDMA_CLAMP(attr, max_qp, vdev, VRDMA_RES_QP);
-	VRDMA_CLAMP(attr, max_srq, vdev, VRDMA_RES_SRQ);
-	VRDMA_CLAMP(attr, max_mr, vdev, VRDMA_RES_MR);
-	VRDMA_CLAMP(attr, max_mw, vdev, VRDMA_RES_MW);
-	VRDMA_CLAMP(attr, max_ah, vdev, VRDMA_RES_AH);
+	const struct ib_device_attr *p = &vdev->pdev->attrs;
+
+	attr->max_pd = vrdma_clamp(vdev, p->max_pd, VRDMA_RES_PD);
+	attr->max_cq = vrdma_clamp(vdev, p->max_cq, VRDMA_RES_CQ);
+	attr->max_qp = vrdma_clamp(vdev, p->max_qp, VRDMA_RES_QP);
+	attr->max_srq = vrdma_clamp(vdev, p->max_srq, VRDMA_RES_SRQ);
+	attr->max_mr = vrdma_clamp(vdev, p->max_mr, VRDMA_RES_MR);
+	attr->max_mw = vrdma_clamp(vdev, p->max_mw, VRDMA_RES_MW);
+	attr->max_ah = vrdma_clamp(vdev, p->max_ah, VRDMA_RES_AH);
+	/* No single MR can pin more than all of them together may. */
+	attr->max_mr_size = vrdma_clamp(vdev, p->max_mr_size,
+					VRDMA_RES_MR_BYTES);
 }

@@ -40,7 +40,9 @@
  *   Changes the limits or address ACLs of a live vdevice.  Only the
  *   resources present in the LIMITS nest change; an ACL nest present
  *   replaces that ACL as a whole (an empty nest allows everything again).
- *   At least one of LIMITS, SGIDS and PEERS is required.
+ *   At least one of LIMITS, SGIDS and PEERS is required.  A limit below
+ *   the current use keeps existing objects; new ones fail with EDQUOT
+ *   until the use is below the limit.
  *   request:  VRDMA_ATTR_DEV_NAME          required
  *             VRDMA_ATTR_LIMITS            optional, see LIMITS
  *             VRDMA_ATTR_SGIDS             optional, see ACL
@@ -89,6 +91,9 @@
  *   In a request, VRDMA_LIMIT_MAX means "the parent's capacity".  In a
  *   reply, LIMITS carries the effective limit (never above the parent's
  *   capacity) and USAGE the current use.
+ *   An allocation past a limit fails with EDQUOT.  The effective limits
+ *   are also the vdevice's max_* device attributes (MR_BYTES caps
+ *   max_mr_size).
  *
  * ACL nests (VRDMA_ATTR_SGIDS, VRDMA_ATTR_PEERS): a list of at most
  * VRDMA_ACL_MAX_ENTRIES entries, in the order given:
