@@ -563,11 +563,31 @@ static const struct genl_ops vrdma_ops[] = {
 	},
 };
 
+/*
+ * Commands that change vdevices come from the host only.  GENL_ADMIN_PERM
+ * already asks for CAP_NET_ADMIN in the initial user namespace; a
+ * container granted that capability without a user namespace of its own
+ * (common for pods with NET_ADMIN) must still not raise its own limits,
+ * lift its own address ACLs or create devices in other namespaces.
+ */
+static int vrdma_nl_pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
+			     struct genl_info *info)
+{
+	if ((ops->flags & GENL_ADMIN_PERM) &&
+	    !net_eq(genl_info_net(info), &init_net)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "vdevices are managed from the initial network namespace");
+		return -EPERM;
+	}
+	return 0;
+}
+
 static struct genl_family vrdma_family __ro_after_init = {
 	.name = VRDMA_GENL_NAME,
 	.version = VRDMA_GENL_VERSION,
 	.maxattr = VRDMA_ATTR_MAX,
 	.policy = vrdma_policy,
+	.pre_doit = vrdma_nl_pre_doit,
 	.netnsok = true,
 	.module = THIS_MODULE,
 	.ops = vrdma_ops,

@@ -190,7 +190,12 @@ int vrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct ib_udata *pudata;
 	int ret;
 
-	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
+	/*
+	 * The context comes from the QP's PD, not from the bundle around
+	 * @udata: when the core unwinds a creation it passes a bare udata
+	 * that is in no bundle.  A vdevice PD always has a user object.
+	 */
+	pudata = vrdma_shadow_udata(&sb, udata, ibqp->pd->uobject->context);
 	if (IS_ERR(pudata))
 		return PTR_ERR(pudata);
 

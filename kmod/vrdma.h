@@ -11,10 +11,13 @@
  * into the process.
  *
  * Locking, outermost first:
- *   vrdma_mutex         the vdevice list, every parent's vdevice list and
- *                       the parents' dying flags; never held across
- *                       ib_unregister_device() (which flushes ib_wq, where
- *                       event forwarding runs)
+ *   vrdma_mutex         the vdevice lists, every parent's vdevice list,
+ *                       the parents' dying flags and pins; taken inside
+ *                       the RDMA core's devices_rwsem (vrdma_client_add())
+ *                       and a vdevice's unregistration_lock
+ *                       (vrdma_dealloc_driver()), so never held across
+ *                       ib_register_device(), ib_unregister_device() or
+ *                       ib_device_get_by_name()
  *   parent->vdevs_lock  (spinlock) parent->vdevs, read by event forwarding
  *                       which runs in ib_wq and must not take vrdma_mutex
  *   quota counters      lock-free (atomic64 compare-and-exchange)

@@ -20,16 +20,15 @@
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root TERM=dumb LC_ALL=C.UTF-8 SHELL=/bin/bash
 
-# A pipe nobody writes to: reading it waits with builtins only.  Power-off
-# tears the 9p root down under us, after which no command can be executed;
-# if PID 1 then exited, the kernel would panic ("Attempted to kill init").
-exec {NEVER_FD}<> <(:)
-
 power_off() {
 	sync
 	echo o > /proc/sysrq-trigger
+	# Power-off tears the 9p root down under us, after which no command
+	# can be executed; if PID 1 then exited, the kernel would panic
+	# ("Attempted to kill init").  Wait with builtins only, on a pipe
+	# nobody writes to.
 	while :; do
-		read -r -t 60 -u "$NEVER_FD" _
+		read -r -t 60 -u "${NEVER_FD:-0}" _
 	done
 }
 # Never let PID 1 exit: that would panic the kernel.
@@ -38,6 +37,9 @@ trap power_off EXIT
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
+# devtmpfs has no /dev/fd, which bash's <(...) needs.
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+exec {NEVER_FD}<> <(:)
 mkdir -p /dev/pts /dev/shm
 mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
