@@ -175,14 +175,22 @@ def main():
             "mem_per_vdev_bytes": mem[0][1] if mem else None,
             "dev_show_ms": stats(show),
         })
-    rxe = data.get(("scale", "mem_per_rxe", 0, "bytes", "rxe"))
+    # Slab caches that grew most, per device, vdevice and rxe reference.
+    for kind in ("vdev", "rxe"):
+        top = [(v[0][1], c, sz) for (s, c, sz, m, k), v in data.items()
+               if s == "slab" and k == kind]
+        if top:
+            big = max(sz for _, _, sz in top)
+            sc["slab_top_per_%s" % kind] = {
+                c: v for v, c, sz in sorted(top, reverse=True) if sz == big}
     for (s, c, sz, m, k), v in data.items():
+        if s == "scale" and c == "tool_startup_ms":
+            sc["vrdmactl_startup_ms_subtracted"] = v[0][1]
         if s == "scale" and c == "mem_per_rxe":
             sc["mem_per_rxe_bytes"] = v[0][1]
             sc["rxe_ref_devices"] = sz
         if s == "scale" and c == "mem_per_dummy":
             sc["mem_per_dummy_netdev_bytes"] = v[0][1]
-    del rxe
     if sc["counts"]:
         big = sc["counts"][-1]
         batches = big["create_ms_per_op_batches"]
@@ -196,6 +204,9 @@ def main():
             sc["mem_per_vdev_beyond_rxe_bytes"] = extra
             sc["mem_target"] = "<= %d" % MEM_TARGET
             sc["mem_met"] = extra <= MEM_TARGET
+        if len(sc["counts"]) >= 2 and sc["counts"][0]["create_ms_per_op"]:
+            sc["create_per_op_largest_over_smallest_count"] = (
+                big["create_ms_per_op"] / sc["counts"][0]["create_ms_per_op"])
     for (s, c, sz, m, k), v in data.items():
         if s == "meta":
             res["meta"][c] = v[0][1]
@@ -289,6 +300,16 @@ def render(res):
         lines.append("  vdevice beyond an rxe device: %.1f KiB (target %s B): %s"
                      % (sc["mem_per_vdev_beyond_rxe_bytes"] / 1024,
                         sc["mem_target"], "yes" if sc["mem_met"] else "NO"))
+    for kind in ("vdev", "rxe"):
+        top = sc.get("slab_top_per_%s" % kind)
+        if top:
+            lines.append("  slab growth per %s: %s" % (
+                "vdevice" if kind == "vdev" else "rxe device",
+                ", ".join("%s %.1f KiB" % (c, v / 1024) for c, v in
+                          sorted(top.items(), key=lambda x: -x[1]))))
+    if "create_per_op_largest_over_smallest_count" in sc:
+        lines.append("  create ms/op, largest count / smallest count: %.2f" %
+                     sc["create_per_op_largest_over_smallest_count"])
     if "create_growth_last_over_first_batch" in sc:
         lines.append("  create time, last batch / first batch: %.2f "
                      "(flat: %s): %s" % (
