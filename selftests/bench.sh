@@ -46,14 +46,15 @@
 # Knobs (environment): BENCH_REPS BENCH_LAT_ITERS BENCH_LAT_SIZES
 # BENCH_SIZES BENCH_BYTES BENCH_MAX_MSGS BENCH_QPS BENCH_CTL_ITERS
 # BENCH_MEM_OBJS BENCH_SCALE BENCH_SCALE_NS BENCH_RXE_REF BENCH_SETTLE
-# BENCH_OUT.
+# BENCH_OUT, and BENCH_PARTS (default "lat bw ctl scale") to run a subset.
 
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=selftests/lib-vdev.sh
 . "$(dirname "$0")/lib-vdev.sh"
 
-REPS=${BENCH_REPS:-5}
+REPS=${BENCH_REPS:-3}
+PARTS=${BENCH_PARTS:-"lat bw ctl scale"}
 LAT_ITERS=${BENCH_LAT_ITERS:-1000}
 LAT_SIZES=${BENCH_LAT_SIZES:-"2 64 1024 16384 65536 1048576"}
 SIZES=${BENCH_SIZES:-"64 1024 16384 65536 1048576"}
@@ -459,25 +460,35 @@ rxe_reference() {
 
 T_START=$(now)
 say "$(uname -r), $(nproc) CPUs, reps $REPS; output in $OUT"
+part() { [[ " $PARTS " == *" $1 "* ]]; }
+
 for ((rep = 0; rep < REPS; rep++)); do
-	say "repetition $((rep + 1))/$REPS: latency"
-	latency "$rep" ib_send_lat 2 send_lat
-	latency "$rep" ib_read_lat 2 read_lat
-	for s in $LAT_SIZES; do
-		latency "$rep" ib_write_lat "$s" write_lat
-	done
-	say "repetition $((rep + 1))/$REPS: bandwidth, message rate"
-	for s in $SIZES; do
-		bandwidth "$rep" ib_write_bw "$s" write_bw 1
-		bandwidth "$rep" ib_send_bw "$s" send_bw 1
-	done
-	bandwidth "$rep" ib_write_bw 2 msg_rate "$QPS"
-	say "repetition $((rep + 1))/$REPS: control path"
-	control "$rep"
+	if part lat; then
+		say "repetition $((rep + 1))/$REPS: latency"
+		latency "$rep" ib_send_lat 2 send_lat
+		latency "$rep" ib_read_lat 2 read_lat
+		for s in $LAT_SIZES; do
+			latency "$rep" ib_write_lat "$s" write_lat
+		done
+	fi
+	if part bw; then
+		say "repetition $((rep + 1))/$REPS: bandwidth, message rate"
+		for s in $SIZES; do
+			bandwidth "$rep" ib_write_bw "$s" write_bw 1
+			bandwidth "$rep" ib_send_bw "$s" send_bw 1
+		done
+		bandwidth "$rep" ib_write_bw 2 msg_rate "$QPS"
+	fi
+	if part ctl; then
+		say "repetition $((rep + 1))/$REPS: control path"
+		control "$rep"
+	fi
 done
-say "scale: $SCALE vdevices"
-rxe_reference
-scale
+if part scale; then
+	say "scale: $SCALE vdevices"
+	rxe_reference
+	scale
+fi
 sample meta total run "$REPS" 0 seconds "$(elapsed "$T_START")"
 rm -f "$OUT"/tmp.*
 
