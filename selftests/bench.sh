@@ -17,8 +17,9 @@
 # the medians.
 #
 #   latency    ib_{send,write,read}_lat -s 2, and ib_write_lat over
-#              BENCH_LAT_SIZES; perftest's t_typical (its median), which is
-#              sane under TCG
+#              BENCH_LAT_SIZES; the wall-clock window of N round trips / N
+#              (as bandwidth, below), perftest's t_typical beside it: sane
+#              on an idle host, wrong under load
 #   bandwidth  ib_write_bw and ib_send_bw over BENCH_SIZES, iteration mode
 #              with a fixed byte count per run; the figure is bytes / the
 #              wall-clock window in which the parent's sent_pkts counter
@@ -55,7 +56,7 @@
 
 REPS=${BENCH_REPS:-3}
 PARTS=${BENCH_PARTS:-"lat bw ctl scale"}
-LAT_ITERS=${BENCH_LAT_ITERS:-1000}
+LAT_ITERS=${BENCH_LAT_ITERS:-20000}
 LAT_SIZES=${BENCH_LAT_SIZES:-"2 64 1024 16384 65536 1048576"}
 SIZES=${BENCH_SIZES:-"64 1024 16384 65536 1048576"}
 BYTES=${BENCH_BYTES:-$((16 << 20))}
@@ -191,6 +192,15 @@ pair_once() {
 		wout=$(grep '^first=' "$wfile")
 		WIN=$wout
 	fi
+	if { [ "$src" -ne 0 ] || [ "$crc" -ne 0 ]; } &&
+	   grep -q "Can't produce a report" "$OUT/tmp.srv" "$CLI_OUT" &&
+	   ! grep -qiE 'error|fail|timeout|unable|couldn' "$OUT/tmp.srv" "$CLI_OUT"; then
+		# The traffic ran to its end; only perftest's own clock
+		# calibration gave up, so its figure is missing and ours is not.
+		echo "# perftest could not calibrate its clock; using the window only" >&"$KTAP_FD"
+		src=0
+		crc=0
+	fi
 	if [ "$src" -ne 0 ] || [ "$crc" -ne 0 ]; then
 		{ echo "# server status $src, client status $crc"; sed 's/^/#  srv: /' "$OUT/tmp.srv";
 		  sed 's/^/#  cli: /' "$CLI_OUT"; } >> "$LOG"
@@ -219,23 +229,46 @@ win_field() {
 
 # --- data path: latency -----------------------------------------------------
 
-lat_iters() {	# SIZE - fewer round trips for big messages, at least 20
-	local n=$(( (BYTES / 4) / $1 ))
+lat_iters() {	# SIZE - about 8 MiB per direction, 20..LAT_ITERS round trips:
+	# enough for a window of about a second, which the 2 ms polling of
+	# bench-window.py resolves to a fraction of a percent
+	local n=$(( (8 << 20) / $1 ))
 	[ "$n" -gt "$LAT_ITERS" ] && n=$LAT_ITERS
 	[ "$n" -lt 20 ] && n=20
 	echo "$n"
 }
 
-latency() {	# REP TOOL SIZE CASE
-	local rep=$1 tool=$2 size=$3 case=$4 kind v n
+# enough_pkts MIN - the window saw at least MIN packets (the traffic the
+# command line asked for really moved).
+enough_pkts() {
+	[ "$(win_field pkts)" -ge "$1" ] 2>/dev/null
+}
+
+# pkts_per_msg SIZE - request packets of one message at the 1024-byte MTU
+# perftest picks on rxe over a 1500-byte netdev.
+pkts_per_msg() {
+	echo $(( ($1 + 1023) / 1024 ))
+}
+
+# latency REP TOOL SIZE CASE - the figure is ours: the wall-clock window of
+# N round trips / N, halved for send and write, which perftest reports as
+# half a round trip (read latency is a full one in perftest too).
+# perftest's t_typical is kept as the cross-check.  Under a loaded host
+# perftest's cycle-counter calibration goes wrong (r^2 < 0.9, or figures
+# off by 100x were seen), which is why its figure is not the primary one.
+latency() {
+	local rep=$1 tool=$2 size=$3 case=$4 kind v n w div=2
 	n=$(lat_iters "$size")
+	[ "$case" = read_lat ] && div=1
 	for kind in $(kinds_for "$rep"); do
-		if pair "$kind" "$tool" -s "$size" -n "$n" -u 18 && v=$(perf_row "$size" 5) &&
-		   [ -n "$v" ]; then
-			sample lat "$case" "$kind" "$size" "$rep" t_typical_us "$v"
-			sample lat "$case" "$kind" "$size" "$rep" t_avg_us "$(perf_row "$size" 6)"
+		if WINDOW_ON=1 pair "$kind" "$tool" -s "$size" -n "$n" -u 18 &&
+		   enough_pkts $((n * $(pkts_per_msg "$size"))) && w=$(win_field window); then
+			sample lat "$case" "$kind" "$size" "$rep" wall_us \
+				"$(awk -v w="$w" -v n="$n" -v d="$div" 'BEGIN { printf "%.3f", w / n / d * 1e6 }')"
+			v=$(perf_row "$size" 5)
+			[ -n "$v" ] && sample lat "$case" "$kind" "$size" "$rep" t_typical_us "$v"
 		else
-			fail "$case $kind size $size rep $rep"
+			fail "$case $kind size $size rep $rep ($WIN)"
 		fi
 	done
 }
@@ -265,6 +298,7 @@ bandwidth() {	# REP TOOL SIZE CASE QPS
 	[ "$d" -gt "$n" ] && d=$n
 	for kind in $(kinds_for "$rep"); do
 		if WINDOW_ON=1 pair "$kind" "$tool" -s "$size" -n "$n" -q "$qps" -t "$d" -u 18 &&
+		   enough_pkts $((n * qps * $(pkts_per_msg "$size"))) &&
 		   w=$(win_field window) && pkts=$(win_field pkts) &&
 		   awk -v w="$w" 'BEGIN { exit !(w > 0) }'; then
 			perf=$(perf_row "$size" 4)

@@ -17,7 +17,7 @@ tmpdir T
 # Kept in the results share, when there is one, for a post-mortem.
 OUT=${VM_RESULTS:-$T}/bench_smoke
 rm -rf "$OUT"
-export BENCH_OUT=$OUT BENCH_REPS=1 BENCH_LAT_ITERS=50 BENCH_LAT_SIZES=2 \
+export BENCH_OUT=$OUT BENCH_REPS=1 BENCH_LAT_ITERS=2000 BENCH_LAT_SIZES=2 \
 	BENCH_SIZES=4096 BENCH_BYTES=$((1 << 20)) BENCH_MAX_MSGS=500 BENCH_QPS=2 \
 	BENCH_CTL_ITERS=5 BENCH_MEM_OBJS=8 BENCH_SCALE="1 10" BENCH_SCALE_NS=2 \
 	BENCH_RXE_REF=1 BENCH_SETTLE=0.2
@@ -45,7 +45,7 @@ jq_ok() {
 # A compared row: both medians positive, a ratio, a target verdict.
 ROW='(.native.median > 0 and .vdev.median > 0 and .ratio > 0 and (.met | type) == "boolean")'
 jq_ok latency "(.latency | length) == 3 and all(.latency[]; $ROW)"
-jq_ok bandwidth "(.bandwidth | length) == 2 and all(.bandwidth[]; $ROW and .perftest_MBps.native.median > 0)"
+jq_ok bandwidth "(.bandwidth | length) == 2 and all(.bandwidth[]; $ROW)"
 jq_ok msg_rate "(.msg_rate | length) == 1 and all(.msg_rate[]; $ROW)"
 jq_ok control "([.control[].case] | sort) == [\"cq\",\"ctx\",\"mr_1m\",\"mr_4k\",\"pd\",\"qp\"] and all(.control[]; $ROW)"
 jq_ok object_memory "([.object_memory[].case] | sort) == [\"cq\",\"mr\",\"pd\",\"qp\"]"
