@@ -23,7 +23,8 @@
 #   bandwidth  ib_write_bw and ib_send_bw over BENCH_SIZES, iteration mode
 #              with a fixed byte count per run; the figure is bytes / the
 #              wall-clock window in which the parent's sent_pkts counter
-#              moved (bench-window.py), not perftest's own column, which
+#              moved (selftests/progs/window.c), not perftest's own
+#              column, which
 #              TCG makes unreliable (DESIGN.md).  perftest's figure is kept
 #              beside it in the JSON as a cross-check.
 #   msg rate   ib_write_bw -s 2 -q BENCH_QPS, messages / the same window
@@ -70,7 +71,7 @@ RXE_REF=${BENCH_RXE_REF:-16}
 SETTLE=${BENCH_SETTLE:-1}
 OUT=${BENCH_OUT:-${VM_RESULTS:-/tmp}/bench}
 CTLBENCH=$TOP/selftests/progs/ctlbench
-WINDOW=$TOP/selftests/bench-window.py
+WINDOW=$TOP/selftests/progs/window
 COUNTER=/sys/class/infiniband/$PARENT/ports/1/hw_counters/sent_pkts
 
 mkdir -p "$OUT" || exit 1
@@ -101,7 +102,10 @@ fail() {
 
 require_cmd ib_send_lat ib_write_bw python3 jq gnuplot || { fail "tools missing"; exit 1; }
 have_vrdmactl || { fail "$VRDMACTL not built"; exit 1; }
-[ -x "$CTLBENCH" ] || { fail "$CTLBENCH not built"; exit 1; }
+if [ ! -x "$CTLBENCH" ] || [ ! -x "$WINDOW" ]; then
+	fail "selftests/progs not built"
+	exit 1
+fi
 [ -r "$COUNTER" ] || { fail "$COUNTER missing: no wall-clock window"; exit 1; }
 
 if ! { new_ns A a && new_ns B b && link_ns "$A" "$B" 1 &&
@@ -149,7 +153,7 @@ pair() {
 
 # pair_once KIND TOOL ARGS... - one perftest server/client pair; the client's
 # output is left in $CLI_OUT.  With WINDOW_ON=1 the parent's packet counter
-# is watched meanwhile and its window ends up in $WIN ("first=.. window=..").
+# is watched meanwhile and its window ends up in $WIN ("window=.. pkts=..").
 pair_once() {
 	local kind=$1 tool=$2 spid wpid src crc wfile wout t0=$EPOCHREALTIME
 	shift 2
@@ -160,7 +164,7 @@ pair_once() {
 	if [ "${WINDOW_ON:-0}" = 1 ]; then
 		wfile=$OUT/tmp.win
 		: > "$wfile"
-		python3 "$WINDOW" "$COUNTER" > "$wfile" 2>&1 &
+		"$WINDOW" "$COUNTER" 5000 > "$wfile" 2>&1 &
 		wpid=$!
 		wait_for 30 grep -q ready "$wfile" >/dev/null || { kill "$wpid"; return 1; }
 	fi
@@ -189,7 +193,7 @@ pair_once() {
 	if [ -n "${wpid:-}" ]; then
 		kill -TERM "$wpid"
 		wait "$wpid"
-		wout=$(grep '^first=' "$wfile")
+		wout=$(grep '^window=' "$wfile")
 		WIN=$wout
 	fi
 	if { [ "$src" -ne 0 ] || [ "$crc" -ne 0 ]; } &&
@@ -230,8 +234,8 @@ win_field() {
 # --- data path: latency -----------------------------------------------------
 
 lat_iters() {	# SIZE - about 8 MiB per direction, 20..LAT_ITERS round trips:
-	# enough for a window of about a second, which the 2 ms polling of
-	# bench-window.py resolves to a fraction of a percent
+	# enough for a window of about a second, which the 5 ms polling of
+	# selftests/progs/window resolves to a fraction of a percent
 	local n=$(( (8 << 20) / $1 ))
 	[ "$n" -gt "$LAT_ITERS" ] && n=$LAT_ITERS
 	[ "$n" -lt 20 ] && n=20
