@@ -435,9 +435,11 @@ scale() {
 		slab_snapshot "$OUT/tmp.slab1"
 		sample scale mem_per_vdev vdev "$count" 0 bytes $(( (m1 - m0) / count ))
 		# Where it goes: the slab caches that grew most, per vdevice.
+		# (A file, not <(...): the guest's devtmpfs has no /dev/fd.)
+		slab_top "$OUT/tmp.slab0" "$OUT/tmp.slab1" "$count" > "$OUT/tmp.slabtop"
 		while read -r per name; do
 			sample slab "$name" vdev "$count" 0 bytes "$per"
-		done < <(slab_top "$OUT/tmp.slab0" "$OUT/tmp.slab1" "$count")
+		done < "$OUT/tmp.slabtop"
 		# Listing: the tool's JSON output with all of them.
 		for ((i = 0; i < 3; i++)); do
 			t0=$(now)
@@ -489,9 +491,10 @@ rxe_reference() {
 	m2=$(kmem)
 	slab_snapshot "$OUT/tmp.slab1"
 	sample scale mem_per_rxe rxe "$RXE_REF" 0 bytes $(( (m2 - m1) / RXE_REF ))
+	slab_top "$OUT/tmp.slab0" "$OUT/tmp.slab1" "$RXE_REF" > "$OUT/tmp.slabtop"
 	while read -r per name; do
 		sample slab "$name" rxe "$RXE_REF" 0 bytes "$per"
-	done < <(slab_top "$OUT/tmp.slab0" "$OUT/tmp.slab1" "$RXE_REF")
+	done < "$OUT/tmp.slabtop"
 	sample scale mem_per_dummy dummy "$RXE_REF" 0 bytes $(( (m1 - m0) / RXE_REF ))
 	for ((i = 0; i < RXE_REF; i++)); do
 		rdma link del "brxe$i" >> "$LOG" 2>&1
