@@ -14,7 +14,8 @@
 # NAME.  Environment: VM_TIMEOUT (seconds, default 2400) kills a hung guest,
 # VM_TEST_TIMEOUT (default 900) bounds each script, VM_PANIC_ON_WARN=1 turns
 # a WARN into a panic, VM_NO_MODULE=1 boots without kmod/vrdma.ko (harness
-# development only: the module tests then fail), VM_MEM, VM_SMP, KDIR.
+# development only: the module tests then fail), VM_MEM, VM_SMP, KDIR;
+# BENCH_* variables are passed to the benchmark (see selftests/bench.sh).
 #
 # Guest topology (one boot runs everything):
 #
@@ -67,7 +68,7 @@ die() {
 }
 
 usage() {
-	sed -n '7,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+	sed -n '7,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -83,6 +84,11 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+
+# The full benchmark runs for up to ~20 minutes: more than a selftest may.
+if [ "$MODE" = bench ] && [ "$VM_TEST_TIMEOUT" = 900 ]; then
+	VM_TEST_TIMEOUT=2100
+fi
 
 # Same kernel selection as the Makefile.
 if [ -z "${KDIR:-}" ]; then
@@ -207,6 +213,10 @@ ln -sfn "last/console.log" "$VMDIR/console.log"
 			printf 'export %s=%q\n' "$v" "${!v}"
 		fi
 	done
+	# Benchmark knobs (selftests/bench.sh) reach the guest as they are.
+	for v in ${!BENCH_@}; do
+		printf 'export %s=%q\n' "$v" "${!v}"
+	done
 } > "$RUN/results/config"
 
 # An Oops ends the guest at once (oops=panic, and panic=-1 reboots, which
@@ -298,6 +308,13 @@ if [ -n "$bad" ]; then
 		passed=$((passed - 1))
 		failed=$((failed + 1))
 	fi
+fi
+
+# The benchmark's results leave the run directory for a stable place.
+if [ "$MODE" = bench ] && [ -d "$RUN/results/bench" ]; then
+	rm -rf "$TOP/build/bench"
+	cp -r "$RUN/results/bench" "$TOP/build/bench"
+	echo "vm: benchmark results in build/bench/ (results.json, table.txt, bench.svg)"
 fi
 
 status=0

@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A tiny run of the benchmark (selftests/bench.sh, the code behind
+# `make bench`), so that it cannot rot: one repetition, one size, few
+# iterations, 1 and 10 vdevices.  The figures mean nothing at this size;
+# the test checks that every part ran and that the JSON, the table and the
+# plot are well formed, with positive figures where figures belong (a
+# create time with vrdmactl's start-up subtracted may come out negative
+# for so few vdevices, so only its presence is checked).
+
+# shellcheck source=selftests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+ktap_plan bench_runs results_json latency bandwidth msg_rate control \
+	object_memory scale table plot
+
+tmpdir T
+# Kept in the results share, when there is one, for a post-mortem.
+OUT=${VM_RESULTS:-$T}/bench_smoke
+rm -rf "$OUT"
+export BENCH_OUT=$OUT BENCH_REPS=1 BENCH_LAT_ITERS=2000 BENCH_LAT_SIZES=2 \
+	BENCH_SIZES=4096 BENCH_BYTES=$((1 << 20)) BENCH_MAX_MSGS=500 BENCH_QPS=2 \
+	BENCH_CTL_ITERS=5 BENCH_MEM_OBJS=8 BENCH_SCALE="1 10" BENCH_SCALE_NS=2 \
+	BENCH_RXE_REF=1 BENCH_SETTLE=0.2
+
+if in_init timeout 300 "$TOP/selftests/bench.sh" > "$T/out" 2>&1; then
+	ktap_ok bench_runs
+else
+	ktap_fail bench_runs "exit status $?"
+	ktap_diag "$(tail -n 20 "$T/out")"
+	[ -f "$OUT/bench.log" ] && ktap_diag "$(grep -v '^# \[' "$OUT/bench.log" | tail -n 20)"
+fi
+
+J=$OUT/results.json
+ktap_check results_json jq -e . "$J" > /dev/null
+
+# jq_ok NAME FILTER - FILTER holds on the results.
+jq_ok() {
+	if jq -e "$2" "$J" > /dev/null 2>&1; then
+		ktap_ok "$1"
+	else
+		ktap_fail "$1" "not true of $J: $2"
+	fi
+}
+
+# A compared row: both medians positive, a ratio, a target verdict.
+ROW='(.native.median > 0 and .vdev.median > 0 and .ratio > 0 and (.met | type) == "boolean")'
+jq_ok latency "(.latency | length) == 3 and all(.latency[]; $ROW)"
+jq_ok bandwidth "(.bandwidth | length) == 2 and all(.bandwidth[]; $ROW)"
+jq_ok msg_rate "(.msg_rate | length) == 1 and all(.msg_rate[]; $ROW)"
+jq_ok control "([.control[].case] | sort) == [\"cq\",\"ctx\",\"mr_1m\",\"mr_4k\",\"pd\",\"qp\"] and all(.control[]; $ROW)"
+jq_ok object_memory "([.object_memory[].case] | sort) == [\"cq\",\"mr\",\"pd\",\"qp\"]"
+jq_ok scale "([.scale.counts[].count]) == [1, 10] and all(.scale.counts[]; (.create_ms_per_op | type) == \"number\" and (.delete_ms_per_op | type) == \"number\" and .mem_per_vdev_bytes > 0 and .dev_show_ms.median > 0) and (.scale.slab_top_per_vdev | length) > 0 and .scale.mem_per_rxe_bytes != null and (.scale.mem_met | type) == \"boolean\""
+if grep -q '^what ' "$OUT/table.txt" 2>/dev/null && grep -q '^scale' "$OUT/table.txt"; then
+	ktap_ok table
+else
+	ktap_fail table "no table in $OUT/table.txt"
+fi
+if grep -q '<svg' "$OUT/bench.svg" 2>/dev/null && grep -q 'vdevice' "$OUT/bench.svg"; then
+	ktap_ok plot
+else
+	ktap_fail plot "no plot in $OUT/bench.svg"
+fi
+
+ktap_finish
