@@ -28,7 +28,7 @@
 . "$(dirname "$0")/lib-vdev.sh"
 
 ktap_plan vA_created_by_netns_path sandbox_a_started sandbox_b_started \
-	vB_created_by_netns_pid node_made_in_b a_has_only_its_node \
+	vB_created_by_netns_pid node_needed node_made_in_b a_has_only_its_node \
 	b_has_only_its_node a_sees_only_vA b_sees_only_vB rdma_max_refuses \
 	rdma_max_allows pingpong_between_sandboxes rdma_current_charged \
 	host_node_untouched
@@ -139,6 +139,12 @@ else
 fi
 read -r NODE_B MAJ_B MIN_B <<<"$(node_of vB)"
 ktap_diag "vB: /dev/infiniband/$NODE_B is $MAJ_B:$MIN_B"
+# Without its node the sandbox lists the device (sysfs) but cannot open it
+if ctr_exec "$PID_B" "$CGB" ibv_devinfo -d vB >"$T/nonode" 2>&1; then
+	ktap_fail node_needed "vB opened without a node in /dev/infiniband"
+else
+	ktap_ok node_needed "$(tail -n 2 "$T/nonode")"
+fi
 if in_init nsenter -t "$PID_B" -m mknod -m 0666 "/dev/infiniband/$NODE_B" c "$MAJ_B" "$MIN_B"; then
 	ktap_ok node_made_in_b
 else
