@@ -138,10 +138,21 @@ in_init "$VRDMACTL" dev del vbatch2
 
 # monitor -j on the host and inside A; events for a vdevice in B and in A
 lines() { [ "$(wc -l <"$1")" -ge "$2" ]; }
-in_init "$VRDMACTL" -j monitor >"$T/mon" 2>"$T/mon.err" &
+
+# spawn_monitor OUT [OPTION...] - vrdmactl OPTION... -j monitor in the
+# background, output in OUT and OUT.err; $! is vrdmactl itself, and it does
+# not hold the KTAP stream open (the runner waits for that to close).
+spawn_monitor() {
+	local out=$1
+	shift
+	echo "# [init] $VRDMACTL $* -j monitor &" >&"$KTAP_FD"
+	"$VRDMACTL" "$@" -j monitor >"$out" 2>"$out.err" {KTAP_FD}>&- &
+}
+spawn_monitor "$T/mon"
 mon=$!
-in_init "$VRDMACTL" -n "$A" -j monitor >"$T/mona" 2>"$T/mona.err" &
+spawn_monitor "$T/mona" -n "$A"
 mona=$!
+cleanup_push wait "$mon" "$mona"
 cleanup_push kill "$mon" "$mona"
 sleep 1	# both have joined the group once they have started; be generous
 in_init "$VRDMACTL" dev add vmonB parent "$PARENT" netns "$B"
@@ -152,6 +163,7 @@ wait_for 30 lines "$T/mon" 4
 wait_for 10 lines "$T/mona" 2
 sleep 0.5
 kill "$mon" "$mona" 2>/dev/null
+wait "$mon" "$mona"
 ktap_diag "host monitor:" "$(cat "$T/mon" "$T/mon.err")"
 ktap_diag "monitor in $A:" "$(cat "$T/mona" "$T/mona.err")"
 # Every line alone is one JSON object
