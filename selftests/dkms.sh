@@ -11,7 +11,6 @@
 #             kernel; dkms status says "installed"
 #   modprobe  with the harness's vrdma.ko unloaded, "modprobe vrdma" loads
 #             the DKMS-built module, which answers on netlink
-#   again     make dkms-install a second time replaces the registration
 #   remove    scripts/dkms-install.sh --remove leaves no trace in dkms, in
 #             /usr/src or in /lib/modules
 #
@@ -25,7 +24,7 @@
 
 ktap_plan source_copied conf_version_matches dkms_install \
 	dkms_status_installed modprobe_loads_dkms vrdmactl_talks \
-	dkms_install_again dkms_remove klog_clean
+	dkms_remove klog_clean
 
 KVER=$(uname -r)
 MARK=$(klog_mark)
@@ -118,14 +117,6 @@ talks() {
 	grep -qx "vrdma module $VERSION" <<<"$out"
 }
 ktap_check vrdmactl_talks talks
-
-# Again: the script replaces its own registration (the module is loaded;
-# dkms does not mind)
-if run_logged dkms-again make -C "$SRC" dkms-install && dkms_installed; then
-	ktap_ok dkms_install_again
-else
-	ktap_fail dkms_install_again
-fi
 
 dkms_removed() {
 	in_init modprobe -r vrdma || return 1
