@@ -42,8 +42,9 @@ conf_version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$TOP/dkms.conf")
 [ "$conf_version" = "$VERSION" ] ||
 	die "dkms.conf says version '$conf_version', VERSION says '$VERSION'"
 
+# dkms status may also print warnings: look for the module's own line
 registered() {
-	[ -n "$(dkms status -m "$NAME" -v "$VERSION" 2>/dev/null)" ]
+	dkms status -m "$NAME" -v "$VERSION" 2>/dev/null | grep -q "^$NAME/$VERSION"
 }
 
 if registered; then
