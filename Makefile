@@ -8,7 +8,8 @@
 #   make demo            two containers talking RDMA through vdevices
 #   make bench           benchmarks, vdevice against the native parent
 #   make style           checkpatch.pl --strict over the tree
-#   make install         module, library, header, tool, man pages
+#   make install         module, library, headers, pkg-config, tool, man pages
+#   make dkms-install    register the module with DKMS, build and install it
 #
 # KDIR selects the kernel build tree; V=1 shows the full commands.
 
@@ -85,10 +86,16 @@ bench:
 style:
 	./scripts/checkpatch.sh
 
+# depmod for the release the module was built for: its vermagic (Debian's
+# headers answer "make kernelrelease" with 6.1.N, not the directory name).
+# Without the kernel's signing key (distribution headers never have it)
+# kbuild's attempt to sign only prints errors: do not try
 modules_install: modules
 	$(MAKE) -C $(KDIR) M=$(TOP) INSTALL_MOD_DIR=updates \
-		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
-	$(if $(DESTDIR),,depmod -a $(KVER))
+		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) \
+		$(if $(wildcard $(KDIR)/certs/signing_key.pem),,CONFIG_MODULE_SIG_ALL=) \
+		modules_install
+	$(if $(DESTDIR),,depmod -a $$(modinfo -F vermagic kmod/vrdma.ko | cut -d' ' -f1))
 
 install: all modules_install
 	$(MAKE) -C userlib install

@@ -132,6 +132,19 @@ run_one() {
 	fi
 }
 
+# script_timeout SCRIPT - VM_TEST_TIMEOUT, or more when the script asks for
+# it with a header line "# vm-test-timeout: SECONDS" (scripts that build
+# the tree inside the guest, which TCG makes slow).
+script_timeout() {
+	local own
+	own=$(sed -n '1,40s/^# vm-test-timeout: *\([0-9][0-9]*\)$/\1/p' "$1" | head -n 1)
+	if [ -n "$own" ] && [ "$own" -gt "$VM_TEST_TIMEOUT" ]; then
+		echo "$own"
+	else
+		echo "$VM_TEST_TIMEOUT"
+	fi
+}
+
 # --- what to run ------------------------------------------------------------
 
 SCRIPTS=()
@@ -204,7 +217,8 @@ else
 		fi
 		for s in "${SCRIPTS[@]}"; do
 			idx=$((idx + 1))
-			run_one "$idx" "$(basename "$s" .sh)" KTAP bash "$s"
+			VM_TEST_TIMEOUT=$(script_timeout "$s") \
+				run_one "$idx" "$(basename "$s" .sh)" KTAP bash "$s"
 		done
 		;;
 	demo|bench)

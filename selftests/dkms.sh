@@ -1,0 +1,135 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Registering the module with DKMS, the way the README tells people to,
+# on the guest's writable overlay root (changes vanish at power-off; the
+# script still unregisters what it registered):
+#
+#   copy      the source (git's file list: what a fresh clone has) to a
+#             scratch directory; the checkout itself is never written to
+#   dkms      make dkms-install: dkms add, build and install for the running
+#             kernel; dkms status says "installed"
+#   modprobe  with the harness's vrdma.ko unloaded, "modprobe vrdma" loads
+#             the DKMS-built module, which answers on netlink
+#   remove    scripts/dkms-install.sh --remove leaves no trace in dkms, in
+#             /usr/src or in /lib/modules
+#
+# The harness's vrdma.ko is loaded again at the end.  dkms builds in the
+# guest, under TCG: slow, hence the longer timeout below.
+#
+# vm-test-timeout: 2400
+
+# shellcheck source=selftests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+ktap_plan source_copied conf_version_matches dkms_install \
+	dkms_status_installed modprobe_loads_dkms vrdmactl_talks \
+	dkms_remove klog_clean
+
+KVER=$(uname -r)
+MARK=$(klog_mark)
+
+if ! require_cmd make cpio git dkms depmod modprobe modinfo; then
+	ktap_skip_rest "tools missing"
+	ktap_finish
+fi
+
+ensure_harness_module() {
+	modprobe -r vrdma 2>/dev/null
+	[ -d /sys/module/vrdma ] || insmod "$VRDMA_KO"
+}
+cleanup_push ensure_harness_module
+
+tmpdir T
+SRC=$T/src
+
+elapsed() {
+	awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'
+}
+
+# run_logged NAME CMD... - run CMD with its output in $T/NAME.log; on
+# failure show the log's tail.
+run_logged() {
+	local name=$1 t0=$EPOCHREALTIME rc
+	shift
+	echo "# [init] $*" >&"$KTAP_FD"
+	"$@" >"$T/$name.log" 2>&1
+	rc=$?
+	ktap_diag "$name: exit $rc after $(elapsed "$t0") s"
+	[ "$rc" -eq 0 ] || ktap_diag "$(tail -n 25 "$T/$name.log")"
+	return "$rc"
+}
+
+copy_source() {
+	mkdir -p "$SRC" || return 1
+	git -c safe.directory='*' -C "$TOP" ls-files -z -co --exclude-standard |
+		(cd "$TOP" && cpio -0 -pdm --quiet "$SRC") || return 1
+	[ -f "$SRC/dkms.conf" ] && [ ! -e "$SRC/kmod/vrdma.ko" ]
+}
+ktap_check source_copied copy_source
+
+VERSION=$(cat "$SRC/VERSION")
+conf=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$SRC/dkms.conf")
+if [ -n "$VERSION" ] && [ "$conf" = "$VERSION" ]; then
+	ktap_ok conf_version_matches
+else
+	ktap_fail conf_version_matches "dkms.conf '$conf', VERSION '$VERSION'"
+fi
+
+cleanup_push "$SRC/scripts/dkms-install.sh" --remove
+
+if run_logged dkms make -C "$SRC" dkms-install; then
+	ktap_ok dkms_install
+else
+	ktap_fail dkms_install
+fi
+
+dkms_installed() {
+	local st
+	st=$(dkms status -m vrdma -v "$VERSION" -k "$KVER" 2>&1)
+	ktap_diag "dkms status: $st"
+	grep -q "^vrdma/$VERSION, $KVER, [^:]*: installed" <<<"$st"
+}
+ktap_check dkms_status_installed dkms_installed
+
+family_present() {
+	genl ctrl get name vrdma 2>/dev/null | grep -q 'Name: vrdma'
+}
+
+dkms_modprobe() {
+	local path
+	if [ -d /sys/module/vrdma ]; then
+		in_init rmmod vrdma || return 1
+	fi
+	in_init modprobe vrdma || return 1
+	path=$(modinfo -n vrdma)
+	ktap_diag "modinfo -n vrdma: $path, version $(cat /sys/module/vrdma/version)"
+	[[ $path == "/lib/modules/$KVER/updates/dkms/vrdma.ko"* ]] &&
+		[ "$(cat /sys/module/vrdma/version)" = "$VERSION" ] &&
+		wait_for 30 family_present
+}
+ktap_check modprobe_loads_dkms dkms_modprobe
+
+talks() {
+	local out
+	out=$(in_init "$VRDMACTL" -V) || return 1
+	ktap_diag "$out"
+	grep -qx "vrdma module $VERSION" <<<"$out"
+}
+ktap_check vrdmactl_talks talks
+
+dkms_removed() {
+	in_init modprobe -r vrdma || return 1
+	run_logged dkms-remove "$SRC/scripts/dkms-install.sh" --remove || return 1
+	ktap_diag "dkms status after --remove: '$(dkms status -m vrdma 2>&1)'"
+	# dkms status may print warnings (the guest's /proc puzzles it)
+	! dkms status -m vrdma 2>/dev/null | grep -q '^vrdma/' &&
+		[ ! -d "/usr/src/vrdma-$VERSION" ] &&
+		! modinfo -n vrdma >/dev/null 2>&1
+}
+ktap_check dkms_remove dkms_removed
+
+ensure_harness_module
+ktap_check klog_clean klog_clean_since "$MARK"
+
+ktap_finish

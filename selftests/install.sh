@@ -1,0 +1,237 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Installing vrdma with "make install", the way the README tells people to,
+# on the guest's writable overlay root (changes vanish at power-off; the
+# script still removes what it installed).  selftests/dkms.sh does the same
+# for "make dkms-install".
+#
+#   copy      the source (git's file list: what a fresh clone has) to a
+#             scratch directory; the checkout itself is never written to
+#   staged    make install DESTDIR=STAGE PREFIX=/usr builds the tree and
+#             installs the module, library (shared, static, soname),
+#             headers, pkg-config file, tool, man pages, completion and the
+#             modprobe.d example, and nothing under /etc
+#   install   make install (PREFIX=/usr/local): with the harness's vrdma.ko
+#             unloaded, "modprobe vrdma" loads the installed module; the
+#             installed vrdmactl and a program built with
+#             "pkg-config --cflags --libs vrdma" talk to it
+#   removed   with the files gone, vrdmactl says the module is not loaded
+#
+# The harness's vrdma.ko is loaded again at the end.  The build runs in
+# the guest, under TCG: slow, hence the longer timeout below.  Its time is
+# printed as a diagnostic.
+#
+# vm-test-timeout: 2400
+
+# shellcheck source=selftests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+ktap_plan source_copied staged_install_builds staged_files_complete \
+	staged_nothing_in_etc modprobe_example_parses make_install \
+	modprobe_loads_installed installed_vrdmactl_talks pkgconfig_program \
+	installed_files_removed not_loaded_message klog_clean
+
+KVER=$(uname -r)
+MARK=$(klog_mark)
+
+if ! require_cmd make cc cpio git depmod modprobe modinfo pkg-config ldconfig jq; then
+	ktap_skip_rest "tools missing"
+	ktap_finish
+fi
+
+# Whatever happens, the next scripts get the harness's module back.
+ensure_harness_module() {
+	modprobe -r vrdma 2>/dev/null
+	[ -d /sys/module/vrdma ] || insmod "$VRDMA_KO"
+}
+cleanup_push ensure_harness_module
+
+tmpdir T
+SRC=$T/src
+STAGE=$T/stage
+
+# elapsed SINCE - seconds since $EPOCHREALTIME was SINCE, one decimal.
+elapsed() {
+	awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'
+}
+
+# run_logged NAME CMD... - run CMD with its output in $T/NAME.log; on
+# failure show the log's tail.
+run_logged() {
+	local name=$1 t0=$EPOCHREALTIME rc
+	shift
+	echo "# [init] $*" >&"$KTAP_FD"
+	"$@" >"$T/$name.log" 2>&1
+	rc=$?
+	ktap_diag "$name: exit $rc after $(elapsed "$t0") s"
+	[ "$rc" -eq 0 ] || ktap_diag "$(tail -n 25 "$T/$name.log")"
+	return "$rc"
+}
+
+# --- copy ----------------------------------------------------------------
+
+copy_source() {
+	mkdir -p "$SRC" || return 1
+	# The files of a clone (plus new, not yet ignored ones): no build output
+	git -c safe.directory='*' -C "$TOP" ls-files -z -co --exclude-standard |
+		(cd "$TOP" && cpio -0 -pdm --quiet "$SRC") || return 1
+	[ -f "$SRC/Makefile" ] && [ -f "$SRC/kmod/main.c" ] &&
+		[ ! -e "$SRC/kmod/vrdma.ko" ]
+}
+ktap_check source_copied copy_source
+
+# --- staged install --------------------------------------------------------
+
+if run_logged staged make -C "$SRC" -j2 install DESTDIR="$STAGE" PREFIX=/usr; then
+	ktap_ok staged_install_builds
+else
+	ktap_fail staged_install_builds
+fi
+
+EXPECTED=(
+	"lib/modules/$KVER/updates/kmod/vrdma.ko"
+	usr/lib/libvrdma.so.0.1.0 usr/lib/libvrdma.so.0 usr/lib/libvrdma.so
+	usr/lib/libvrdma.a usr/lib/pkgconfig/vrdma.pc
+	usr/include/libvrdma.h usr/include/linux/vrdma.h
+	usr/sbin/vrdmactl
+	usr/share/man/man8/vrdmactl.8 usr/share/man/man8/vrdmactl-dev.8
+	usr/share/man/man8/vrdmactl-parent.8 usr/share/man/man8/vrdmactl-monitor.8
+	usr/share/bash-completion/completions/vrdmactl
+	usr/share/doc/vrdma/vrdma-modprobe.conf.example
+)
+
+staged_complete() {
+	local f missing=
+	for f in "${EXPECTED[@]}"; do
+		[ -e "$STAGE/$f" ] || missing="$missing $f"
+	done
+	ktap_diag "staged files:" "$(cd "$STAGE" && find . ! -type d | sort)"
+	if [ -n "$missing" ]; then
+		ktap_diag "missing:$missing"
+		return 1
+	fi
+	# The soname, the links, and a .pc file that carries PREFIX
+	objdump -p "$STAGE/usr/lib/libvrdma.so.0.1.0" | grep -q 'SONAME *libvrdma.so.0$' &&
+		[ "$(readlink "$STAGE/usr/lib/libvrdma.so.0")" = libvrdma.so.0.1.0 ] &&
+		[ "$(readlink "$STAGE/usr/lib/libvrdma.so")" = libvrdma.so.0 ] &&
+		grep -qx 'prefix=/usr' "$STAGE/usr/lib/pkgconfig/vrdma.pc" &&
+		modinfo -F vermagic "$STAGE/lib/modules/$KVER/updates/kmod/vrdma.ko" |
+		grep -q "^$KVER "
+}
+ktap_check staged_files_complete staged_complete
+
+if [ -d "$STAGE" ] && [ ! -e "$STAGE/etc" ]; then
+	ktap_ok staged_nothing_in_etc
+else
+	ktap_fail staged_nothing_in_etc "$(find "$STAGE/etc" 2>&1 | head -5)"
+fi
+
+# The example, once copied to /etc/modprobe.d, sets exclusive mode.
+example_parses() {
+	local ex=$STAGE/usr/share/doc/vrdma/vrdma-modprobe.conf.example
+	modprobe -c -C "$ex" | grep -qx 'options ib_core netns_mode=0'
+}
+ktap_check modprobe_example_parses example_parses
+
+# --- make install, modprobe ------------------------------------------------
+
+# The installed files, as the staged list with PREFIX=/usr/local
+INSTALLED=()
+for f in "${EXPECTED[@]}"; do
+	INSTALLED+=("/${f/#usr\//usr/local/}")
+done
+
+remove_installed() {
+	rm -f "${INSTALLED[@]}"
+	rmdir /usr/local/share/doc/vrdma 2>/dev/null
+	depmod -a "$KVER"
+	ldconfig
+}
+cleanup_push remove_installed
+
+if run_logged install make -C "$SRC" -j2 install; then
+	ktap_ok make_install
+else
+	ktap_fail make_install
+fi
+
+# swap_to_modprobe WANT-PATH-PATTERN - unload vrdma, modprobe it, and check
+# that the module file modprobe picks matches the pattern.
+swap_to_modprobe() {
+	local path
+	path=$(modinfo -n vrdma 2>&1)
+	ktap_diag "modinfo -n vrdma: $path"
+	[ "$path" = "$1" ] || return 1
+	in_init rmmod vrdma || return 1
+	in_init modprobe vrdma || return 1
+	[ -d /sys/module/vrdma ] &&
+		wait_for 30 sh -c 'genl ctrl get name vrdma 2>/dev/null | grep -q "Name: vrdma"'
+}
+ktap_check modprobe_loads_installed \
+	swap_to_modprobe "/lib/modules/$KVER/updates/kmod/vrdma.ko"
+
+installed_tool() {
+	local out
+	out=$(in_init /usr/local/sbin/vrdmactl -V) || return 1
+	ktap_diag "$out"
+	grep -q "^vrdma module $(cat /sys/module/vrdma/version)\$" <<<"$out" &&
+		in_init /usr/local/sbin/vrdmactl -j parent show | jq -e \
+			--arg p "$PARENT" 'map(.name) | index($p) != null' >/dev/null
+}
+ktap_check installed_vrdmactl_talks installed_tool
+
+# A user of the library, built the documented way
+pkgconfig_program() {
+	local out flags
+	cat >"$T/ver.c" <<-'EOF'
+	#include <stdio.h>
+	#include <libvrdma.h>
+
+	int main(void)
+	{
+		struct vrdma_handle *h;
+		char v[128];
+
+		if (vrdma_open(&h) || vrdma_version(h, v, sizeof(v)))
+			return 1;
+		printf("%s\n", v);
+		vrdma_close(h);
+		return 0;
+	}
+	EOF
+	in_init ldconfig
+	flags=$(PKG_CONFIG_PATH=/usr/local/lib/pkgconfig pkg-config --cflags --libs vrdma) ||
+		return 1
+	ktap_diag "pkg-config --cflags --libs vrdma: $flags"
+	# shellcheck disable=SC2086  # flags are words
+	in_init cc -Wall -Wextra -Werror -o "$T/ver" "$T/ver.c" $flags || return 1
+	ldd "$T/ver" | grep -q 'libvrdma.so.0 => /usr/local/lib/libvrdma.so.0' ||
+		{ ktap_diag "$(ldd "$T/ver")"; return 1; }
+	out=$(in_init "$T/ver") || return 1
+	ktap_diag "program says: $out"
+	[ "$out" = "$(cat /sys/module/vrdma/version)" ]
+}
+ktap_check pkgconfig_program pkgconfig_program
+
+installed_removed() {
+	in_init modprobe -r vrdma || return 1
+	remove_installed
+	! modinfo -n vrdma >/dev/null 2>&1 && ! ldconfig -p | grep -q libvrdma
+}
+ktap_check installed_files_removed installed_removed
+
+# The message of the troubleshooting guide, word for word
+not_loaded() {
+	local out
+	out=$(in_init "$VRDMACTL" dev show 2>&1)
+	ktap_diag "$out"
+	[ "$out" = 'vrdmactl: dev show: vrdma module not loaded: no generic netlink family "vrdma" (No such file or directory)' ]
+}
+ktap_check not_loaded_message not_loaded
+
+# Back to the harness's module before the log check
+ensure_harness_module
+ktap_check klog_clean klog_clean_since "$MARK"
+
+ktap_finish

@@ -1,0 +1,199 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vrdmactl against the module: the options and objects that need the
+# kernel (the parser alone is tested by tools/vrdmactl/tests/cli.sh).
+#
+#   netns A: vA        netns B: vB        both on $PARENT (rxe0)
+#
+#   -n NETNS     dev show / parent show / monitor as seen inside a netns
+#   -j, -p       one-line JSON, pretty JSON; parent show -j
+#   dev set      limits change, "max" means the parent's capacity
+#   prefixes     "d sh", "p s" do what "dev show", "parent show" do
+#   -b FILE      a batch that adds, sets and deletes; stops at the first
+#                failing line
+#   monitor -j   one JSON object per line: new, then del with its reason
+#   errors       the kernel's message reaches the user: dev del of an
+#                unknown device
+
+# shellcheck source=selftests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=selftests/lib-vdev.sh
+. "$(dirname "$0")/lib-vdev.sh"
+
+ktap_plan netns_option_scopes_show netns_option_scopes_parent \
+	json_one_line pretty_json parent_show_json dev_set_limits \
+	dev_set_max unique_prefixes batch_runs batch_stops_at_failure \
+	monitor_json_lines monitor_netns_scoped kernel_message_shown
+
+new_ns A a && new_ns B b || exit 1
+vdev_add vA "$A" && vdev_add vB "$B" || exit 1
+tmpdir T
+
+names() {	# vrdmactl args... - the names "dev show -j" lists, sorted
+	"$VRDMACTL" "$@" -j dev show | jq -r '.[].name' | sort | xargs
+}
+
+# -n: the netns's view (like "ip -n"); the host sees everything
+a_view=$(in_init "$VRDMACTL" -n "$A" dev show)
+ktap_diag "vrdmactl -n $A dev show:" "$a_view"
+if [ "$(names -n "$A")" = vA ] && [ "$(names -n "/run/netns/$B")" = vB ] &&
+   [ "$(names)" = "vA vB" ] && grep -q '^[0-9]*: vA: parent' <<<"$a_view"; then
+	ktap_ok netns_option_scopes_show
+else
+	ktap_fail netns_option_scopes_show "A: $(names -n "$A"), B: $(names -n "/run/netns/$B"), host: $(names)"
+fi
+
+pj=$(in_init "$VRDMACTL" -n "$A" -j parent show)
+ktap_diag "$pj"
+if jq -e --arg p "$PARENT" '.[] | select(.name == $p) |
+	.vdev_count == 1 and .vdevs == ["vA"]' <<<"$pj" >/dev/null; then
+	ktap_ok netns_option_scopes_parent
+else
+	ktap_fail netns_option_scopes_parent
+fi
+
+# -j: one line, an array; -p: indented, the same data
+j=$(in_init "$VRDMACTL" -j dev show vA)
+p=$(in_init "$VRDMACTL" -j -p dev show vA)
+ktap_diag "-j -p:" "$p"
+if [ "$(wc -l <<<"$j")" -eq 1 ] && jq -e 'type == "array" and length == 1' <<<"$j" >/dev/null; then
+	ktap_ok json_one_line
+else
+	ktap_fail json_one_line "$j"
+fi
+if [ "$(wc -l <<<"$p")" -gt 5 ] && [ "$(jq -cS . <<<"$p")" = "$(jq -cS . <<<"$j")" ]; then
+	ktap_ok pretty_json
+else
+	ktap_fail pretty_json
+fi
+
+pj=$(in_init "$VRDMACTL" -j parent show)
+ktap_diag "$pj"
+if jq -e --arg p "$PARENT" '.[] | select(.name == $p) |
+	.vdev_count == 2 and (.vdevs | sort) == ["vA", "vB"] and
+	.driver == "rxe" and (.driver_id | type) == "number"' <<<"$pj" >/dev/null; then
+	ktap_ok parent_show_json
+else
+	ktap_fail parent_show_json
+fi
+
+limit() {	# DEV RES - the limit dev show -j reports
+	"$VRDMACTL" -j dev show "$1" | jq -r ".[0].limits.\"$2\""
+}
+in_init "$VRDMACTL" dev set vA qp 5 mr-bytes 1M
+if [ "$(limit vA qp)" = 5 ] && [ "$(limit vA mr_bytes)" = 1048576 ]; then
+	ktap_ok dev_set_limits "$(in_init "$VRDMACTL" dev show vA)"
+else
+	ktap_fail dev_set_limits "$("$VRDMACTL" -j dev show vA)"
+fi
+# "max": the parent's capacity, reported as a number
+in_init "$VRDMACTL" dev set vA qp max
+qp=$(limit vA qp)
+pmax=$(ibv_devinfo -v -d "$PARENT" | awk '$1 == "max_qp:" { print $2 }')
+ktap_diag "qp limit after 'qp max': $qp, $PARENT max_qp: $pmax"
+if [[ $qp =~ ^[0-9]+$ ]] && [ "$qp" -gt 5 ] && { [ -z "$pmax" ] || [ "$qp" -le "$pmax" ]; }; then
+	ktap_ok dev_set_max
+else
+	ktap_fail dev_set_max
+fi
+
+if [ "$(in_init "$VRDMACTL" -j d sh vA | jq -r '.[0].name')" = vA ] &&
+   in_init "$VRDMACTL" p s >/dev/null && in_init "$VRDMACTL" d se vA q 7 &&
+   [ "$(limit vA qp)" = 7 ]; then
+	ktap_ok unique_prefixes
+else
+	ktap_fail unique_prefixes
+fi
+
+cat >"$T/batch" <<EOF
+# a vdevice for netns $A, changed, shown and removed
+dev add vbatch parent $PARENT netns $A qp 4
+dev set vbatch qp 6
+dev show vbatch
+dev del vbatch
+EOF
+out=$(in_init "$VRDMACTL" -b "$T/batch" 2>&1)
+rc=$?
+ktap_diag "exit $rc:" "$out"
+if [ "$rc" -eq 0 ] && grep -q 'vbatch: parent' <<<"$out" && grep -q 'qp 0/6' <<<"$out" &&
+   ! "$VRDMACTL" dev show vbatch >/dev/null 2>&1; then
+	ktap_ok batch_runs
+else
+	ktap_fail batch_runs
+fi
+
+printf 'dev add vbatch2 parent %s netns %s\ndev del nosuch\ndev del vbatch2\n' \
+	"$PARENT" "$A" >"$T/batch2"
+out=$(in_init "$VRDMACTL" -b "$T/batch2" 2>&1)
+rc=$?
+ktap_diag "exit $rc:" "$out"
+if [ "$rc" -eq 1 ] && grep -qF "$T/batch2:2: command failed" <<<"$out" &&
+   "$VRDMACTL" dev show vbatch2 >/dev/null 2>&1; then
+	ktap_ok batch_stops_at_failure
+else
+	ktap_fail batch_stops_at_failure
+fi
+in_init "$VRDMACTL" dev del vbatch2
+
+# monitor -j on the host and inside A; events for a vdevice in B and in A
+lines() { [ "$(wc -l <"$1")" -ge "$2" ]; }
+
+# spawn_monitor OUT [OPTION...] - vrdmactl OPTION... -j monitor in the
+# background, output in OUT and OUT.err; $! is vrdmactl itself, and it does
+# not hold the KTAP stream open (the runner waits for that to close).
+spawn_monitor() {
+	local out=$1
+	shift
+	echo "# [init] $VRDMACTL $* -j monitor &" >&"$KTAP_FD"
+	"$VRDMACTL" "$@" -j monitor >"$out" 2>"$out.err" {KTAP_FD}>&- &
+}
+spawn_monitor "$T/mon"
+mon=$!
+spawn_monitor "$T/mona" -n "$A"
+mona=$!
+cleanup_push wait "$mon" "$mona"
+cleanup_push kill "$mon" "$mona"
+sleep 1	# both have joined the group once they have started; be generous
+in_init "$VRDMACTL" dev add vmonB parent "$PARENT" netns "$B"
+in_init "$VRDMACTL" dev add vmonA parent "$PARENT" netns "$A"
+in_init "$VRDMACTL" dev del vmonB
+in_init "$VRDMACTL" dev del vmonA
+wait_for 30 lines "$T/mon" 4
+wait_for 10 lines "$T/mona" 2
+sleep 0.5
+kill "$mon" "$mona" 2>/dev/null
+wait "$mon" "$mona"
+ktap_diag "host monitor:" "$(cat "$T/mon" "$T/mon.err")"
+ktap_diag "monitor in $A:" "$(cat "$T/mona" "$T/mona.err")"
+# Every line alone is one JSON object
+summary() {
+	local line
+	while IFS= read -r line; do
+		jq -cej '[.event, .dev.name, (.reason // "-")] | join(" ")' <<<"$line" || return 1
+		echo
+	done <"$1"
+}
+got=$(summary "$T/mon" | xargs)
+want="new vmonB - new vmonA - del vmonB user del vmonA user"
+if [ "$got" = "$want" ]; then
+	ktap_ok monitor_json_lines
+else
+	ktap_fail monitor_json_lines "got '$got', want '$want'"
+fi
+got=$(summary "$T/mona" | xargs)
+if [ "$got" = "new vmonA - del vmonA user" ]; then
+	ktap_ok monitor_netns_scoped
+else
+	ktap_fail monitor_netns_scoped "got '$got'"
+fi
+
+out=$(in_init "$VRDMACTL" dev del nosuch 2>&1)
+ktap_diag "$out"
+if [ "$out" = "vrdmactl: dev del: no such vrdma device (No such device)" ]; then
+	ktap_ok kernel_message_shown
+else
+	ktap_fail kernel_message_shown "'$out'"
+fi
+
+ktap_finish
