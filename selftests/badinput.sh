@@ -73,11 +73,13 @@ refused netns_fd_not_a_netns "not a network namespace" \
 # nothing may remain.
 unshare -n sleep 0.3 &
 dying=$!
-sleep 0.2
+# Only once it is in its own namespace (or already gone): a loaded machine
+# may not have run unshare yet, and the device would land in init_net.
+wait_for 10 bash -c "! [ /proc/$dying/ns/net -ef /proc/self/ns/net ]"
 out=$(in_init "$VRDMACTL" dev add vdying parent "$PARENT" netns-pid "$dying" 2>&1)
 ktap_diag "add into a dying netns: status $?, $out"
 wait "$dying"
-if wait_for 10 bash -c "! '$VRDMACTL' dev show vdying >/dev/null 2>&1"; then
+if wait_for 60 bash -c "! '$VRDMACTL' dev show vdying >/dev/null 2>&1"; then
 	ktap_ok netns_being_torn_down
 else
 	ktap_fail netns_being_torn_down "vdying still exists"

@@ -10,7 +10,8 @@
  * Multicast group: VRDMA_GENL_MCGRP_EVENTS ("events").
  *
  * Commands that change state (DEV_NEW, DEV_DEL, DEV_SET) need CAP_NET_ADMIN
- * in the initial user namespace.  Read commands (VERSION_GET, DEV_GET,
+ * in the initial user namespace and must come from a socket in the initial
+ * network namespace (EPERM otherwise).  Read commands (VERSION_GET, DEV_GET,
  * PARENT_GET) are open to everybody; DEV_GET and PARENT_GET issued from a
  * network namespace other than the initial one only see vdevices living in
  * the caller's namespace.  Every error comes with an extended ACK message.
