@@ -15,7 +15,7 @@
 # shellcheck source=selftests/lib-vdev.sh
 . "$(dirname "$0")/lib-vdev.sh"
 
-NLRAW="python3 $TOP/selftests/nlraw.py"
+NLRAW=(python3 "$TOP/selftests/nlraw.py")
 
 ktap_plan unknown_parent vdevice_as_parent duplicate_name name_too_long \
 	name_malformed name_format_chars missing_name missing_parent \
@@ -53,20 +53,20 @@ refused duplicate_name "exists" add vB parent "$PARENT" netns "$B"
 refused name_too_long "name|long" add "$(printf 'x%.0s' {1..64})" parent "$PARENT" netns "$B"
 refused name_malformed "invalid device name|name" add "a/b" parent "$PARENT" netns "$B"
 refused name_format_chars "invalid device name" \
-	in_init $NLRAW DEV_NEW dev_name=str:v%d parent_name=str:"$PARENT" netns_fd=fd:"/run/netns/$B"
+	in_init "${NLRAW[@]}" DEV_NEW dev_name=str:v%d parent_name=str:"$PARENT" netns_fd=fd:"/run/netns/$B"
 refused missing_name "errno=22" \
-	in_init $NLRAW DEV_NEW parent_name=str:"$PARENT" netns_fd=fd:"/run/netns/$B"
+	in_init "${NLRAW[@]}" DEV_NEW parent_name=str:"$PARENT" netns_fd=fd:"/run/netns/$B"
 refused missing_parent "errno=22" \
-	in_init $NLRAW DEV_NEW dev_name=str:v1 netns_fd=fd:"/run/netns/$B"
+	in_init "${NLRAW[@]}" DEV_NEW dev_name=str:v1 netns_fd=fd:"/run/netns/$B"
 refused missing_netns "exactly one of netns fd and netns pid" \
-	in_init $NLRAW DEV_NEW dev_name=str:v1 parent_name=str:"$PARENT"
+	in_init "${NLRAW[@]}" DEV_NEW dev_name=str:v1 parent_name=str:"$PARENT"
 refused both_netns_fd_and_pid "exactly one of netns fd and netns pid" \
-	in_init $NLRAW DEV_NEW dev_name=str:v1 parent_name=str:"$PARENT" \
+	in_init "${NLRAW[@]}" DEV_NEW dev_name=str:v1 parent_name=str:"$PARENT" \
 	netns_fd=fd:"/run/netns/$B" netns_pid=u32:1
 refused netns_name_unknown "nosuch" add v1 parent "$PARENT" netns nosuch
 refused netns_pid_unknown "no such process" add v1 parent "$PARENT" netns-pid 999999
 refused netns_fd_not_a_netns "not a network namespace" \
-	in_init $NLRAW DEV_NEW dev_name=str:v1 parent_name=str:"$PARENT" netns_fd=fd:/etc/hostname
+	in_init "${NLRAW[@]}" DEV_NEW dev_name=str:v1 parent_name=str:"$PARENT" netns_fd=fd:/etc/hostname
 
 # A namespace whose last process is exiting: the request either fails or
 # creates a vdevice that dies with the namespace at once.  Either way

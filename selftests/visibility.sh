@@ -46,7 +46,7 @@ ktap_check b_sees_only_vB sees "$B" vB
 
 host_verbs=$(in_init ibv_devices | awk 'NR > 2 { print $1 }' | xargs)
 host_nl=$(in_init rdma -j dev show | jq -r '.[].ifname' | xargs)
-host_sys=$(ls /sys/class/infiniband | xargs)
+host_sys=$(cd /sys/class/infiniband && echo *)
 ktap_diag "[init] ibv_devices: '$host_verbs', rdma dev: '$host_nl', sysfs: '$host_sys'"
 if [ "$host_verbs" = "$PARENT" ] && [ "$host_nl" = "$PARENT" ] &&
    [ "$host_sys" = "$PARENT" ]; then

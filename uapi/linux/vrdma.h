@@ -197,6 +197,7 @@ enum vrdma_acl_attr {
 
 	__VRDMA_ACL_MAX
 };
+
 #define VRDMA_ACL_ATTR_MAX (__VRDMA_ACL_MAX - 1)
 
 /* Why a vdevice went away (VRDMA_ATTR_REASON on a DEV_DEL event) */

@@ -13,7 +13,10 @@
 #include "../internal.h"
 #include "check.h"
 
-static char root[] = "/tmp/vrdma-test-XXXXXX";
+#define ROOT_TEMPLATE "/tmp/vrdma-test-XXXXXX"
+
+/* The scratch directory, made from ROOT_TEMPLATE by mkdtemp(). */
+static char root[sizeof(ROOT_TEMPLATE)];
 
 static void put_file(const char *rel, const char *text)
 {
@@ -43,6 +46,7 @@ static void test_hostinfo(void)
 	struct vrdma_dev dev;
 	struct stat st;
 
+	memcpy(root, ROOT_TEMPLATE, sizeof(root));
 	CHECK(mkdtemp(root));
 	make_dir("class");
 	make_dir("class/uverbs0");

@@ -15,6 +15,20 @@ static int passed, failed;
 
 #define CHECK(cond) check(!!(cond), #cond, __LINE__)
 
+/* Whether @got is the concatenation of the strings of @want, up to NULL. */
+static int same_text(const char *got, const char *const *want)
+{
+	size_t len;
+
+	for (; *want; want++) {
+		len = strlen(*want);
+		if (strncmp(got, *want, len))
+			return 0;
+		got += len;
+	}
+	return !*got;
+}
+
 static void check(bool ok, const char *expr, int line)
 {
 	if (ok) {
@@ -187,10 +201,11 @@ static void test_dev_text(void)
 
 	out_init(false, false);
 	s = capture(print_two_devs);
-	CHECK(!strcmp(s, ""
-		"7: vr0: parent rxe0 driver rxe state ACTIVE netns blue chardev uverbs3 (231:195)\n"
-		"    ctx 1/16 pd 2/max mr-bytes 8K/1G\n"
-		"7: vr\"1: parent rxe0 driver 99 state UNKNOWN netns-inode 4026532301\n"));
+	CHECK(same_text(s, (const char *const[]){
+		"7: vr0: parent rxe0 driver rxe state ACTIVE netns blue chardev uverbs3 (231:195)\n",
+		"    ctx 1/16 pd 2/max mr-bytes 8K/1G\n",
+		"7: vr\"1: parent rxe0 driver 99 state UNKNOWN netns-inode 4026532301\n",
+		NULL }));
 	if (failed)
 		printf("%s", s);
 	s = capture(print_empty_list);
@@ -221,11 +236,12 @@ static void test_dev_acl(void)
 
 	out_init(false, false);
 	s = capture(print_acl_dev);
-	CHECK(!strcmp(s, ""
-		"7: vr0: parent rxe0 driver rxe state ACTIVE netns blue\n"
-		"    sgid any peer 10.1.0.0/24 peer fd00:1::/64\n"
-		"7: vr0: parent rxe0 driver rxe state ACTIVE netns blue\n"
-		"    sgid 10.1.0.5 peer 10.1.0.0/24 peer fd00:1::/64\n"));
+	CHECK(same_text(s, (const char *const[]){
+		"7: vr0: parent rxe0 driver rxe state ACTIVE netns blue\n",
+		"    sgid any peer 10.1.0.0/24 peer fd00:1::/64\n",
+		"7: vr0: parent rxe0 driver rxe state ACTIVE netns blue\n",
+		"    sgid 10.1.0.5 peer 10.1.0.0/24 peer fd00:1::/64\n",
+		NULL }));
 	out_init(true, false);
 	s = capture(print_acl_dev);
 	CHECK(strstr(s, "\"usage\":{},\"peers\":[\"10.1.0.0/24\",\"fd00:1::/64\"]}"));
@@ -238,16 +254,17 @@ static void test_dev_json(void)
 
 	out_init(true, false);
 	s = capture(print_two_devs);
-	CHECK(!strcmp(s, ""
-		"[{\"index\":7,\"name\":\"vr0\",\"parent\":\"rxe0\",\"driver_id\":14,"
-		"\"driver\":\"rxe\",\"state\":\"ACTIVE\","
-		"\"netns\":{\"inode\":4026532301,\"name\":\"blue\"},"
-		"\"chardev\":\"uverbs3\",\"chardev_dev\":\"231:195\","
-		"\"limits\":{\"ctx\":16,\"pd\":\"max\",\"mr_bytes\":1073741824},"
-		"\"usage\":{\"ctx\":1,\"pd\":2,\"mr_bytes\":8192}},"
-		"{\"index\":7,\"name\":\"vr\\\"1\",\"parent\":\"rxe0\",\"driver_id\":99,"
-		"\"state\":\"UNKNOWN\",\"netns\":{\"inode\":4026532301},"
-		"\"limits\":{},\"usage\":{}}]\n"));
+	CHECK(same_text(s, (const char *const[]){
+		"[{\"index\":7,\"name\":\"vr0\",\"parent\":\"rxe0\",\"driver_id\":14,",
+		"\"driver\":\"rxe\",\"state\":\"ACTIVE\",",
+		"\"netns\":{\"inode\":4026532301,\"name\":\"blue\"},",
+		"\"chardev\":\"uverbs3\",\"chardev_dev\":\"231:195\",",
+		"\"limits\":{\"ctx\":16,\"pd\":\"max\",\"mr_bytes\":1073741824},",
+		"\"usage\":{\"ctx\":1,\"pd\":2,\"mr_bytes\":8192}},",
+		"{\"index\":7,\"name\":\"vr\\\"1\",\"parent\":\"rxe0\",\"driver_id\":99,",
+		"\"state\":\"UNKNOWN\",\"netns\":{\"inode\":4026532301},",
+		"\"limits\":{},\"usage\":{}}]\n",
+		NULL }));
 	if (failed)
 		printf("%s", s);
 	s = capture(print_empty_list);
@@ -272,27 +289,28 @@ static void test_dev_json_pretty(void)
 
 	out_init(true, true);
 	s = capture(print_one_dev);
-	CHECK(!strcmp(s, ""
-		"[\n"
-		"    {\n"
-		"        \"index\": 7,\n"
-		"        \"name\": \"vr0\",\n"
-		"        \"parent\": \"rxe0\",\n"
-		"        \"driver_id\": 14,\n"
-		"        \"driver\": \"rxe\",\n"
-		"        \"state\": \"ACTIVE\",\n"
-		"        \"netns\": {\n"
-		"            \"inode\": 4026532301,\n"
-		"            \"name\": \"blue\"\n"
-		"        },\n"
-		"        \"chardev\": \"uverbs3\",\n"
-		"        \"chardev_dev\": \"231:195\",\n"
-		"        \"limits\": {\n"
-		"            \"qp\": 4\n"
-		"        },\n"
-		"        \"usage\": {}\n"
-		"    }\n"
-		"]\n"));
+	CHECK(same_text(s, (const char *const[]){
+		"[\n",
+		"    {\n",
+		"        \"index\": 7,\n",
+		"        \"name\": \"vr0\",\n",
+		"        \"parent\": \"rxe0\",\n",
+		"        \"driver_id\": 14,\n",
+		"        \"driver\": \"rxe\",\n",
+		"        \"state\": \"ACTIVE\",\n",
+		"        \"netns\": {\n",
+		"            \"inode\": 4026532301,\n",
+		"            \"name\": \"blue\"\n",
+		"        },\n",
+		"        \"chardev\": \"uverbs3\",\n",
+		"        \"chardev_dev\": \"231:195\",\n",
+		"        \"limits\": {\n",
+		"            \"qp\": 4\n",
+		"        },\n",
+		"        \"usage\": {}\n",
+		"    }\n",
+		"]\n",
+		NULL }));
 	if (failed)
 		printf("%s", s);
 }
