@@ -11,7 +11,7 @@
 #   selftests/vm/run.sh --shell 'CMD'         one command, e.g. 'rdma dev'
 #
 # A NAME selects selftests/NAME.sh, or else every script whose name contains
-# NAME.  Environment: VM_TIMEOUT (seconds, default 2400) kills a hung guest,
+# NAME.  Environment: VM_TIMEOUT (seconds, default 4500) kills a hung guest,
 # VM_TEST_TIMEOUT (default 900) bounds each script, VM_PANIC_ON_WARN=1 turns
 # a WARN into a panic, VM_NO_MODULE=1 boots without kmod/vrdma.ko (harness
 # development only: the module tests then fail), VM_MEM, VM_SMP, KDIR;
@@ -50,7 +50,7 @@ HERE=$TOP/selftests/vm
 MODE=suite
 TESTS=
 SHELL_CMD=
-VM_TIMEOUT=${VM_TIMEOUT:-2400}
+VM_TIMEOUT=${VM_TIMEOUT:-4500}
 VM_TEST_TIMEOUT=${VM_TEST_TIMEOUT:-900}
 VM_MEM=${VM_MEM:-4G}
 VM_SMP=${VM_SMP:-2}
