@@ -44,13 +44,23 @@ mkdir -p /dev/pts /dev/shm
 mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 mount -t tmpfs -o mode=0755 tmpfs /run
+# shellcheck source=/dev/null
+. /results/config
+# A tree under /tmp (a CI clone, say) must stay visible under the guest's
+# own /tmp: carry it over the tmpfs mount.
+if [[ $TOP == /tmp/* ]]; then
+	mkdir -p /run/vrdma-top
+	mount --bind "$TOP" /run/vrdma-top
+fi
 mount -t tmpfs -o mode=1777 tmpfs /tmp
+if [ -d /run/vrdma-top ]; then
+	mkdir -p "$TOP"
+	mount --move /run/vrdma-top "$TOP"
+fi
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
 mkdir -p /run/netns /run/lock /var/tmp
 
-# shellcheck source=/dev/null
-. /results/config
 export TOP KVER VM_MODE VM_TESTS VM_SHELL_CMD VM_TEST_TIMEOUT VM_NO_MODULE
 export VRDMA_PARENT=rxe0 VRDMA_KO=$TOP/kmod/vrdma.ko
 export VM_RESULTS=/results
