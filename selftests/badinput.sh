@@ -28,19 +28,6 @@ vdev_add vB "$B" || exit 1
 mark=$(klog_mark)
 before_devs=$(rdma dev show | wc -l)
 
-# refused NAME PATTERN CMD... - CMD fails and its output matches PATTERN.
-refused() {
-	local name=$1 pattern=$2 out rc
-	shift 2
-	out=$("$@" 2>&1)
-	rc=$?
-	if [ "$rc" -ne 0 ] && grep -qiE -- "$pattern" <<<"$out"; then
-		ktap_ok "$name" "$out"
-	else
-		ktap_fail "$name" "status $rc, output: $out"
-	fi
-}
-
 add() {		# NAME [WORDS...] - vrdmactl dev add NAME ... in B by default
 	local name=$1
 	shift

@@ -21,6 +21,8 @@
 
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=selftests/lib-build.sh
+. "$(dirname "$0")/lib-build.sh"
 
 ktap_plan source_copied conf_version_matches dkms_install \
 	dkms_status_installed modprobe_loads_dkms vrdmactl_talks \
@@ -34,38 +36,11 @@ if ! require_cmd make cpio git dkms depmod modprobe modinfo; then
 	ktap_finish
 fi
 
-ensure_harness_module() {
-	modprobe -r vrdma 2>/dev/null
-	[ -d /sys/module/vrdma ] || insmod "$VRDMA_KO"
-}
 cleanup_push ensure_harness_module
 
 tmpdir T
 SRC=$T/src
 
-elapsed() {
-	awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'
-}
-
-# run_logged NAME CMD... - run CMD with its output in $T/NAME.log; on
-# failure show the log's tail.
-run_logged() {
-	local name=$1 t0=$EPOCHREALTIME rc
-	shift
-	echo "# [init] $*" >&"$KTAP_FD"
-	"$@" >"$T/$name.log" 2>&1
-	rc=$?
-	ktap_diag "$name: exit $rc after $(elapsed "$t0") s"
-	[ "$rc" -eq 0 ] || ktap_diag "$(tail -n 25 "$T/$name.log")"
-	return "$rc"
-}
-
-copy_source() {
-	mkdir -p "$SRC" || return 1
-	git -c safe.directory='*' -C "$TOP" ls-files -z -co --exclude-standard |
-		(cd "$TOP" && cpio -0 -pdm --quiet "$SRC") || return 1
-	[ -f "$SRC/dkms.conf" ] && [ ! -e "$SRC/kmod/vrdma.ko" ]
-}
 ktap_check source_copied copy_source
 
 VERSION=$(cat "$SRC/VERSION")

@@ -26,6 +26,8 @@
 
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=selftests/lib-build.sh
+. "$(dirname "$0")/lib-build.sh"
 
 ktap_plan source_copied staged_install_builds staged_files_complete \
 	staged_nothing_in_etc modprobe_example_parses make_install \
@@ -40,45 +42,14 @@ if ! require_cmd make cc cpio git depmod modprobe modinfo pkg-config ldconfig jq
 	ktap_finish
 fi
 
-# Whatever happens, the next scripts get the harness's module back.
-ensure_harness_module() {
-	modprobe -r vrdma 2>/dev/null
-	[ -d /sys/module/vrdma ] || insmod "$VRDMA_KO"
-}
 cleanup_push ensure_harness_module
 
 tmpdir T
 SRC=$T/src
 STAGE=$T/stage
 
-# elapsed SINCE - seconds since $EPOCHREALTIME was SINCE, one decimal.
-elapsed() {
-	awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'
-}
-
-# run_logged NAME CMD... - run CMD with its output in $T/NAME.log; on
-# failure show the log's tail.
-run_logged() {
-	local name=$1 t0=$EPOCHREALTIME rc
-	shift
-	echo "# [init] $*" >&"$KTAP_FD"
-	"$@" >"$T/$name.log" 2>&1
-	rc=$?
-	ktap_diag "$name: exit $rc after $(elapsed "$t0") s"
-	[ "$rc" -eq 0 ] || ktap_diag "$(tail -n 25 "$T/$name.log")"
-	return "$rc"
-}
-
 # --- copy ----------------------------------------------------------------
 
-copy_source() {
-	mkdir -p "$SRC" || return 1
-	# The files of a clone (plus new, not yet ignored ones): no build output
-	git -c safe.directory='*' -C "$TOP" ls-files -z -co --exclude-standard |
-		(cd "$TOP" && cpio -0 -pdm --quiet "$SRC") || return 1
-	[ -f "$SRC/Makefile" ] && [ -f "$SRC/kmod/main.c" ] &&
-		[ ! -e "$SRC/kmod/vrdma.ko" ]
-}
 ktap_check source_copied copy_source
 
 # --- staged install --------------------------------------------------------

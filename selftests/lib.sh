@@ -139,6 +139,20 @@ cleanup_push() {
 	CLEANUPS+=("$(printf '%q ' "$@")")
 }
 
+# refused NAME PATTERN CMD... - report NAME ok when CMD fails and its
+# output matches the extended regular expression PATTERN (any case).
+refused() {
+	local name=$1 pattern=$2 out rc
+	shift 2
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ "$rc" -ne 0 ] && grep -qiE -- "$pattern" <<<"$out"; then
+		ktap_ok "$name" "$out"
+	else
+		ktap_fail "$name" "status $rc, output: $out"
+	fi
+}
+
 # --- commands, namespaces ----------------------------------------------------
 
 # in_ns NS CMD... - log "# [NS] CMD...", then run CMD in netns NS.

@@ -52,19 +52,6 @@ in_container() {
 	nsenter -t "$CPID" -U -n "$@"
 }
 
-# refused NAME PATTERN CMD... - CMD fails and its output matches PATTERN.
-refused() {
-	local name=$1 pattern=$2 out rc
-	shift 2
-	out=$("$@" 2>&1)
-	rc=$?
-	if [ "$rc" -ne 0 ] && grep -qiE -- "$pattern" <<<"$out"; then
-		ktap_ok "$name" "$out"
-	else
-		ktap_fail "$name" "status $rc, output: $out"
-	fi
-}
-
 # names CMD... - the vdevice names "CMD -j dev show" lists, sorted, on a line.
 names() {
 	"$@" -j dev show | jq -r '.[].name' | sort | xargs

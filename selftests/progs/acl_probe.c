@@ -20,6 +20,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "util.h"
+
 static int addr_to_gid(const char *text, union ibv_gid *gid)
 {
 	memset(gid, 0, sizeof(*gid));
@@ -51,21 +53,6 @@ static const char *result(int err)
 	return b;
 }
 
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	if (!list)
-		return NULL;
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
-}
-
 int main(int argc, char **argv)
 {
 	struct ibv_qp_init_attr init = {
@@ -89,7 +76,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: acl_probe DEVICE SRC DST\n");
 		return 2;
 	}
-	ctx = open_dev(argv[1]);
+	ctx = open_device_by_name(argv[1]);
 	if (!ctx || ibv_query_port(ctx, 1, &port)) {
 		fprintf(stderr, "acl_probe: cannot open %s\n", argv[1]);
 		return 1;

@@ -21,6 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
+
+#include "util.h"
 #include <rdma/ib_user_verbs.h>
 
 #define QKEY 0x11111111
@@ -86,22 +88,6 @@ static void post(const char *tag, struct ibv_context *ctx, struct ibv_qp *qp,
 	free(buf);
 }
 
-static struct ibv_context *open_by_name(const char *name)
-{
-	struct ibv_device **list;
-	struct ibv_context *ctx = NULL;
-	int i, n;
-
-	list = ibv_get_device_list(&n);
-	if (!list)
-		return NULL;
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
-}
-
 int main(int argc, char **argv)
 {
 	struct ibv_qp_init_attr init = {
@@ -133,7 +119,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	ctx = open_by_name(argv[1]);
+	ctx = open_device_by_name(argv[1]);
 	if (!ctx)
 		return die("open device");
 	pd = ibv_alloc_pd(ctx);

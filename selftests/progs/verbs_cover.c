@@ -30,6 +30,8 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
+#include "util.h"
+
 #define BUF_SIZE	4096
 #define TIMEOUT_MS	20000
 
@@ -78,22 +80,6 @@ struct res {
 	int gidx;
 	char *bufa, *bufb;
 };
-
-static struct ibv_context *open_by_name(const char *name)
-{
-	struct ibv_context *ctx = NULL;
-	struct ibv_device **list;
-	int i, n;
-
-	list = ibv_get_device_list(&n);
-	if (!list)
-		return NULL;
-	for (i = 0; i < n && !ctx; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
-}
 
 static int wait_fd(int fd)
 {
@@ -451,7 +437,7 @@ static int setup(struct res *r, const char *name)
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 
-	r->ctx = open_by_name(name);
+	r->ctx = open_device_by_name(name);
 	if (!r->ctx)
 		return fprintf(stderr, "verbs_cover: cannot open %s\n", name), 1;
 	test_queries(r);

@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers for the selftests that build and install the module inside the
+# guest (install.sh, dkms.sh).  Sourced after lib.sh, with $T a scratch
+# directory and $SRC where the source copy goes.
+
+# ensure_harness_module - put the harness's own vrdma.ko back, whatever the
+# test left loaded, so that the next scripts find it.
+ensure_harness_module() {
+	modprobe -r vrdma 2>/dev/null
+	[ -d /sys/module/vrdma ] || insmod "$VRDMA_KO"
+}
+
+# elapsed SINCE - seconds since $EPOCHREALTIME was SINCE, one decimal.
+elapsed() {
+	awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'
+}
+
+# run_logged NAME CMD... - run CMD with its output in $T/NAME.log; on
+# failure show the log's tail.
+run_logged() {
+	local name=$1 t0=$EPOCHREALTIME rc
+	shift
+	echo "# [init] $*" >&"$KTAP_FD"
+	"$@" >"$T/$name.log" 2>&1
+	rc=$?
+	ktap_diag "$name: exit $rc after $(elapsed "$t0") s"
+	[ "$rc" -eq 0 ] || ktap_diag "$(tail -n 25 "$T/$name.log")"
+	return "$rc"
+}
+
+# copy_source - copy the files of a clone (plus new, not yet ignored ones)
+# of $TOP to $SRC: a source tree without any build output, as a user or
+# DKMS would have it.
+copy_source() {
+	mkdir -p "$SRC" || return 1
+	git -c safe.directory='*' -C "$TOP" ls-files -z -co --exclude-standard |
+		(cd "$TOP" && cpio -0 -pdm --quiet "$SRC") || return 1
+	[ -f "$SRC/Makefile" ] && [ -f "$SRC/dkms.conf" ] &&
+		[ -f "$SRC/kmod/main.c" ] && [ ! -e "$SRC/kmod/vrdma.ko" ]
+}

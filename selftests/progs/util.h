@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Helpers shared by the guest's test programs. */
+#ifndef VRDMA_PROGS_UTIL_H
+#define VRDMA_PROGS_UTIL_H
+
+#include <errno.h>
+#include <string.h>
+#include <infiniband/verbs.h>
+
+/* Open the RDMA device called @name: NULL, with errno set, if there is none. */
+static inline struct ibv_context *open_device_by_name(const char *name)
+{
+	struct ibv_context *ctx = NULL;
+	struct ibv_device **list;
+	int i, n;
+
+	list = ibv_get_device_list(&n);
+	if (!list)
+		return NULL;
+	for (i = 0; i < n && !ctx; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	if (!ctx && !errno)
+		errno = ENODEV;
+	return ctx;
+}
+
+#endif /* VRDMA_PROGS_UTIL_H */
