@@ -52,37 +52,35 @@ static const int vrdma_acl_attr[VRDMA_NR_ACL] = {
 	[VRDMA_ACL_PEER] = VRDMA_ATTR_PEERS,
 };
 
-/* Parse the ACL nests present in a request into @acl (NULL: absent or empty). */
-static int vrdma_nl_parse_acls(struct genl_info *info,
-			       struct vrdma_acl **acl)
-{
-	struct nlattr *nest;
-	int kind;
-
-	for (kind = 0; kind < VRDMA_NR_ACL; kind++) {
-		acl[kind] = NULL;
-		nest = info->attrs[vrdma_acl_attr[kind]];
-		if (!nest)
-			continue;
-		acl[kind] = vrdma_acl_parse(nest, kind, info->extack);
-		if (IS_ERR(acl[kind])) {
-			int ret = PTR_ERR(acl[kind]);
-
-			acl[kind] = NULL;
-			while (kind--)
-				kfree(acl[kind]);
-			return ret;
-		}
-	}
-	return 0;
-}
-
 static void vrdma_nl_free_acls(struct vrdma_acl **acl)
 {
 	int kind;
 
 	for (kind = 0; kind < VRDMA_NR_ACL; kind++)
 		kfree(acl[kind]);
+}
+
+/* Parse the ACL nests present in a request into @acl (NULL: absent or empty). */
+static int vrdma_nl_parse_acls(struct genl_info *info,
+			       struct vrdma_acl **acl)
+{
+	struct vrdma_acl *parsed;
+	struct nlattr *nest;
+	int kind;
+
+	memset(acl, 0, VRDMA_NR_ACL * sizeof(*acl));
+	for (kind = 0; kind < VRDMA_NR_ACL; kind++) {
+		nest = info->attrs[vrdma_acl_attr[kind]];
+		if (!nest)
+			continue;
+		parsed = vrdma_acl_parse(nest, kind, info->extack);
+		if (IS_ERR(parsed)) {
+			vrdma_nl_free_acls(acl);
+			return PTR_ERR(parsed);
+		}
+		acl[kind] = parsed;
+	}
+	return 0;
 }
 
 static bool vrdma_nl_visible(struct vrdma_dev *vdev, struct net *net)

@@ -293,6 +293,14 @@ void vrdma_dealloc_driver(struct ib_device *ibdev)
 	vrdma_obj_dec(VRDMA_OBJ_VDEV);
 }
 
+/* Ends a creation's pin on its parent, from outside vrdma_mutex. */
+static void vrdma_dev_unpin(struct vrdma_parent *parent)
+{
+	mutex_lock(&vrdma_mutex);
+	vrdma_parent_unpin(parent);
+	mutex_unlock(&vrdma_mutex);
+}
+
 /**
  * vrdma_dev_create() - create a vdevice and register it inside a netns
  * @params: name, parent name, target namespace, limits and ACLs (copied)
@@ -436,15 +444,12 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 	return 0;
 
 err_dealloc:
+	/* Releases the parent references too (vrdma_dealloc_driver()). */
 	ib_dealloc_device(&vdev->ibdev);
-	mutex_lock(&vrdma_mutex);
-	vrdma_parent_unpin(parent);
-	mutex_unlock(&vrdma_mutex);
+	vrdma_dev_unpin(parent);
 	return ret;
 err_unpin:
-	mutex_lock(&vrdma_mutex);
-	vrdma_parent_unpin(parent);
-	mutex_unlock(&vrdma_mutex);
+	vrdma_dev_unpin(parent);
 err_put_module:
 	module_put(pdev->ops.owner);
 err_put_pdev:

@@ -69,15 +69,6 @@ for p in 1 2 3 4; do
 	fi
 done
 
-if wait_for 10 vrdma_shadows_zero; then
-	ktap_ok shadows_released
-else
-	ktap_fail shadows_released "$(vrdma_objects)"
-fi
-if wait_for 10 parent_res_is "$baseline"; then
-	ktap_ok parent_res_baseline
-else
-	ktap_fail parent_res_baseline "now: $(parent_res), baseline: $baseline"
-fi
+check_released "$baseline"
 
 ktap_finish

@@ -72,16 +72,7 @@ else
 	ktap_fail kill9_mid_traffic "processes still alive"
 fi
 
-if wait_for 20 vrdma_shadows_zero; then
-	ktap_ok shadows_released
-else
-	ktap_fail shadows_released "$(vrdma_objects)"
-fi
-if wait_for 20 parent_res_is "$baseline"; then
-	ktap_ok parent_res_baseline
-else
-	ktap_fail parent_res_baseline "now: $(parent_res), baseline: $baseline"
-fi
+check_released "$baseline"
 
 usage=$("$VRDMACTL" -j dev show | jq -c '[.[] | .usage | to_entries[] | .value] | add')
 if [ "$usage" = 0 ]; then

@@ -94,6 +94,23 @@ vrdma_shadows_zero() {
 		/sys/kernel/debug/vrdma/objects
 }
 
+# check_released BASELINE - report two results: shadows_released (no user
+# context, shadow object or wrapped mapping left) and parent_res_baseline
+# (the parent's objects back to BASELINE, a parent_res line), each polled
+# for up to 20 s, since the last process may still be exiting.
+check_released() {
+	if wait_for 20 vrdma_shadows_zero; then
+		ktap_ok shadows_released
+	else
+		ktap_fail shadows_released "$(vrdma_objects)"
+	fi
+	if wait_for 20 parent_res_is "$1"; then
+		ktap_ok parent_res_baseline
+	else
+		ktap_fail parent_res_baseline "now: $(parent_res), baseline: $1"
+	fi
+}
+
 # vdev_count - how many vdevices exist.
 vdev_count() {
 	awk '$1 == "vdev" { print $2 }' /sys/kernel/debug/vrdma/objects

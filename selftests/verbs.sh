@@ -47,14 +47,5 @@ if [ -s "$T/native" ] && diff -u "$T/native" "$T/vdev" >"$T/diff"; then
 else
 	ktap_fail same_answers_as_parent "$(cat "$T/diff")"
 fi
-if wait_for 20 vrdma_shadows_zero; then
-	ktap_ok shadows_released
-else
-	ktap_fail shadows_released "$(vrdma_objects)"
-fi
-if wait_for 20 parent_res_is "$baseline"; then
-	ktap_ok parent_res_baseline
-else
-	ktap_fail parent_res_baseline "now: $(parent_res), baseline: $baseline"
-fi
+check_released "$baseline"
 ktap_finish
