@@ -42,16 +42,35 @@ static int vrdma_query_device(struct ib_device *ibdev,
 	return 0;
 }
 
+/*
+ * The length of the vdevice's GID table.  The RDMA core gives every entry
+ * three sysfs files (gids/N, gid_attrs/ndevs/N, gid_attrs/types/N), about
+ * 390 bytes of kernel memory, present or not; rxe declares 1024 entries,
+ * which made those files most of a vdevice's memory.  One netdev needs two
+ * entries per IP address (RoCE v1 and v2) plus the two defaults, so 128
+ * leaves room for 63 addresses; entries past it are not seen by the
+ * vdevice (Documentation/admin-guide.rst).
+ */
+#define VRDMA_GID_TBL_LEN 128
+
 static int vrdma_query_port(struct ib_device *ibdev, u32 port,
 			    struct ib_port_attr *attr)
 {
-	return ib_query_port(to_vdev(ibdev)->pdev, port, attr);
+	int ret;
+
+	ret = ib_query_port(to_vdev(ibdev)->pdev, port, attr);
+	if (ret)
+		return ret;
+	attr->gid_tbl_len = min(attr->gid_tbl_len, VRDMA_GID_TBL_LEN);
+	return 0;
 }
 
 static int vrdma_get_port_immutable(struct ib_device *ibdev, u32 port,
 				    struct ib_port_immutable *immutable)
 {
 	*immutable = *ib_port_immutable_read(to_vdev(ibdev)->pdev, port);
+	immutable->gid_tbl_len = min(immutable->gid_tbl_len,
+				     VRDMA_GID_TBL_LEN);
 	return 0;
 }
 

@@ -48,7 +48,9 @@
 # Knobs (environment): BENCH_REPS BENCH_LAT_ITERS BENCH_LAT_SIZES
 # BENCH_SIZES BENCH_BYTES BENCH_MAX_MSGS BENCH_QPS BENCH_CTL_ITERS
 # BENCH_MEM_OBJS BENCH_SCALE BENCH_SCALE_NS BENCH_RXE_REF BENCH_SETTLE
-# BENCH_OUT, and BENCH_PARTS (default "lat bw ctl scale") to run a subset.
+# BENCH_PROFILE_OPS BENCH_PROFILE_ITERS BENCH_PROFILE_HZ BENCH_OUT, and
+# BENCH_PARTS (default "lat bw ctl scale"; "profile" adds a perf profile of
+# the control path) to run a subset.
 
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -69,6 +71,9 @@ SCALE=${BENCH_SCALE:-"1 100 1000"}
 SCALE_NS=${BENCH_SCALE_NS:-4}
 RXE_REF=${BENCH_RXE_REF:-16}
 SETTLE=${BENCH_SETTLE:-1}
+PROFILE_OPS=${BENCH_PROFILE_OPS:-"pd mr_4k"}
+PROFILE_ITERS=${BENCH_PROFILE_ITERS:-3000}
+PROFILE_HZ=${BENCH_PROFILE_HZ:-2000}
 OUT=${BENCH_OUT:-${VM_RESULTS:-/tmp}/bench}
 CTLBENCH=$TOP/selftests/progs/ctlbench
 WINDOW=$TOP/selftests/progs/window
@@ -356,6 +361,47 @@ control() {	# REP
 	done
 }
 
+# --- control path profile (BENCH_PARTS=profile, not in the default run) -------
+#
+# perf record (cpu-clock, PROFILE_HZ samples per second of the process's own
+# CPU time, kernel and user) of ctlbench running one operation, native and on
+# a vdevice; profile-OP.txt lists, per symbol, the microseconds per round
+# each kind spent there and the difference, largest first: where a
+# vdevice's extra time goes.
+
+profile() {
+	local op kind data
+	require_cmd perf || { fail "perf missing (linux-perf)"; return; }
+	for op in $PROFILE_OPS; do
+		for kind in native vdev; do
+			data=$OUT/perf-$op-$kind.data
+			if ! run "${NS_C[$kind]}" perf record -q -F "$PROFILE_HZ" -g -o "$data" -- \
+					"$CTLBENCH" -d "${DEV_C[$kind]}" -g "$GIDX" -o "$op" \
+					-n "$PROFILE_ITERS" >> "$LOG" 2>&1; then
+				fail "perf record $op $kind"
+				continue
+			fi
+			perf report -i "$data" --stdio -n --no-children --sort sym \
+				2>> "$LOG" > "$OUT/tmp.report-$kind"
+		done
+		# "  12.34%   567  [k] symbol" -> microseconds per round, both kinds
+		awk -v hz="$PROFILE_HZ" -v n="$PROFILE_ITERS" -v op="$op" '
+			FNR == 1 { kind = (FILENAME ~ /native$/) ? "n" : "v" }
+			/^ +[0-9.]+%/ && NF >= 4 {
+				sym = $4; for (i = 5; i <= NF; i++) sym = sym " " $i
+				us = $2 / hz / n * 1e6; t[kind] += us; u[kind, sym] += us; s[sym] = 1
+			}
+			END {
+				printf "%s: us per round, native %.2f, vdevice %.2f\n", op, t["n"], t["v"]
+				printf "%9s %9s %9s  %s\n", "native", "vdevice", "delta", "symbol"
+				for (x in s) printf "%9.3f %9.3f %9.3f  %s\n", u["n", x], u["v", x], u["v", x] - u["n", x], x
+			}' "$OUT/tmp.report-native" "$OUT/tmp.report-vdev" |
+			{ IFS= read -r h1; IFS= read -r h2; printf '%s\n%s\n' "$h1" "$h2";
+			  sort -k3,3gr | head -n 40; } > "$OUT/profile-$op.txt"
+		say "$(head -n 1 "$OUT/profile-$op.txt") (profile-$op.txt)"
+	done
+}
+
 # --- scale ---------------------------------------------------------------------
 
 # Kernel memory the benchmark attributes to devices, in bytes.
@@ -530,6 +576,10 @@ for ((rep = 0; rep < REPS; rep++)); do
 		control "$rep"
 	fi
 done
+if part profile; then
+	say "profile: $PROFILE_OPS"
+	profile
+fi
 if part scale; then
 	say "scale: $SCALE vdevices"
 	rxe_reference

@@ -19,7 +19,7 @@
 
 ktap_plan create_vA_vB a_sees_only_vA b_sees_only_vB host_sees_neither \
 	cross_open_refused own_open_works provider_binds port_mirrors_parent \
-	gids_mirror_parent dev_show_json rdma_res_scoped
+	gids_mirror_parent gid_table_bounded dev_show_json rdma_res_scoped
 
 new_ns A a && new_ns B b || exit 1
 
@@ -128,6 +128,27 @@ if [ -n "$pg" ] && [ "$pg" = "$vg" ]; then
 	ktap_ok gids_mirror_parent
 else
 	ktap_fail gids_mirror_parent
+fi
+
+# The vdevice declares at most 128 GID entries (kmod/device.c), and the
+# core gives it that many sysfs entries; the parent keeps its own length.
+tbl_len() {	# DEV [NS] - gid_tbl_len as ibv_devinfo -v reports it
+	local dev=$1 ns=${2:-}
+	if [ -n "$ns" ]; then
+		in_ns "$ns" ibv_devinfo -v -d "$dev"
+	else
+		in_init ibv_devinfo -v -d "$dev"
+	fi | awk '/gid_tbl_len:/ { print $2; exit }'
+}
+plen=$(tbl_len "$PARENT")
+vlen=$(tbl_len vA "$A")
+vfiles=$(in_ns "$A" sh -c 'ls /sys/class/infiniband/vA/ports/1/gids | wc -l')
+want=$(( plen < 128 ? plen : 128 ))
+ktap_diag "gid_tbl_len: parent $plen, vA $vlen ($vfiles sysfs entries)"
+if [ -n "$plen" ] && [ "$vlen" = "$want" ] && [ "$vfiles" = "$want" ]; then
+	ktap_ok gid_table_bounded
+else
+	ktap_fail gid_table_bounded "want $want"
 fi
 
 json=$(in_init "$VRDMACTL" -j dev show vA)

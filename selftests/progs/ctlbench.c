@@ -2,7 +2,7 @@
 /*
  * ctlbench - time the verbs control path, one operation at a time.
  *
- *   ctlbench [-d DEV] [-g GIDX] [-n ITERS] [-m OBJS]
+ *   ctlbench [-d DEV] [-g GIDX] [-n ITERS] [-m OBJS] [-o OP]
  *
  * For each operation pair below it runs ITERS rounds, times every round on
  * CLOCK_MONOTONIC and prints one line per operation:
@@ -16,6 +16,11 @@
  *             through GID GIDX) + ibv_destroy_qp
  *   mr_4k     ibv_reg_mr + ibv_dereg_mr of 4 KiB
  *   mr_1m     the same for 1 MiB
+ *   db        one send doorbell, ibv_post_send() with no work request on
+ *             an RTS QP: for rxe the write() every posted message costs,
+ *             and the only system call of its data path
+ *
+ * -o OP runs only that operation (for profiling one of them with perf).
  *
  * A round is "create + destroy", because each half alone cannot be repeated
  * without the other; the same pair on a native device and on a vdevice gives
@@ -47,6 +52,7 @@ static const char *dev_name;
 static int gid_index = 1;
 static int iters = 200;
 static int mem_objs;
+static const char *only_op;
 
 static struct ibv_device *dev;
 static struct ibv_context *ctx;
@@ -214,10 +220,25 @@ static void round_mr_1m(void)
 		die("ibv_dereg_mr");
 }
 
+static struct ibv_qp *db_qp;
+
+static void round_db(void)
+{
+	struct ibv_send_wr *bad;
+	int ret = ibv_post_send(db_qp, NULL, &bad);
+
+	if (ret) {
+		errno = ret;
+		die("ibv_post_send (doorbell)");
+	}
+}
+
 static void time_op(const char *name, void (*round)(void), double *t)
 {
 	int i;
 
+	if (only_op && strcmp(only_op, name))
+		return;
 	/* Two untimed rounds: first-touch faults are not the control path. */
 	round();
 	round();
@@ -316,7 +337,7 @@ static void mem_one(const char *name, int kind)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: ctlbench [-d DEV] [-g GIDX] [-n ITERS] [-m OBJS]\n");
+	fprintf(stderr, "usage: ctlbench [-d DEV] [-g GIDX] [-n ITERS] [-m OBJS] [-o OP]\n");
 	exit(2);
 }
 
@@ -327,7 +348,7 @@ int main(int argc, char **argv)
 	double *t;
 	int opt, i, num;
 
-	while ((opt = getopt(argc, argv, "d:g:n:m:h")) != -1) {
+	while ((opt = getopt(argc, argv, "d:g:n:m:o:h")) != -1) {
 		switch (opt) {
 		case 'd':
 			dev_name = optarg;
@@ -341,12 +362,22 @@ int main(int argc, char **argv)
 		case 'm':
 			mem_objs = atoi(optarg);
 			break;
+		case 'o':
+			only_op = optarg;
+			break;
 		default:
 			usage();
 		}
 	}
 	if (optind != argc || iters < 1 || mem_objs < 0)
 		usage();
+	if (only_op) {
+		char word[32];
+
+		snprintf(word, sizeof(word), " %s ", only_op);
+		if (!strstr(" ctx pd cq qp mr_4k mr_1m db ", word))
+			usage();
+	}
 
 	list = ibv_get_device_list(&num);
 	if (!list)
@@ -384,6 +415,12 @@ int main(int argc, char **argv)
 	time_op("qp", round_qp, t);
 	time_op("mr_4k", round_mr_4k, t);
 	time_op("mr_1m", round_mr_1m, t);
+	if (!only_op || !strcmp(only_op, "db")) {
+		db_qp = make_qp(1);
+		time_op("db", round_db, t);
+		if (ibv_destroy_qp(db_qp))
+			die("ibv_destroy_qp");
+	}
 
 	if (mem_objs) {
 		mem_one("pd", M_PD);
