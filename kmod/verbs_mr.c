@@ -68,7 +68,8 @@ struct ib_mr *vrdma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	shadow->length = length;
 	atomic_inc(&spd->usecnt);
 	rdma_restrack_new(&shadow->res, RDMA_RESTRACK_MR);
-	rdma_restrack_set_name(&shadow->res, NULL);
+	/* Not in the parent's "rdma res", as shadow PDs (verbs_pd.c) */
+	rdma_restrack_no_track(&shadow->res);
 	rdma_restrack_add(&shadow->res);
 
 	vmr->shadow = shadow;

@@ -72,8 +72,8 @@ SCALE_NS=${BENCH_SCALE_NS:-4}
 RXE_REF=${BENCH_RXE_REF:-16}
 SETTLE=${BENCH_SETTLE:-1}
 PROFILE_OPS=${BENCH_PROFILE_OPS:-"pd mr_4k"}
-PROFILE_ITERS=${BENCH_PROFILE_ITERS:-3000}
-PROFILE_HZ=${BENCH_PROFILE_HZ:-2000}
+PROFILE_ITERS=${BENCH_PROFILE_ITERS:-20000}
+PROFILE_HZ=${BENCH_PROFILE_HZ:-4000}
 OUT=${BENCH_OUT:-${VM_RESULTS:-/tmp}/bench}
 CTLBENCH=$TOP/selftests/progs/ctlbench
 WINDOW=$TOP/selftests/progs/window
@@ -364,15 +364,18 @@ control() {	# REP
 # --- control path profile (BENCH_PARTS=profile, not in the default run) -------
 #
 # perf record (cpu-clock, PROFILE_HZ samples per second of the process's own
-# CPU time, kernel and user) of ctlbench running one operation, native and on
-# a vdevice; profile-OP.txt lists, per symbol, the microseconds per round
-# each kind spent there and the difference, largest first: where a
-# vdevice's extra time goes.
+# CPU time, with call chains) of ctlbench running one operation PROFILE_ITERS
+# times, native and on a vdevice.  profile-OP.txt lists kernel functions
+# with the time spent in them and in what they call (perf's "children"),
+# in microseconds per round for each kind, largest difference first: where
+# a vdevice's extra time goes.  The process's start-up is in the samples
+# too, but not under the verbs' entry points, which is what to read.
 
 profile() {
 	local op kind data
 	require_cmd perf || { fail "perf missing (linux-perf)"; return; }
 	for op in $PROFILE_OPS; do
+		rm -f "$OUT"/tmp.report-*
 		for kind in native vdev; do
 			data=$OUT/perf-$op-$kind.data
 			if ! run "${NS_C[$kind]}" perf record -q -F "$PROFILE_HZ" -g -o "$data" -- \
@@ -381,23 +384,30 @@ profile() {
 				fail "perf record $op $kind"
 				continue
 			fi
-			perf report -i "$data" --stdio -n --no-children --sort sym \
+			perf report -i "$data" --stdio --children -g none --sort sym \
 				2>> "$LOG" > "$OUT/tmp.report-$kind"
 		done
-		# "  12.34%   567  [k] symbol" -> microseconds per round, both kinds
-		awk -v hz="$PROFILE_HZ" -v n="$PROFILE_ITERS" -v op="$op" '
+		if [ ! -s "$OUT/tmp.report-native" ] || [ ! -s "$OUT/tmp.report-vdev" ]; then
+			continue
+		fi
+		# "# Event count (approx.): NS" and
+		# "  CHILDREN%  SELF%  [k] symbol" -> inclusive us per round
+		awk -v n="$PROFILE_ITERS" -v op="$op" '
 			FNR == 1 { kind = (FILENAME ~ /native$/) ? "n" : "v" }
-			/^ +[0-9.]+%/ && NF >= 4 {
+			/^# Event count/ { ns[kind] = $NF }
+			/^ +[0-9.]+% +[0-9.]+% +\[k\]/ {
 				sym = $4; for (i = 5; i <= NF; i++) sym = sym " " $i
-				us = $2 / hz / n * 1e6; t[kind] += us; u[kind, sym] += us; s[sym] = 1
+				pct = $1; sub(/%/, "", pct)
+				u[kind, sym] = pct / 100 * ns[kind] / 1e3 / n; s[sym] = 1
 			}
 			END {
-				printf "%s: us per round, native %.2f, vdevice %.2f\n", op, t["n"], t["v"]
-				printf "%9s %9s %9s  %s\n", "native", "vdevice", "delta", "symbol"
-				for (x in s) printf "%9.3f %9.3f %9.3f  %s\n", u["n", x], u["v", x], u["v", x] - u["n", x], x
+				printf "%s: CPU us per round (with start-up), native %.2f, vdevice %.2f\n",
+					op, ns["n"] / 1e3 / n, ns["v"] / 1e3 / n
+				printf "%9s %9s %9s  %s\n", "native", "vdevice", "delta", "kernel function (inclusive)"
+				for (x in s) printf "%9.2f %9.2f %9.2f  %s\n", u["n", x], u["v", x], u["v", x] - u["n", x], x
 			}' "$OUT/tmp.report-native" "$OUT/tmp.report-vdev" |
 			{ IFS= read -r h1; IFS= read -r h2; printf '%s\n%s\n' "$h1" "$h2";
-			  sort -k3,3gr | head -n 40; } > "$OUT/profile-$op.txt"
+			  sort -k3,3gr | head -n 60; } > "$OUT/profile-$op.txt"
 		say "$(head -n 1 "$OUT/profile-$op.txt") (profile-$op.txt)"
 	done
 }

@@ -16,9 +16,9 @@
  *             through GID GIDX) + ibv_destroy_qp
  *   mr_4k     ibv_reg_mr + ibv_dereg_mr of 4 KiB
  *   mr_1m     the same for 1 MiB
- *   db        one send doorbell, ibv_post_send() with no work request on
- *             an RTS QP: for rxe the write() every posted message costs,
- *             and the only system call of its data path
+ *   db        one send doorbell on an RTS QP, as librxe rings it: the
+ *             write() every ibv_post_send() costs on rxe, the only system
+ *             call of its data path
  *
  * -o OP runs only that operation (for profiling one of them with perf).
  *
@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
 
 static const char *dev_name;
 static int gid_index = 1;
@@ -222,15 +223,29 @@ static void round_mr_1m(void)
 
 static struct ibv_qp *db_qp;
 
+/*
+ * What librxe's post_send_db() writes after queueing work requests itself:
+ * a POST_SEND of no work request.  ibv_post_send() cannot be used, it
+ * refuses an empty list.
+ */
 static void round_db(void)
 {
-	struct ibv_send_wr *bad;
-	int ret = ibv_post_send(db_qp, NULL, &bad);
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_post_send cmd;
+	} req = {
+		.hdr.command = IB_USER_VERBS_CMD_POST_SEND,
+		.hdr.in_words = sizeof(req) / 4,
+	};
+	struct ib_uverbs_post_send_resp resp;
 
-	if (ret) {
-		errno = ret;
-		die("ibv_post_send (doorbell)");
-	}
+	req.hdr.out_words = sizeof(resp) / 4;
+	req.cmd.response = (uintptr_t)&resp;
+	req.cmd.qp_handle = db_qp->handle;
+	/* Checked even when there is no request */
+	req.cmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
+	if (write(ctx->cmd_fd, &req, sizeof(req)) != sizeof(req))
+		die("POST_SEND doorbell");
 }
 
 static void time_op(const char *name, void (*round)(void), double *t)
