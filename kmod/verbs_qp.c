@@ -4,6 +4,7 @@
  * The QP number users see is the shadow's: peers talk to the parent.
  */
 #include <linux/slab.h>
+#include <rdma/ib_cache.h>
 
 #include "vrdma.h"
 
@@ -85,6 +86,59 @@ err_uncharge:
 	return ret;
 }
 
+/*
+ * The shadow's share of what _ib_modify_qp() keeps per QP: the held source
+ * GID entry of its address vector, which destroying the QP puts.
+ */
+static void vrdma_shadow_set_av(struct ib_qp *shadow,
+				const struct rdma_ah_attr *ah_attr)
+{
+	const struct ib_gid_attr *old = shadow->av_sgid_attr;
+
+	shadow->av_sgid_attr = NULL;
+	if (rdma_ah_get_ah_flags(ah_attr) & IB_AH_GRH) {
+		rdma_hold_gid_attr(ah_attr->grh.sgid_attr);
+		shadow->av_sgid_attr = ah_attr->grh.sgid_attr;
+	}
+	if (old)
+		rdma_put_gid_attr(old);
+}
+
+/*
+ * Before calling us the core has resolved the destination MAC of a RoCE
+ * address vector for the vdevice QP, through the parent's netdev (the
+ * vdevice's GID entries are the parent's), and chosen the LAG slave: both
+ * are in @attr already.  ib_modify_qp_with_udata() on the shadow would
+ * resolve again, a round trip through the core's address workqueue that
+ * was most of what a vdevice added to connecting a QP ("make bench",
+ * BENCH_PROFILE_OPS=qp).  On a RoCE port the shadow is therefore modified
+ * through the parent's op, keeping the port and source GID bookkeeping of
+ * _ib_modify_qp(); the parent's automatic counter binding is not applied
+ * to shadows.  Anything else (IB ports, alternate paths, a QP not yet on a
+ * port) takes the core's path.
+ */
+static int vrdma_modify_shadow_qp(struct ib_qp *shadow,
+				  struct ib_qp_attr *attr, int mask,
+				  struct ib_udata *udata)
+{
+	u32 port = mask & IB_QP_PORT ? attr->port_num : shadow->port;
+	int ret;
+
+	if (!rdma_is_port_valid(shadow->device, port) ||
+	    !rdma_protocol_roce(shadow->device, port) ||
+	    (mask & IB_QP_ALT_PATH))
+		return ib_modify_qp_with_udata(shadow, attr, mask, udata);
+
+	ret = shadow->device->ops.modify_qp(shadow, attr, mask, udata);
+	if (ret)
+		return ret;
+	if (mask & IB_QP_PORT)
+		shadow->port = attr->port_num;
+	if (mask & IB_QP_AV)
+		vrdma_shadow_set_av(shadow, &attr->ah_attr);
+	return 0;
+}
+
 /**
  * vrdma_modify_qp() - modify the shadow QP
  * @ibqp: the vdevice QP
@@ -133,8 +187,7 @@ int vrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			goto out_put_av;
 	}
 
-	ret = ib_modify_qp_with_udata(to_vqp(ibqp)->shadow, pattr, mask,
-				      pudata);
+	ret = vrdma_modify_shadow_qp(to_vqp(ibqp)->shadow, pattr, mask, pudata);
 
 	if (mask & IB_QP_ALT_PATH)
 		vrdma_ah_attr_put(&pattr->alt_ah_attr);

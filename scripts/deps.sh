@@ -32,7 +32,7 @@ PACKAGES=(
 	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils
 	iproute2 jq util-linux
 	# style, benchmarks
-	linux-source-6.1 shellcheck gnuplot-nox python3
+	linux-source-6.1 shellcheck gnuplot-nox python3 linux-perf
 	# make check-debug: building the debug kernel from linux-source-6.1
 	flex bison bc libelf-dev libssl-dev
 )

@@ -368,14 +368,16 @@ control() {	# REP
 # times, native and on a vdevice.  profile-OP.txt lists kernel functions
 # with the time spent in them and in what they call (perf's "children"),
 # in microseconds per round for each kind, largest difference first: where
-# a vdevice's extra time goes.  The process's start-up is in the samples
-# too, but not under the verbs' entry points, which is what to read.
+# a vdevice's extra time goes (report-OP-KIND.txt: perf's whole report).
+# The process's start-up is in the samples too, but not under the verbs'
+# entry points, which is what to read.  perf's sampling slows the process
+# down: compare the two columns, not their values with ctlbench's.
 
 profile() {
 	local op kind data
 	require_cmd perf || { fail "perf missing (linux-perf)"; return; }
 	for op in $PROFILE_OPS; do
-		rm -f "$OUT"/tmp.report-*
+		rm -f "$OUT/report-$op-native.txt" "$OUT/report-$op-vdev.txt"
 		for kind in native vdev; do
 			data=$OUT/perf-$op-$kind.data
 			if ! run "${NS_C[$kind]}" perf record -q -F "$PROFILE_HZ" -g -o "$data" -- \
@@ -385,15 +387,15 @@ profile() {
 				continue
 			fi
 			perf report -i "$data" --stdio --children -g none --sort sym \
-				2>> "$LOG" > "$OUT/tmp.report-$kind"
+				2>> "$LOG" > "$OUT/report-$op-$kind.txt"
 		done
-		if [ ! -s "$OUT/tmp.report-native" ] || [ ! -s "$OUT/tmp.report-vdev" ]; then
+		if [ ! -s "$OUT/report-$op-native.txt" ] || [ ! -s "$OUT/report-$op-vdev.txt" ]; then
 			continue
 		fi
 		# "# Event count (approx.): NS" and
 		# "  CHILDREN%  SELF%  [k] symbol" -> inclusive us per round
 		awk -v n="$PROFILE_ITERS" -v op="$op" '
-			FNR == 1 { kind = (FILENAME ~ /native$/) ? "n" : "v" }
+			FNR == 1 { kind = (FILENAME ~ /native[.]txt$/) ? "n" : "v" }
 			/^# Event count/ { ns[kind] = $NF }
 			/^ +[0-9.]+% +[0-9.]+% +\[k\]/ {
 				sym = $4; for (i = 5; i <= NF; i++) sym = sym " " $i
@@ -405,7 +407,7 @@ profile() {
 					op, ns["n"] / 1e3 / n, ns["v"] / 1e3 / n
 				printf "%9s %9s %9s  %s\n", "native", "vdevice", "delta", "kernel function (inclusive)"
 				for (x in s) printf "%9.2f %9.2f %9.2f  %s\n", u["n", x], u["v", x], u["v", x] - u["n", x], x
-			}' "$OUT/tmp.report-native" "$OUT/tmp.report-vdev" |
+			}' "$OUT/report-$op-native.txt" "$OUT/report-$op-vdev.txt" |
 			{ IFS= read -r h1; IFS= read -r h2; printf '%s\n%s\n' "$h1" "$h2";
 			  sort -k3,3gr | head -n 60; } > "$OUT/profile-$op.txt"
 		say "$(head -n 1 "$OUT/profile-$op.txt") (profile-$op.txt)"
