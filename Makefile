@@ -8,7 +8,8 @@
 #   make demo            two containers talking RDMA through vdevices
 #   make bench           benchmarks, vdevice against the native parent
 #   make style           checkpatch.pl --strict over the tree
-#   make install         module, library, headers, pkg-config, tool, man pages
+#   make install         module, library, headers, pkg-config, tool, man pages,
+#                        CNI plugin
 #   make dkms-install    register the module with DKMS, build and install it
 #
 # KDIR selects the kernel build tree; V=1 shows the full commands.
@@ -29,6 +30,9 @@ export VRDMA_VERSION
 PREFIX ?= /usr/local
 DESTDIR ?=
 export PREFIX DESTDIR
+# The CNI plugin (tools/cni/vrdma); podman looks in PREFIX/lib/cni, set
+# CNIDIR=/opt/cni/bin for containerd's default
+CNIDIR ?= $(PREFIX)/lib/cni
 
 .PHONY: all modules userlib tools progs clean check demo bench deps style \
 	install modules_install dkms-install sparse help check-debug
@@ -102,9 +106,10 @@ install: all modules_install
 	$(MAKE) -C tools/vrdmactl install
 	install -D -m 0644 scripts/vrdma-modprobe.conf.example \
 		$(DESTDIR)$(PREFIX)/share/doc/vrdma/vrdma-modprobe.conf.example
+	install -D -m 0755 tools/cni/vrdma $(DESTDIR)$(CNIDIR)/vrdma
 
 dkms-install:
 	./scripts/dkms-install.sh
 
 help:
-	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'

@@ -83,7 +83,8 @@ checkpatch "userlib tools" --ignore "$USER_IGNORE"
 echo "style: checkpatch --strict over $nfiles files: $nerr errors, $nwarn warnings, $nchk checks"
 
 mapfile -t scripts < <( { find selftests scripts .ci -type f -name '*.sh';
-	find .ci -type f -name run; echo selftests/vm/initramfs-init; } 2>/dev/null |
+	find .ci -type f -name run; echo selftests/vm/initramfs-init;
+	echo tools/cni/vrdma; } 2>/dev/null |
 	while read -r f; do [ -f "$f" ] && echo "$f"; done | LC_ALL=C sort -u)
 if ! command -v shellcheck >/dev/null; then
 	echo "style: shellcheck missing; run 'make deps'" >&2

@@ -31,6 +31,9 @@ PACKAGES=(
 	linux-image-amd64 qemu-system-x86 busybox-static cpio xz-utils zstd
 	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils
 	iproute2 jq util-linux
+	# container runtimes for selftests/runtimes.sh (they run only in the
+	# guest; the host's services are never started)
+	podman docker.io containerd runc containernetworking-plugins
 	# style, benchmarks
 	linux-source-6.1 shellcheck gnuplot-nox python3 linux-perf
 	# make check-debug: building the debug kernel from linux-source-6.1

@@ -10,8 +10,8 @@
 #             scratch directory; the checkout itself is never written to
 #   staged    make install DESTDIR=STAGE PREFIX=/usr builds the tree and
 #             installs the module, library (shared, static, soname),
-#             headers, pkg-config file, tool, man pages, completion and the
-#             modprobe.d example, and nothing under /etc
+#             headers, pkg-config file, tool, man pages, completion, the
+#             modprobe.d example and the CNI plugin, and nothing under /etc
 #   install   make install (PREFIX=/usr/local): with the harness's vrdma.ko
 #             unloaded, "modprobe vrdma" loads the installed module; the
 #             installed vrdmactl and a program built with
@@ -70,6 +70,7 @@ EXPECTED=(
 	usr/share/man/man8/vrdmactl-parent.8 usr/share/man/man8/vrdmactl-monitor.8
 	usr/share/bash-completion/completions/vrdmactl
 	usr/share/doc/vrdma/vrdma-modprobe.conf.example
+	usr/lib/cni/vrdma
 )
 
 staged_complete() {
@@ -115,7 +116,7 @@ done
 
 remove_installed() {
 	rm -f "${INSTALLED[@]}"
-	rmdir /usr/local/share/doc/vrdma 2>/dev/null
+	rmdir /usr/local/share/doc/vrdma /usr/local/lib/cni 2>/dev/null
 	depmod -a "$KVER"
 	ldconfig
 }
