@@ -17,10 +17,13 @@
 SHELL := /bin/bash
 TOP := $(CURDIR)
 
+# The running kernel's tree, else the newest installed one; the debug
+# kernel of "make check-debug" only when named (KDIR=...).
 ifeq ($(KDIR),)
 KDIR := $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
 	echo /lib/modules/$$(uname -r)/build; else \
-	ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1; fi)
+	ls -d /lib/modules/*/build 2>/dev/null | grep -v -- '-vrdma-debug/' | \
+	sort -V | tail -n 1; fi)
 endif
 KVER := $(shell v=$$(make -s -C $(KDIR) kernelrelease 2>/dev/null) && echo $$v || basename $$(dirname $(KDIR)))
 

@@ -78,7 +78,7 @@ kver() {
 		kdir=/lib/modules/$(uname -r)/build
 	else
 		kdir=$(find /lib/modules -mindepth 2 -maxdepth 2 -name build 2>/dev/null |
-		       sort -V | tail -n 1)
+		       grep -v -- '-vrdma-debug/' | sort -V | tail -n 1)
 	fi
 	[ -n "$kdir" ] && basename "$(dirname "$kdir")"
 }

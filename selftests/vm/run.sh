@@ -95,8 +95,9 @@ if [ -z "${KDIR:-}" ]; then
 	if [ -d "/lib/modules/$(uname -r)/build" ]; then
 		KDIR=/lib/modules/$(uname -r)/build
 	else
+		# Not the debug kernel of make check-debug unless named
 		KDIR=$(find /lib/modules -mindepth 2 -maxdepth 2 -name build 2>/dev/null |
-		       sort -V | tail -n 1)
+		       grep -v -- '-vrdma-debug/' | sort -V | tail -n 1)
 	fi
 fi
 if [ -z "$KDIR" ] || [ ! -d "$KDIR" ]; then
