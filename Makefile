@@ -8,7 +8,7 @@
 #   make demo            two containers talking RDMA through vdevices
 #   make bench           benchmarks, vdevice against the native parent
 #   make style           checkpatch.pl --strict over the tree
-#   make install         module, library, headers, pkg-config, tool, man pages,
+#   make install         modules, library, headers, pkg-config, tool, man pages,
 #                        CNI plugin
 #   make dkms-install    register the module with DKMS, build and install it
 #
@@ -93,7 +93,9 @@ bench:
 style:
 	./scripts/checkpatch.sh
 
-# depmod for the release the module was built for: its vermagic (Debian's
+# Both modules (vrdma_vma.ko, vrdma.ko) go to updates/kmod/; depmod, for
+# the release they were built for, records that vrdma uses vrdma_vma, so
+# that "modprobe vrdma" loads both.  That release is the vermagic (Debian's
 # headers answer "make kernelrelease" with 6.1.N, not the directory name).
 # Without the kernel's signing key (distribution headers never have it)
 # kbuild's attempt to sign only prints errors: do not try

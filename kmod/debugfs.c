@@ -3,7 +3,10 @@
  * debugfs: live object counters, so that tests can prove every vdevice,
  * shadow object and wrapped mapping is gone (a leak audit).
  *
- *   /sys/kernel/debug/vrdma/objects    "name count" per line
+ *   /sys/kernel/debug/vrdma/objects    "name count" per line; the last two,
+ *                                       "uctx_holder" and "mmap", are
+ *                                       vrdma_vma.ko's, and may be non-zero
+ *                                       across an unload and reload
  *   /sys/kernel/debug/vrdma/fail/POINT  how many of the next passes through
  *                                       POINT fail (fault injection)
  */
@@ -24,7 +27,12 @@ static const char * const vrdma_obj_names[VRDMA_NR_OBJ] = {
 	[VRDMA_OBJ_MR] = "mr",
 	[VRDMA_OBJ_MW] = "mw",
 	[VRDMA_OBJ_AH] = "ah",
-	[VRDMA_OBJ_MMAP] = "mmap",
+};
+
+/* What vrdma_vma.ko counts, under the names of the objects file */
+static const char * const vrdma_vma_obj_names[VRDMA_VMA_NR_OBJ] = {
+	[VRDMA_VMA_OBJ_HOLDER] = "uctx_holder",
+	[VRDMA_VMA_OBJ_MAPPING] = "mmap",
 };
 
 static struct dentry *vrdma_debugfs_root;
@@ -69,6 +77,9 @@ static int vrdma_objects_show(struct seq_file *m, void *unused)
 	for (i = 0; i < VRDMA_NR_OBJ; i++)
 		seq_printf(m, "%s %d\n", vrdma_obj_names[i],
 			   atomic_read(&vrdma_obj_count[i]));
+	for (i = 0; i < VRDMA_VMA_NR_OBJ; i++)
+		seq_printf(m, "%s %d\n", vrdma_vma_obj_names[i],
+			   vrdma_vma_obj_count(i));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(vrdma_objects);
@@ -96,6 +107,8 @@ void vrdma_debugfs_init(void)
  * vrdma_debugfs_exit() - remove /sys/kernel/debug/vrdma
  *
  * Called last at module unload: warns about every object still counted.
+ * Wrapped mappings (and the holders they keep) may legitimately outlive
+ * the module; vrdma_vma.ko audits those when it is unloaded.
  */
 void vrdma_debugfs_exit(void)
 {

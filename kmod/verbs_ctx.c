@@ -1,36 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * User contexts: each vdevice ucontext owns a shadow ucontext on the
- * parent, held by a refcounted holder so that parent mappings may outlive
- * the vdevice context (see mmap.c).
+ * User contexts and their mappings: each vdevice ucontext owns a shadow
+ * ucontext on the parent, kept by a refcounted holder in vrdma_vma.ko so
+ * that parent mappings may outlive the vdevice context and this module
+ * (see vma.c).
  */
 #include <linux/slab.h>
 
 #include "vrdma.h"
-
-static void vrdma_uctx_holder_release(struct kref *ref)
-{
-	struct vrdma_uctx_holder *holder =
-		container_of(ref, struct vrdma_uctx_holder, ref);
-	struct ib_device *pdev = holder->pdev;
-
-	kfree(holder->shadow);
-	kfree(holder);
-	module_put(pdev->ops.owner);
-	put_device(&pdev->dev);
-}
-
-/**
- * vrdma_uctx_holder_put() - drop a reference on a shadow ucontext holder
- * @holder: the holder
- *
- * The last reference frees the shadow ucontext memory and unpins the
- * parent device and its driver module.
- */
-void vrdma_uctx_holder_put(struct vrdma_uctx_holder *holder)
-{
-	kref_put(&holder->ref, vrdma_uctx_holder_release);
-}
 
 /**
  * vrdma_shadow_uctx() - the parent-side ucontext of a vdevice ucontext
@@ -63,7 +40,7 @@ int vrdma_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	if (ret)
 		return ret;
 
-	holder = kzalloc(sizeof(*holder), GFP_KERNEL);
+	holder = vrdma_uctx_holder_create(pdev);
 	if (!holder) {
 		ret = -ENOMEM;
 		goto err_uncharge;
@@ -71,7 +48,7 @@ int vrdma_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	shadow = rdma_zalloc_drv_obj(pdev, ib_ucontext);
 	if (!shadow) {
 		ret = -ENOMEM;
-		goto err_free_holder;
+		goto err_put_holder;
 	}
 	/* What ib_alloc_ucontext() sets up, on the parent's side. */
 	shadow->device = pdev;
@@ -79,10 +56,8 @@ int vrdma_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	xa_init_flags(&shadow->mmap_xa, XA_FLAGS_ALLOC);
 	rdma_restrack_new(&shadow->res, RDMA_RESTRACK_CTX);
 	rdma_restrack_set_name(&shadow->res, NULL);
-
-	kref_init(&holder->ref);
+	/* The holder frees the shadow's memory with its last reference. */
 	holder->shadow = shadow;
-	holder->pdev = pdev;
 	to_vuctx(ibuc)->holder = holder;
 
 	memset(&sb, 0, sizeof(sb));
@@ -92,21 +67,16 @@ int vrdma_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	ret = vrdma_fault(VRDMA_FAULT_UCTX) ?:
 	      pdev->ops.alloc_ucontext(shadow, &sb.driver_udata);
 	if (ret)
-		goto err_free_shadow;
+		goto err_put_restrack;
 	rdma_restrack_add(&shadow->res);
-
-	/* Pins for the holder, dropped by its last reference. */
-	get_device(&pdev->dev);
-	__module_get(pdev->ops.owner);
 	vrdma_obj_inc(VRDMA_OBJ_UCTX);
 	return 0;
 
-err_free_shadow:
+err_put_restrack:
 	rdma_restrack_put(&shadow->res);
-	kfree(shadow);
-err_free_holder:
-	kfree(holder);
 	to_vuctx(ibuc)->holder = NULL;
+err_put_holder:
+	vrdma_uctx_holder_put(holder);
 err_uncharge:
 	vrdma_quota_uncharge(vdev, VRDMA_RES_CTX, 1);
 	return ret;
@@ -145,4 +115,19 @@ void vrdma_dealloc_ucontext(struct ib_ucontext *ibuc)
  */
 void vrdma_disassociate_ucontext(struct ib_ucontext *ibuc)
 {
+}
+
+/**
+ * vrdma_mmap() - map a parent queue or doorbell page through the vdevice
+ * @ibuc: the vdevice ucontext
+ * @vma: the new mapping; vm_ops is the core's rdma_umap_ops on entry
+ *
+ * The parent's mmap op maps it with the shadow ucontext; vrdma_vma.ko
+ * wraps the mapping when the parent installs vm_ops of its own.
+ *
+ * Return: 0 or the parent's error.
+ */
+int vrdma_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
+{
+	return vrdma_vma_mmap(to_vuctx(ibuc)->holder, vma);
 }

@@ -8,7 +8,9 @@
  * the parent driver's own ops, with the caller's driver data (udata) passed
  * through inside an on-stack attribute bundle whose context is the shadow
  * ucontext.  Queue buffers and doorbells are the parent's, mapped straight
- * into the process.
+ * into the process; the holders of shadow ucontexts and the wrapping of
+ * those mappings belong to the helper module vrdma_vma.ko (vma.h), so that
+ * mappings can outlive this module.
  *
  * Locking, outermost first:
  *   vrdma_mutex         the vdevice lists, every parent's vdevice list,
@@ -40,6 +42,7 @@
 #include <linux/vrdma.h>
 
 #include "compat.h"
+#include "vma.h"
 
 #define VRDMA_NR_RES	(VRDMA_RES_MAX + 1)
 
@@ -132,23 +135,6 @@ struct vrdma_dev {
 	struct list_head parent_node;
 	struct vrdma_quota quota;
 	struct vrdma_acl __rcu *acl[VRDMA_NR_ACL];
-};
-
-/**
- * struct vrdma_uctx_holder - keeps a shadow ucontext alive
- * @ref: one for the vdevice ucontext, one per wrapped parent mapping
- * @shadow: the parent-side ucontext
- * @pdev: the parent device, whose memory and module stay pinned as long
- *	as a mapping may still call into the parent driver
- *
- * A parent that installs its own vm_ops on a mapping (rxe) dereferences the
- * shadow ucontext and the parent device when the mapping is finally closed,
- * which can be long after the vdevice and its ucontexts are gone.
- */
-struct vrdma_uctx_holder {
-	struct kref ref;
-	struct ib_ucontext *shadow;
-	struct ib_device *pdev;
 };
 
 struct vrdma_ucontext {
@@ -301,9 +287,6 @@ int vrdma_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void vrdma_dealloc_ucontext(struct ib_ucontext *ibuc);
 void vrdma_disassociate_ucontext(struct ib_ucontext *ibuc);
 struct ib_ucontext *vrdma_shadow_uctx(struct ib_ucontext *ibuc);
-void vrdma_uctx_holder_put(struct vrdma_uctx_holder *holder);
-
-/* mmap.c */
 int vrdma_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
 
 /* verbs_pd.c */
@@ -364,7 +347,11 @@ void vrdma_ah_attr_put(struct rdma_ah_attr *attr);
 void vrdma_ah_attr_from_parent(struct vrdma_dev *vdev,
 			       struct rdma_ah_attr *attr);
 
-/* debugfs.c: live object counters for leak audits */
+/*
+ * debugfs.c: live object counters for leak audits; shadow ucontext holders
+ * and wrapped mappings, which may outlive this module, are counted by
+ * vrdma_vma.ko (vrdma_vma_obj_count())
+ */
 enum vrdma_obj {
 	VRDMA_OBJ_VDEV,
 	VRDMA_OBJ_UCTX,
@@ -375,7 +362,6 @@ enum vrdma_obj {
 	VRDMA_OBJ_MR,
 	VRDMA_OBJ_MW,
 	VRDMA_OBJ_AH,
-	VRDMA_OBJ_MMAP,
 	VRDMA_NR_OBJ
 };
 

@@ -9,12 +9,13 @@
 #             scratch directory; the checkout itself is never written to
 #   dkms      make dkms-install: dkms add, build and install for the running
 #             kernel; dkms status says "installed"
-#   modprobe  with the harness's vrdma.ko unloaded, "modprobe vrdma" loads
-#             the DKMS-built module, which answers on netlink
-#   remove    scripts/dkms-install.sh --remove leaves no trace in dkms, in
-#             /usr/src or in /lib/modules
+#   modprobe  with the harness's modules unloaded, "modprobe vrdma" loads
+#             the DKMS-built vrdma_vma and vrdma, which answers on netlink
+#   remove    "modprobe -r vrdma" removes both; scripts/dkms-install.sh
+#             --remove leaves no trace in dkms, in /usr/src or in
+#             /lib/modules
 #
-# The harness's vrdma.ko is loaded again at the end.  dkms builds in the
+# The harness's modules are loaded again at the end.  dkms builds in the
 # guest, under TCG: slow, hence the longer timeout below.
 #
 # vm-test-timeout: 2400
@@ -72,15 +73,24 @@ family_present() {
 }
 
 dkms_modprobe() {
-	local path
+	local path vpath
 	if [ -d /sys/module/vrdma ]; then
 		in_init rmmod vrdma || return 1
 	fi
+	if [ -d /sys/module/vrdma_vma ]; then
+		in_init rmmod vrdma_vma || return 1
+	fi
 	in_init modprobe vrdma || return 1
 	path=$(modinfo -n vrdma)
+	vpath=$(modinfo -n vrdma_vma)
 	ktap_diag "modinfo -n vrdma: $path, version $(cat /sys/module/vrdma/version)"
+	ktap_diag "modinfo -n vrdma_vma: $vpath, version $(cat /sys/module/vrdma_vma/version)"
+	ktap_diag "lsmod: $(lsmod | grep '^vrdma')"
 	[[ $path == "/lib/modules/$KVER/updates/dkms/vrdma.ko"* ]] &&
+		[[ $vpath == "/lib/modules/$KVER/updates/dkms/vrdma_vma.ko"* ]] &&
 		[ "$(cat /sys/module/vrdma/version)" = "$VERSION" ] &&
+		[ "$(cat /sys/module/vrdma_vma/version)" = "$VERSION" ] &&
+		[ -e /sys/module/vrdma_vma/holders/vrdma ] &&
 		wait_for 30 family_present
 }
 ktap_check modprobe_loads_dkms dkms_modprobe
@@ -95,12 +105,14 @@ ktap_check vrdmactl_talks talks
 
 dkms_removed() {
 	in_init modprobe -r vrdma || return 1
+	[ ! -d /sys/module/vrdma ] && [ ! -d /sys/module/vrdma_vma ] || return 1
 	run_logged dkms-remove "$SRC/scripts/dkms-install.sh" --remove || return 1
 	ktap_diag "dkms status after --remove: '$(dkms status -m vrdma 2>&1)'"
 	# dkms status may print warnings (the guest's /proc puzzles it)
 	! dkms status -m vrdma 2>/dev/null | grep -q '^vrdma/' &&
 		[ ! -d "/usr/src/vrdma-$VERSION" ] &&
-		! modinfo -n vrdma >/dev/null 2>&1
+		! modinfo -n vrdma >/dev/null 2>&1 &&
+		! modinfo -n vrdma_vma >/dev/null 2>&1
 }
 ktap_check dkms_remove dkms_removed
 

@@ -12,13 +12,19 @@
 #             installs the module, library (shared, static, soname),
 #             headers, pkg-config file, tool, man pages, completion, the
 #             modprobe.d example and the CNI plugin, and nothing under /etc
-#   install   make install (PREFIX=/usr/local): with the harness's vrdma.ko
-#             unloaded, "modprobe vrdma" loads the installed module; the
-#             installed vrdmactl and a program built with
-#             "pkg-config --cflags --libs vrdma" talk to it
-#   removed   with the files gone, vrdmactl says the module is not loaded
+#   install   make install (PREFIX=/usr/local): with the harness's modules
+#             unloaded, "modprobe vrdma" loads the installed module and,
+#             through depmod, vrdma_vma first; the installed vrdmactl and a
+#             program built with "pkg-config --cflags --libs vrdma" talk
+#             to it
+#   modprobe -r  under a process holding parent queue mappings (netns R,
+#             vdevice in_r): "modprobe -r vrdma" removes vrdma, exits 0 and
+#             silently leaves vrdma_vma, which the mappings pin; once the
+#             process is gone "modprobe -r vrdma_vma" removes it
+#   removed   "modprobe -r vrdma" removes both modules; with the files
+#             gone, vrdmactl says the module is not loaded
 #
-# The harness's vrdma.ko is loaded again at the end.  The build runs in
+# The harness's modules are loaded again at the end.  The build runs in
 # the guest, under TCG: slow, hence the longer timeout below.  Its time is
 # printed as a diagnostic.
 #
@@ -28,11 +34,15 @@
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=selftests/lib-build.sh
 . "$(dirname "$0")/lib-build.sh"
+# shellcheck source=selftests/lib-vdev.sh
+. "$(dirname "$0")/lib-vdev.sh"
+
+USERPROG=$TOP/selftests/progs/vrdma_user
 
 ktap_plan source_copied staged_install_builds staged_files_complete \
 	staged_nothing_in_etc modprobe_example_parses make_install \
 	modprobe_loads_installed installed_vrdmactl_talks pkgconfig_program \
-	installed_files_removed not_loaded_message klog_clean
+	modprobe_r_in_use installed_files_removed not_loaded_message klog_clean
 
 KVER=$(uname -r)
 MARK=$(klog_mark)
@@ -62,6 +72,7 @@ fi
 
 EXPECTED=(
 	"lib/modules/$KVER/updates/kmod/vrdma.ko"
+	"lib/modules/$KVER/updates/kmod/vrdma_vma.ko"
 	usr/lib/libvrdma.so.0.1.0 usr/lib/libvrdma.so.0 usr/lib/libvrdma.so
 	usr/lib/libvrdma.a usr/lib/pkgconfig/vrdma.pc
 	usr/include/libvrdma.h usr/include/linux/vrdma.h
@@ -128,20 +139,23 @@ else
 	ktap_fail make_install
 fi
 
-# swap_to_modprobe WANT-PATH-PATTERN - unload vrdma, modprobe it, and check
-# that the module file modprobe picks matches the pattern.
+# swap_to_modprobe DIR - unload vrdma and vrdma_vma, modprobe vrdma, and
+# check that modprobe picks the module files in DIR and loads vrdma_vma
+# too (depmod recorded the dependency).
 swap_to_modprobe() {
-	local path
+	local path vpath
 	path=$(modinfo -n vrdma 2>&1)
-	ktap_diag "modinfo -n vrdma: $path"
-	[ "$path" = "$1" ] || return 1
-	in_init rmmod vrdma || return 1
+	vpath=$(modinfo -n vrdma_vma 2>&1)
+	ktap_diag "modinfo -n vrdma: $path; vrdma_vma: $vpath"
+	[ "$path" = "$1/vrdma.ko" ] && [ "$vpath" = "$1/vrdma_vma.ko" ] || return 1
+	in_init rmmod vrdma vrdma_vma || return 1
 	in_init modprobe vrdma || return 1
-	[ -d /sys/module/vrdma ] &&
+	ktap_diag "lsmod: $(lsmod | grep '^vrdma')"
+	[ -d /sys/module/vrdma ] && [ -e /sys/module/vrdma_vma/holders/vrdma ] &&
 		wait_for 30 sh -c 'genl ctrl get name vrdma 2>/dev/null | grep -q "Name: vrdma"'
 }
 ktap_check modprobe_loads_installed \
-	swap_to_modprobe "/lib/modules/$KVER/updates/kmod/vrdma.ko"
+	swap_to_modprobe "/lib/modules/$KVER/updates/kmod"
 
 installed_tool() {
 	local out
@@ -186,10 +200,41 @@ pkgconfig_program() {
 }
 ktap_check pkgconfig_program pkgconfig_program
 
+# modprobe -r under live mappings: kmod removes vrdma, then each of its
+# dependencies whose reference count is 0, silently skipping the others.
+modprobe_r_in_use() {
+	local ns pid out rc
+	new_ns ns r || return 1
+	vdev_add in_r "$ns" || return 1
+	spawn_in_ns "$ns" "$USERPROG" -d in_r -g "$GIDX" -H traffic >"$T/r.user" 2>&1
+	pid=$!
+	cleanup_push kill -9 "$pid"
+	if ! wait_for 60 grep -q '^ready' "$T/r.user"; then
+		ktap_diag "user: $(cat "$T/r.user")"
+		kill -9 "$pid"
+		return 1
+	fi
+	out=$(in_init modprobe -r vrdma 2>&1)
+	rc=$?
+	ktap_diag "modprobe -r vrdma: exit $rc, output '$out'; lsmod: $(lsmod | grep '^vrdma')"
+	[ "$rc" = 0 ] && [ -z "$out" ] && [ ! -d /sys/module/vrdma ] &&
+		[ -d /sys/module/vrdma_vma ] &&
+		[ "$(cat /sys/module/vrdma_vma/refcnt)" -gt 0 ] &&
+		wait_for 60 grep -q '^event DEVICE_FATAL' "$T/r.user" || rc=1
+	kill -9 "$pid"
+	wait "$pid" 2>/dev/null
+	wait_for 30 grep -qx 0 /sys/module/vrdma_vma/refcnt &&
+		in_init modprobe -r vrdma_vma && [ ! -d /sys/module/vrdma_vma ] &&
+		in_init modprobe vrdma && [ "$rc" = 0 ]
+}
+ktap_check modprobe_r_in_use modprobe_r_in_use
+
 installed_removed() {
 	in_init modprobe -r vrdma || return 1
+	[ ! -d /sys/module/vrdma ] && [ ! -d /sys/module/vrdma_vma ] || return 1
 	remove_installed
-	! modinfo -n vrdma >/dev/null 2>&1 && ! ldconfig -p | grep -q libvrdma
+	! modinfo -n vrdma >/dev/null 2>&1 && ! modinfo -n vrdma_vma >/dev/null 2>&1 &&
+		! ldconfig -p | grep -q libvrdma
 }
 ktap_check installed_files_removed installed_removed
 

@@ -5,11 +5,13 @@
 # guest (install.sh, dkms.sh).  Sourced after lib.sh, with $T a scratch
 # directory and $SRC where the source copy goes.
 
-# ensure_harness_module - put the harness's own vrdma.ko back, whatever the
-# test left loaded, so that the next scripts find it.
+# ensure_harness_module - put the harness's own vrdma_vma.ko and vrdma.ko
+# back, whatever the test left loaded, so that the next scripts find them.
+# "modprobe -r vrdma" also removes vrdma_vma when nothing else uses it.
 ensure_harness_module() {
 	modprobe -r vrdma 2>/dev/null
-	[ -d /sys/module/vrdma ] || insmod "$VRDMA_KO"
+	[ -d /sys/module/vrdma ] || rmmod vrdma_vma 2>/dev/null
+	load_modules
 }
 
 # elapsed SINCE - seconds since $EPOCHREALTIME was SINCE, one decimal.

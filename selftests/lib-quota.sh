@@ -137,10 +137,12 @@ usage_zero() {
 }
 
 # vrdma_objects_zero - no user context and no shadow object left in the
-# module (wrapped parent mappings may outlive a deleted vdevice until their
-# process unmaps them; vrdma_shadows_zero counts those too).
+# module (wrapped parent mappings, and the shadow ucontext holders they
+# keep, may outlive a deleted vdevice until their process unmaps them;
+# vrdma_shadows_zero counts those too).
 vrdma_objects_zero() {
-	awk '$1 != "vdev" && $1 != "mmap" && $2 != 0 { bad = 1 } END { exit bad }' \
+	awk '$1 != "vdev" && $1 != "mmap" && $1 != "uctx_holder" && $2 != 0 { bad = 1 }
+		END { exit bad }' \
 		/sys/kernel/debug/vrdma/objects
 }
 

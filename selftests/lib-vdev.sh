@@ -88,7 +88,8 @@ vrdma_objects() {
 		/sys/kernel/debug/vrdma/objects
 }
 
-# vrdma_shadows_zero - no user context, shadow object or wrapped mapping.
+# vrdma_shadows_zero - no user context, shadow object, shadow ucontext
+# holder or wrapped mapping (the last two counted by vrdma_vma.ko).
 vrdma_shadows_zero() {
 	awk '$1 != "vdev" && $2 != 0 { bad = 1 } END { exit bad }' \
 		/sys/kernel/debug/vrdma/objects

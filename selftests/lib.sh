@@ -4,7 +4,8 @@
 # Shared helpers for the vrdma selftests; every selftests/<feature>.sh sources
 # it.  The scripts run inside the test VM (selftests/vm/run.sh), as root, in a
 # guest prepared by selftests/vm/guest-init.sh: parent $VRDMA_PARENT (rxe0)
-# on veth0, ib_core in exclusive netns mode, vrdma.ko loaded.
+# on veth0, ib_core in exclusive netns mode, vrdma_vma.ko and vrdma.ko
+# loaded.
 #
 # A test script looks like this:
 #
@@ -33,6 +34,7 @@
 TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 VRDMACTL=${VRDMACTL:-$TOP/tools/vrdmactl/vrdmactl}
 VRDMA_KO=${VRDMA_KO:-$TOP/kmod/vrdma.ko}
+VRDMA_VMA_KO=${VRDMA_VMA_KO:-$TOP/kmod/vrdma_vma.ko}
 PARENT=${VRDMA_PARENT:-rxe0}
 TEST_NAME=${TEST_NAME:-$(basename "$0" .sh)}
 KLOG_PATTERNS=$TOP/selftests/vm/klog-patterns
@@ -150,6 +152,20 @@ refused() {
 		ktap_ok "$name" "$out"
 	else
 		ktap_fail "$name" "status $rc, output: $out"
+	fi
+}
+
+# --- modules -----------------------------------------------------------------
+
+# load_modules - insmod the harness's vrdma_vma.ko and vrdma.ko, each unless
+# a module of that name is loaded.  vrdma.ko uses vrdma_vma.ko's symbols,
+# and insmod, unlike modprobe, does not load it first.
+load_modules() {
+	if [ ! -d /sys/module/vrdma_vma ]; then
+		in_init insmod "$VRDMA_VMA_KO" || return 1
+	fi
+	if [ ! -d /sys/module/vrdma ]; then
+		in_init insmod "$VRDMA_KO" || return 1
 	fi
 }
 

@@ -15,8 +15,14 @@
 #   rxe      netns E: lc_rxe; "rmmod rdma_rxe" is refused while a vdevice
 #            exists and works once it is gone (then rxe0 comes back)
 #   unload   netns F: lc_m1 with an idle user and a traffic user holding
-#            mappings; "rmmod vrdma" is refused while wrapped mappings
-#            exist, succeeds once they are gone, and the module loads again
+#            its mappings, with a child that inherited them (fork);
+#            "rmmod vrdma" succeeds under them: both users get
+#            DEVICE_FATAL, the traffic user, its child and a child forked
+#            after the unload touch the old mappings, the last one splits
+#            them (partial munmap) before it exits; vrdma_vma.ko stays
+#            pinned (refcnt, rmmod refused) until the users exit, then the
+#            parent's objects are back, vrdma_vma unloads, and both modules
+#            load again and serve a vdevice
 #
 # "vrdmactl -j monitor" in init_net records the deletion events.  The
 # unload phase runs last.
@@ -38,8 +44,9 @@ ktap_plan setup \
 	parent_del_returns parent_del_fatal parent_del_vdev_gone \
 	parent_del_event parent_del_shadows_freed parent_readded \
 	rxe_unload_refused rxe_unload_vdev_intact rxe_unload_after_del \
-	unload_refused_with_mappings unload_vdev_intact unload_after_unmap \
-	unload_idle_user_fatal unload_parent_clean reload_works \
+	unload_with_mappings unload_users_fatal unload_mappings_survive \
+	unload_helper_pinned unload_helper_refused unload_helper_released \
+	unload_parent_clean unload_helper_unloads reload_works \
 	klog_clean
 
 if ! require_cmd jq rdma stdbuf ibv_asyncwatch ibv_devinfo unshare ||
@@ -60,7 +67,7 @@ restore_world() {
 	fi
 	rdma link show "$PARENT/1" >/dev/null 2>&1 ||
 		rdma link add "$PARENT" type rxe netdev veth0
-	[ -d /sys/module/vrdma ] || insmod "$VRDMA_KO"
+	load_modules
 }
 cleanup_push restore_world
 
@@ -104,12 +111,6 @@ wait_gone() {
 
 parent_active() {
 	rdma link show "$PARENT/1" 2>/dev/null | grep -q 'state ACTIVE'
-}
-
-# no_mappings - no wrapped parent mapping is left.
-no_mappings() {
-	awk '$1 == "mmap" && $2 != 0 { bad = 1 } END { exit bad }' \
-		/sys/kernel/debug/vrdma/objects
 }
 
 # vrdma_parent_listed - vrdma tracks $PARENT again.
@@ -320,53 +321,109 @@ fi
 
 # --- unloading vrdma --------------------------------------------------------------
 
+# vma_refcnt - vrdma_vma's module reference count: one per VMA of a wrapped
+# mapping (in every process), plus one while vrdma is loaded.
+vma_refcnt() {
+	cat /sys/module/vrdma_vma/refcnt 2>/dev/null || echo none
+}
+
+vma_unpinned() {
+	[ "$(vma_refcnt)" = 0 ]
+}
+
+# has_maps PID - the process maps a uverbs file (the parent's queues).
+has_maps() {
+	grep -q '/dev/infiniband/uverbs' "/proc/$1/maps" 2>/dev/null
+}
+
 vdev_add lc_m1 "$F"
-spawn_in_ns "$F" "$USERPROG" -d lc_m1 -g "$GIDX" -H traffic >"$T/m.traffic" 2>&1
+spawn_in_ns "$F" "$USERPROG" -d lc_m1 -g "$GIDX" -H -F traffic >"$T/m.traffic" 2>&1
 P4=$!
 spawn_in_ns "$F" "$USERPROG" -d lc_m1 idle >"$T/m.idle" 2>&1
 P5=$!
 cleanup_push kill -9 "$P4" "$P5"
 wait_for 60 out_has "$T/m.traffic" '^ready'
+wait_for 60 out_has "$T/m.traffic" '^child pid '
 wait_for 60 out_has "$T/m.idle" '^ready'
-ktap_diag "before rmmod: $(vrdma_objects), refcnt $(cat /sys/module/vrdma/refcnt)"
-# A mapping of the parent's queues calls into vrdma when it is closed
-# (the wrapper of rxe's vm_ops): the module cannot go while one exists.
-if out=$(in_init rmmod vrdma 2>&1); then
-	ktap_fail unload_refused_with_mappings "rmmod vrdma succeeded under a mapping"
+CHILD=$(sed -n 's/^child pid \([0-9]*\)$/\1/p' "$T/m.traffic")
+NMAPS=$(awk '$1 == "mmap" { print $2 }' /sys/kernel/debug/vrdma/objects)
+ktap_diag "before rmmod: $(vrdma_objects), vrdma_vma refcnt $(vma_refcnt), child ${CHILD:-none}"
+# The closing of the parent's queue mappings (rxe's vm_ops, wrapped) runs
+# only vrdma_vma.ko code: vrdma can go under them.
+if [ "${NMAPS:-0}" -lt 1 ] || [ -z "$CHILD" ] || ! has_maps "$CHILD"; then
+	ktap_fail unload_with_mappings "no wrapped mapping or no child holding one to unload under"
+elif ! out=$(in_init rmmod vrdma 2>&1); then
+	ktap_fail unload_with_mappings "rmmod vrdma refused: $out"
+elif [ -d /sys/module/vrdma ] || rdma_dev_in_init lc_m1 ||
+     [ -d /sys/kernel/debug/vrdma ]; then
+	ktap_fail unload_with_mappings "vrdma or lc_m1 still there: $(lsmod | grep vrdma)"
 else
-	ktap_ok unload_refused_with_mappings "$out"
+	ktap_ok unload_with_mappings
 fi
-if vdev_exists lc_m1 && ! out_has "$T/m.idle" '^event'; then
-	ktap_ok unload_vdev_intact
+if wait_for 60 out_has "$T/m.traffic" '^done' && out_has "$T/m.traffic" '^event DEVICE_FATAL' &&
+   wait_gone 60 "$P5" && out_has "$T/m.idle" '^event DEVICE_FATAL' &&
+   out_has "$T/m.idle" '^verb alloc_pd errno=[1-9]'; then
+	ktap_ok unload_users_fatal
 else
-	ktap_fail unload_vdev_intact "$(cat "$T/m.idle")"
+	ktap_fail unload_users_fatal "traffic: $(cat "$T/m.traffic"); idle: $(cat "$T/m.idle")"
 fi
+# With vrdma gone for sure: the user, its child and a child forked now
+# (vm_ops->open, then close, in vrdma_vma only) read the old mappings; the
+# last one splits the multi-page ones (open on a new piece, close).
+kill -USR1 "$P4"
+if wait_for 60 out_has "$T/m.traffic" '^touched' &&
+   wait_for 60 out_has "$T/m.traffic" '^child touched' &&
+   out_has "$T/m.traffic" '^touch poll_cq ret=' &&
+   out_has "$T/m.traffic" '^fork child poll_cq ret=' &&
+   out_has "$T/m.traffic" '^fork child split [1-9]' &&
+   out_has "$T/m.traffic" '^fork child status=0$' &&
+   kill -0 "$P4" && kill -0 "$CHILD"; then
+	ktap_ok unload_mappings_survive
+else
+	ktap_fail unload_mappings_survive "$(cat "$T/m.traffic")"
+fi
+ktap_diag "traffic user:" "$(cat "$T/m.traffic")"
+ktap_diag "after rmmod: vrdma_vma refcnt $(vma_refcnt)"
+# The user's VMAs and its child's, copied by fork (vm_ops->open), each pin
+# the module: at least two per wrapped mapping counted before.
+rc=$(vma_refcnt)
+if [ "$rc" != none ] && [ "$rc" -ge $((2 * ${NMAPS:-1})) ] && has_maps "$P4"; then
+	ktap_ok unload_helper_pinned "refcnt $rc, $NMAPS wrapped mapping(s)"
+else
+	ktap_fail unload_helper_pinned "vrdma_vma refcnt '$rc', $NMAPS wrapped mapping(s)"
+fi
+if out=$(in_init rmmod vrdma_vma 2>&1); then
+	ktap_fail unload_helper_refused "rmmod vrdma_vma succeeded under mappings"
+elif [ -d /sys/module/vrdma_vma ] && grep -qi 'in use' <<<"$out"; then
+	ktap_ok unload_helper_refused "$out"
+else
+	ktap_fail unload_helper_refused "$out"
+fi
+# The child dies with its parent (PR_SET_PDEATHSIG).
 kill -9 "$P4"
 wait_gone 10 "$P4"
-if wait_for 30 no_mappings &&
-   in_init rmmod vrdma; then
-	ktap_ok unload_after_unmap
+if wait_for 30 gone "$CHILD" && wait_for 30 vma_unpinned; then
+	ktap_ok unload_helper_released
 else
-	ktap_fail unload_after_unmap "$(vrdma_objects)"
+	ktap_fail unload_helper_released "vrdma_vma refcnt $(vma_refcnt)"
 fi
-wait_gone 60 "$P5"
-if out_has "$T/m.idle" '^event DEVICE_FATAL' && out_has "$T/m.idle" '^verb alloc_pd errno=[1-9]'; then
-	ktap_ok unload_idle_user_fatal
-else
-	ktap_fail unload_idle_user_fatal "$(cat "$T/m.idle")"
-fi
-if ! rdma_dev_in_init lc_m1 && [ "$(parent_res)" = "$BASELINE" ] &&
-   [ ! -d /sys/kernel/debug/vrdma ]; then
+if ! rdma_dev_in_init lc_m1 && wait_for 30 parent_res_is "$BASELINE"; then
 	ktap_ok unload_parent_clean
 else
-	ktap_fail unload_parent_clean "$(rdma dev) $(parent_res)"
+	ktap_fail unload_parent_clean "$(rdma dev) now $(parent_res), baseline $BASELINE"
 fi
-if in_init insmod "$VRDMA_KO" && vdev_add lc_again "$F" &&
-   [ "$(vdev_count)" = 1 ] && in_init "$VRDMACTL" dev del lc_again &&
-   [ "$(vdev_count)" = 0 ]; then
+if in_init rmmod vrdma_vma && [ ! -d /sys/module/vrdma_vma ]; then
+	ktap_ok unload_helper_unloads
+else
+	ktap_fail unload_helper_unloads "$(lsmod | grep vrdma)"
+fi
+if load_modules && vdev_add lc_again "$F" && [ "$(vdev_count)" = 1 ] &&
+   in_ns "$F" "$USERPROG" -d lc_again -g "$GIDX" objects >"$T/again" 2>&1 &&
+   in_init "$VRDMACTL" dev del lc_again && [ "$(vdev_count)" = 0 ] &&
+   wait_for 30 vrdma_shadows_zero; then
 	ktap_ok reload_works
 else
-	ktap_fail reload_works
+	ktap_fail reload_works "$(cat "$T/again" 2>&1) $(vrdma_objects 2>&1)"
 fi
 
 ktap_check klog_clean klog_clean_since "$MARK"

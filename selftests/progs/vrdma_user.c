@@ -5,7 +5,7 @@
  * and reports on stdout, one line per fact, what happens to it when the
  * device goes away under it.
  *
- *   vrdma_user -d DEV [-g GIDX] [-t SECS] [-H] MODE
+ *   vrdma_user -d DEV [-g GIDX] [-t SECS] [-H [-F]] MODE
  *
  * MODE:
  *   idle     open a context and a PD only (no queue mapping), wait for
@@ -19,13 +19,23 @@
  * "event NAME" per async event, then after the fatal event "verb
  * alloc_pd errno=N", "verb post_send ret=N", "verb poll_cq ret=N" (the
  * last two touch the old queue mappings), "done".  With -H the process
- * then keeps its objects and mappings until it is killed.  Exit status: 0
- * after the fatal event was seen, 2 when none came within -t seconds
- * (default 120), 1 on a setup error.
+ * then keeps its objects and mappings until it is killed; on every SIGUSR1
+ * it touches the mappings again ("touch post_send ret=N", "touch poll_cq
+ * ret=N"), forks a child that touches them too, then splits each of them
+ * that spans several pages by unmapping its last page, and exits ("fork
+ * child poll_cq ret=N", "fork child split N", "fork child status=N": fork
+ * copies the mappings, a split makes a new VMA of the rest) and says
+ * "touched".  With -F it also forks a child once "ready", which
+ * inherits the mappings, says "child pid N", and on every SIGUSR1 (the
+ * parent passes its own on) reads them ("child touch poll_cq ret=N",
+ * "child touched"); it dies with the parent.  Exit status: 0 after the
+ * fatal event was seen, 2 when none came within -t seconds (default 120),
+ * 1 on a setup error.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -33,6 +43,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <infiniband/verbs.h>
 
 #define BUF_SIZE 4096
@@ -42,7 +55,11 @@ static struct {
 	int gidx;
 	int timeout;
 	bool hold;
+	bool fork_child;
 } opt = { .gidx = 1, .timeout = 120 };
+
+/* Set by SIGUSR1: touch the mappings again (-H). */
+static volatile sig_atomic_t touch_req;
 
 struct res {
 	struct ibv_context *ctx;
@@ -205,7 +222,8 @@ static bool one_write(struct res *r)
 
 static int setup_traffic(struct res *r)
 {
-	r->cq = ibv_create_cq(r->ctx, 16, NULL, NULL, 0);
+	/* Larger than a page: its mapping can be split (fork_touch()). */
+	r->cq = ibv_create_cq(r->ctx, 256, NULL, NULL, 0);
 	r->buf = calloc(1, BUF_SIZE);
 	if (!r->cq || !r->buf)
 		return -1;
@@ -238,6 +256,115 @@ static void probe(struct res *r)
 		say("verb post_send ret=%d", post_write(r));
 	if (r->cq)
 		say("verb poll_cq ret=%d", ibv_poll_cq(r->cq, 1, &wc));
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	touch_req = 1;
+}
+
+/* Wait, with SIGUSR1 blocked otherwise, until it comes. */
+static void wait_usr1(void)
+{
+	sigset_t mask;
+
+	sigprocmask(SIG_BLOCK, NULL, &mask);
+	sigdelset(&mask, SIGUSR1);
+	while (!touch_req)
+		sigsuspend(&mask);
+	touch_req = 0;
+}
+
+/*
+ * Unmap the last page of every parent queue mapping (a uverbs file) longer
+ * than a page: the kernel splits the VMA, opening the piece that is
+ * unmapped, and closes it.  Returns how many were split.
+ */
+static int split_mappings(void)
+{
+	unsigned long start[64], end[64], page = sysconf(_SC_PAGESIZE);
+	char line[512];
+	int i, n = 0, split = 0;
+	FILE *f;
+
+	f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return -1;
+	while (n < 64 && fgets(line, sizeof(line), f))
+		if (strstr(line, "/dev/infiniband/uverbs") &&
+		    sscanf(line, "%lx-%lx", &start[n], &end[n]) == 2 &&
+		    end[n] - start[n] > page)
+			n++;
+	fclose(f);
+	for (i = 0; i < n; i++)
+		if (!munmap((void *)(end[i] - page), page))
+			split++;
+	return split;
+}
+
+/*
+ * Read the old CQ mapping in a forked child, which then splits the
+ * mappings and exits.
+ */
+static void fork_touch(struct res *r)
+{
+	struct ibv_wc wc;
+	pid_t pid;
+	int st;
+
+	pid = fork();
+	if (pid < 0) {
+		say("error fork errno=%d", errno);
+		return;
+	}
+	if (!pid) {
+		say("fork child poll_cq ret=%d", ibv_poll_cq(r->cq, 1, &wc));
+		say("fork child split %d", split_mappings());
+		_exit(0);
+	}
+	if (waitpid(pid, &st, 0) != pid)
+		st = -1;
+	say("fork child status=%d", st);
+}
+
+/* -H: keep everything; touch the mappings on every SIGUSR1. */
+static void hold(struct res *r, pid_t child)
+{
+	struct ibv_wc wc;
+
+	for (;;) {
+		wait_usr1();
+		if (r->qp)
+			say("touch post_send ret=%d", post_write(r));
+		if (r->cq) {
+			say("touch poll_cq ret=%d", ibv_poll_cq(r->cq, 1, &wc));
+			fork_touch(r);
+		}
+		if (child > 0)
+			kill(child, SIGUSR1);
+		say("touched");
+	}
+}
+
+/* -F: a child that inherits the mappings and reads them on SIGUSR1. */
+static pid_t spawn_holder(struct res *r)
+{
+	pid_t parent = getpid(), pid;
+	struct ibv_wc wc;
+
+	pid = fork();
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1);
+	say("child pid %d", (int)getpid());
+	for (;;) {
+		wait_usr1();
+		say("child touch poll_cq ret=%d", ibv_poll_cq(r->cq, 1, &wc));
+		say("child touched");
+	}
 }
 
 static void destroy(struct res *r)
@@ -323,7 +450,7 @@ static int objects(struct res *r)
 static void usage(void)
 {
 	fprintf(stderr,
-		"Usage: %s -d DEV [-g GIDX] [-t SECS] [-H] idle|traffic|objects\n",
+		"Usage: %s -d DEV [-g GIDX] [-t SECS] [-H [-F]] idle|traffic|objects\n",
 		program_invocation_short_name);
 	exit(1);
 }
@@ -332,10 +459,12 @@ int main(int argc, char **argv)
 {
 	struct res r = { 0 };
 	const char *mode;
+	pid_t child = 0;
+	sigset_t usr1;
 	bool fatal;
 	int c, ret;
 
-	while ((c = getopt(argc, argv, "d:g:t:H")) != -1) {
+	while ((c = getopt(argc, argv, "d:g:t:HF")) != -1) {
 		switch (c) {
 		case 'd':
 			opt.dev = optarg;
@@ -349,13 +478,24 @@ int main(int argc, char **argv)
 		case 'H':
 			opt.hold = true;
 			break;
+		case 'F':
+			opt.fork_child = true;
+			break;
 		default:
 			usage();
 		}
 	}
-	if (!opt.dev || optind != argc - 1)
+	if (!opt.dev || optind != argc - 1 || (opt.fork_child && !opt.hold))
 		usage();
 	mode = argv[optind];
+
+	/* Before anything a test could signal: SIGUSR1 would kill us. */
+	if (opt.hold) {
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &usr1, NULL);
+		signal(SIGUSR1, on_usr1);
+	}
 
 	r.ctx = open_dev(opt.dev);
 	if (!r.ctx)
@@ -382,6 +522,12 @@ int main(int argc, char **argv)
 		usage();
 	}
 	say("ready");
+	if (opt.fork_child && r.cq)
+		child = spawn_holder(&r);
+	if (child < 0) {
+		say("error fork errno=%d", errno);
+		return 1;
+	}
 
 	fatal = wait_fatal(r.ctx, now() + opt.timeout,
 			   r.qp ? one_write : NULL, &r);
@@ -389,7 +535,7 @@ int main(int argc, char **argv)
 		probe(&r);
 	say("done");
 	if (opt.hold)
-		pause();
+		hold(&r, child);
 	destroy(&r);
 	return fatal ? 0 : 2;
 }

@@ -10,7 +10,8 @@
 #   network    lo up; veth0 10.99.0.1/24 <-> veth1 10.99.0.2/24 (guest only)
 #   RDMA       ib_core netns_mode=0 (exclusive), ib_uverbs, rdma_rxe,
 #              rxe0 on veth0 with port 1 ACTIVE
-#   vrdma      insmod $TOP/kmod/vrdma.ko
+#   vrdma      insmod $TOP/kmod/vrdma_vma.ko, then $TOP/kmod/vrdma.ko (which
+#              uses the former's symbols: insmod does not resolve that)
 #
 # Then selftests/vm/guest-run.sh prints KTAP and the verdict; all of it goes
 # to ttyS1 (the verdict port) and /results/ktap.txt.  Setup output goes to
@@ -63,6 +64,7 @@ mkdir -p /run/netns /run/lock /var/tmp
 
 export TOP KVER VM_MODE VM_TESTS VM_SHELL_CMD VM_TEST_TIMEOUT VM_NO_MODULE
 export VRDMA_PARENT=rxe0 VRDMA_KO=$TOP/kmod/vrdma.ko
+export VRDMA_VMA_KO=$TOP/kmod/vrdma_vma.ko
 export VM_RESULTS=/results
 
 # The verdict port: raw, so the host sees exactly what we write.
@@ -101,13 +103,14 @@ setup() {
 	rdma link show rxe0/1 | grep -q 'state ACTIVE' || return 1
 
 	if [ "$VM_NO_MODULE" != 1 ]; then
+		insmod "$VRDMA_VMA_KO" || return 1
 		insmod "$VRDMA_KO" || return 1
 	fi
 	set +x
 	uname -r
 	rdma dev
 	rdma link
-	lsmod | grep -E '^(vrdma|rdma_rxe|ib_uverbs|ib_core) '
+	lsmod | grep -E '^(vrdma|vrdma_vma|rdma_rxe|ib_uverbs|ib_core) '
 	return 0
 }
 

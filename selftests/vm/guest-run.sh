@@ -227,8 +227,9 @@ else
 			run_one 1 "$VM_MODE" RAW "$TOP/selftests/$VM_MODE.sh"
 		else
 			echo "# selftests/$VM_MODE.sh is not written yet.  The prepared guest has:"
-			{ rdma dev; rdma link; lsmod | grep -E '^(vrdma|rdma_rxe|ib_uverbs|ib_core) ';
-			  ls "$TOP/tools/vrdmactl/vrdmactl" "$TOP/kmod/vrdma.ko"; } 2>&1 | sed 's/^/#   /'
+			{ rdma dev; rdma link; lsmod | grep -E '^(vrdma|vrdma_vma|rdma_rxe|ib_uverbs|ib_core) ';
+			  ls "$TOP/tools/vrdmactl/vrdmactl" "$TOP/kmod/vrdma.ko" \
+			     "$TOP/kmod/vrdma_vma.ko"; } 2>&1 | sed 's/^/#   /'
 			echo "ok 1 $VM_MODE # SKIP selftests/$VM_MODE.sh not written yet"
 			SKIP=$((SKIP + 1))
 			TESTS=$((TESTS + 1))
@@ -254,8 +255,9 @@ else
 	PASS=$((PASS + 1))
 fi
 
-# Leak audit: every vdevice, shadow object and wrapped mapping the module
-# counts (debugfs) must be gone once every test has cleaned up.
+# Leak audit: every vdevice, shadow object, shadow ucontext holder and
+# wrapped mapping the modules count (vrdma's debugfs; the last two lines
+# are vrdma_vma's) must be gone once every test has cleaned up.
 idx=$((idx + 1))
 OBJECTS=/sys/kernel/debug/vrdma/objects
 if [ ! -r "$OBJECTS" ]; then

@@ -13,7 +13,7 @@
 # A NAME selects selftests/NAME.sh, or else every script whose name contains
 # NAME.  Environment: VM_TIMEOUT (seconds, default 4500) kills a hung guest,
 # VM_TEST_TIMEOUT (default 900) bounds each script, VM_PANIC_ON_WARN=1 turns
-# a WARN into a panic, VM_NO_MODULE=1 boots without kmod/vrdma.ko (harness
+# a WARN into a panic, VM_NO_MODULE=1 boots without the modules (harness
 # development only: the module tests then fail), VM_MEM, VM_SMP, KDIR;
 # BENCH_* variables are passed to the benchmark (see selftests/bench.sh).
 #
@@ -31,7 +31,7 @@
 #   │                                             qemu has no network card)
 #   ├─ rxe0: rdma_rxe on veth0, port 1 ACTIVE     (the parent)
 #   ├─ ib_core netns_mode=0 (exclusive), ib_uverbs, cgroup2 with +rdma
-#   └─ vrdma.ko from kmod/ (built for $KVER)
+#   └─ vrdma_vma.ko, then vrdma.ko, from kmod/ (built for $KVER)
 #
 # Verdict: the guest writes KTAP and one final line
 #   # vrdma-vm-verdict: passed=P failed=F skipped=S tests=T
@@ -118,12 +118,13 @@ if LC_ALL=C readelf -l "$BUSYBOX" 2>/dev/null | grep -q 'program interpreter'; t
 	die "$BUSYBOX is dynamically linked; install busybox-static"
 fi
 
-KO=$TOP/kmod/vrdma.ko
 if [ "$VM_NO_MODULE" != 1 ]; then
-	[ -f "$KO" ] || die "$KO not built; run 'make modules'"
-	vermagic=$(modinfo -F vermagic "$KO")
-	[ "${vermagic%% *}" = "$KVER" ] ||
-		die "$KO was built for '${vermagic%% *}', the VM boots $KVER; rebuild"
+	for KO in "$TOP/kmod/vrdma_vma.ko" "$TOP/kmod/vrdma.ko"; do
+		[ -f "$KO" ] || die "$KO not built; run 'make modules'"
+		vermagic=$(modinfo -F vermagic "$KO")
+		[ "${vermagic%% *}" = "$KVER" ] ||
+			die "$KO was built for '${vermagic%% *}', the VM boots $KVER; rebuild"
+	done
 fi
 
 mkdir -p "$VMDIR"

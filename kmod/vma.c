@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vrdma_vma: parent mappings that outlive vrdma.ko.
+ *
+ * The process maps the parent's queue buffers and doorbell pages directly,
+ * through the vdevice's file.  Mappings made with the core's rdma_umap_ops
+ * are tracked on the vdevice file and zapped by the core on
+ * disassociation, so they need nothing from us.  A parent that installs
+ * its own vm_ops (rxe maps its vmalloc'ed queues with rxe_vm_ops)
+ * dereferences its mmap info, the shadow ucontext and the parent device
+ * when the mapping is closed, which may happen long after the vdevice is
+ * gone, and after vrdma.ko is gone.  Such mappings are wrapped: the wrapper
+ * holds the shadow ucontext holder (and with it the parent device and
+ * driver module) until the last VMA sharing it is closed; each VMA pins
+ * this module.
+ *
+ * This is a module of its own so that "rmmod vrdma" works under live
+ * mappings: vrdma's exit disassociates every user (IBV_EVENT_DEVICE_FATAL),
+ * and the mappings stay valid, still backed by the parent's queue memory,
+ * until their owners unmap them or exit.  Rewriting the VMAs of other
+ * processes at teardown instead (zap, drop vm_ops) would need each mm's
+ * mmap lock and turn later touches into SIGBUS.  Nothing here may call
+ * into vrdma.ko (modpost enforces it: vrdma.ko exports nothing).
+ *
+ * "rmmod vrdma_vma" is refused ("in use") while vrdma.ko is loaded (it uses
+ * the symbols below) and while a VMA of a wrapped mapping exists: the
+ * module's reference count is one per such VMA, plus one for vrdma.ko.
+ */
+#include <linux/atomic.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/refcount.h>
+#include <linux/slab.h>
+
+#include "vma.h"
+
+/* Live objects by enum vrdma_vma_obj; lock-free (atomic). */
+static atomic_t vrdma_vma_objs[VRDMA_VMA_NR_OBJ];
+
+static const char * const vrdma_vma_obj_names[VRDMA_VMA_NR_OBJ] = {
+	[VRDMA_VMA_OBJ_HOLDER] = "ucontext holder",
+	[VRDMA_VMA_OBJ_MAPPING] = "mapping",
+};
+
+/**
+ * vrdma_vma_obj_count() - how many objects of a kind are alive
+ * @obj: the kind
+ *
+ * For vrdma's debugfs object counters (the leak audit of the tests).
+ *
+ * Context: any context.
+ * Return: the number of live objects.
+ */
+int vrdma_vma_obj_count(enum vrdma_vma_obj obj)
+{
+	return atomic_read(&vrdma_vma_objs[obj]);
+}
+EXPORT_SYMBOL_GPL(vrdma_vma_obj_count);
+
+static void vrdma_uctx_holder_release(struct kref *ref)
+{
+	struct vrdma_uctx_holder *holder =
+		container_of(ref, struct vrdma_uctx_holder, ref);
+	struct ib_device *pdev = holder->pdev;
+	struct module *owner = pdev->ops.owner;
+
+	kfree(holder->shadow);
+	kfree(holder);
+	atomic_dec(&vrdma_vma_objs[VRDMA_VMA_OBJ_HOLDER]);
+	/*
+	 * The device first: its last reference runs the RDMA core's release,
+	 * which the parent driver's module (and with it ib_core) must still
+	 * be loaded for.
+	 */
+	put_device(&pdev->dev);
+	module_put(owner);
+}
+
+/**
+ * vrdma_uctx_holder_create() - a holder for a shadow ucontext on a parent
+ * @pdev: the parent device
+ *
+ * Pins @pdev and its driver module until the last reference is dropped;
+ * the caller must hold a reference on that module already (a vdevice pins
+ * its parent's driver).  The caller then sets ->shadow to the shadow
+ * ucontext, kmalloc'ed (rdma_zalloc_drv_obj()), whose memory the last
+ * reference frees.
+ *
+ * Context: process context.
+ * Return: the holder, with one reference, or NULL when out of memory.
+ */
+struct vrdma_uctx_holder *vrdma_uctx_holder_create(struct ib_device *pdev)
+{
+	struct vrdma_uctx_holder *holder;
+
+	holder = kzalloc(sizeof(*holder), GFP_KERNEL);
+	if (!holder)
+		return NULL;
+	kref_init(&holder->ref);
+	holder->pdev = pdev;
+	get_device(&pdev->dev);
+	__module_get(pdev->ops.owner);
+	atomic_inc(&vrdma_vma_objs[VRDMA_VMA_OBJ_HOLDER]);
+	return holder;
+}
+EXPORT_SYMBOL_GPL(vrdma_uctx_holder_create);
+
+/**
+ * vrdma_uctx_holder_put() - drop a reference on a shadow ucontext holder
+ * @holder: the holder
+ *
+ * The last reference frees the shadow ucontext memory and unpins the
+ * parent device and its driver module.  The parent driver must have
+ * released the shadow (its dealloc_ucontext op, or a failed
+ * alloc_ucontext) before the last reference goes.
+ *
+ * Context: process context.
+ */
+void vrdma_uctx_holder_put(struct vrdma_uctx_holder *holder)
+{
+	kref_put(&holder->ref, vrdma_uctx_holder_release);
+}
+EXPORT_SYMBOL_GPL(vrdma_uctx_holder_put);
+
+/**
+ * struct vrdma_vma - what a wrapped parent mapping needs to be closed safely
+ * @ref: one per VMA using the wrapper (VMAs split or copied share it)
+ * @ops: the parent's vm_ops
+ * @private: the parent's vm_private_data
+ * @holder: keeps the shadow ucontext and the parent alive
+ */
+struct vrdma_vma {
+	refcount_t ref;
+	const struct vm_operations_struct *ops;
+	void *private;
+	struct vrdma_uctx_holder *holder;
+};
+
+static void vrdma_vma_put(struct vrdma_vma *vv)
+{
+	if (!refcount_dec_and_test(&vv->ref))
+		return;
+	vrdma_uctx_holder_put(vv->holder);
+	kfree(vv);
+	atomic_dec(&vrdma_vma_objs[VRDMA_VMA_OBJ_MAPPING]);
+}
+
+/* Runs a parent callback with the parent's private data in place. */
+static void vrdma_vma_call(struct vm_area_struct *vma, struct vrdma_vma *vv,
+			   void (*fn)(struct vm_area_struct *vma))
+{
+	if (!fn)
+		return;
+	vma->vm_private_data = vv->private;
+	fn(vma);
+	vma->vm_private_data = vv;
+}
+
+/*
+ * A new VMA shares the wrapper: fork (dup_mmap), a split by a partial
+ * munmap or mprotect (the new piece), mremap (the moved copy).  Every VMA
+ * using the wrapper holds a reference on it and one on this module; the
+ * VMA it was made from holds both already, so taking them cannot fail.
+ */
+static void vrdma_vma_open(struct vm_area_struct *vma)
+{
+	struct vrdma_vma *vv = vma->vm_private_data;
+
+	refcount_inc(&vv->ref);
+	__module_get(THIS_MODULE);
+	vrdma_vma_call(vma, vv, vv->ops->open);
+}
+
+static void vrdma_vma_close(struct vm_area_struct *vma)
+{
+	struct vrdma_vma *vv = vma->vm_private_data;
+
+	vrdma_vma_call(vma, vv, vv->ops->close);
+	vrdma_vma_put(vv);
+	/*
+	 * Last, with nothing after it but the return: from here on
+	 * "rmmod vrdma_vma" may proceed.  It still has to run the exit
+	 * function and wait for an RCU grace period before this code is
+	 * freed; the window is the one every module that drops its own
+	 * reference has.
+	 */
+	module_put(THIS_MODULE);
+}
+
+static vm_fault_t vrdma_vma_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct vrdma_vma *vv = vma->vm_private_data;
+	vm_fault_t ret;
+
+	if (!vv->ops->fault)
+		return VM_FAULT_SIGBUS;
+	vma->vm_private_data = vv->private;
+	ret = vv->ops->fault(vmf);
+	vma->vm_private_data = vv;
+	return ret;
+}
+
+/*
+ * open, close and fault only: rxe_vm_ops has open and close, and maps every
+ * page up front (remap_vmalloc_range()).  A parent with more callbacks
+ * (may_split, mremap, ...) would need them forwarded too.
+ */
+static const struct vm_operations_struct vrdma_vm_ops = {
+	.open = vrdma_vma_open,
+	.close = vrdma_vma_close,
+	.fault = vrdma_vma_fault,
+};
+
+/**
+ * vrdma_vma_mmap() - map a parent queue or doorbell page with the shadow
+ * @holder: the holder of the shadow ucontext the mapping belongs to
+ * @vma: the new mapping; vm_ops is the core's rdma_umap_ops on entry
+ *
+ * Calls the parent driver's mmap op with the shadow ucontext.  If the
+ * parent installs vm_ops of its own, wraps them so that the mapping holds
+ * @holder until its last VMA is closed, and each of its VMAs this module.
+ *
+ * Context: process context, from the vdevice's mmap op, whose module
+ * holds a reference on this one.
+ * Return: 0 or the parent's error.
+ */
+int vrdma_vma_mmap(struct vrdma_uctx_holder *holder,
+		   struct vm_area_struct *vma)
+{
+	const struct vm_operations_struct *core_ops = vma->vm_ops;
+	struct vrdma_vma *vv;
+	int ret;
+
+	/* Before the parent's mmap: nothing may fail after it succeeded. */
+	vv = kzalloc(sizeof(*vv), GFP_KERNEL);
+	if (!vv)
+		return -ENOMEM;
+
+	ret = holder->pdev->ops.mmap(holder->shadow, vma);
+	if (ret || vma->vm_ops == core_ops) {
+		kfree(vv);
+		return ret;
+	}
+
+	/*
+	 * The parent's open/close must see their own private data, so each
+	 * call is bracketed (vrdma_vma_call()).  A parent whose open changes
+	 * vm_private_data per VMA would need one wrapper per VMA; rxe does
+	 * not, and rdma_umap_ops users are not wrapped at all.
+	 */
+	refcount_set(&vv->ref, 1);
+	vv->ops = vma->vm_ops;
+	vv->private = vma->vm_private_data;
+	vv->holder = holder;
+	kref_get(&holder->ref);
+	/*
+	 * The VMA calls into this module until it is closed.  Our caller's
+	 * module uses this one, so the count is not zero here.
+	 */
+	__module_get(THIS_MODULE);
+	atomic_inc(&vrdma_vma_objs[VRDMA_VMA_OBJ_MAPPING]);
+
+	vma->vm_ops = &vrdma_vm_ops;
+	vma->vm_private_data = vv;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(vrdma_vma_mmap);
+
+static int __init vrdma_vma_init(void)
+{
+	return 0;
+}
+
+/*
+ * Only reached with no wrapped mapping left (each pins the module) and
+ * vrdma.ko unloaded (it uses this module): a holder still counted now is a
+ * leak, and so is the parent driver reference it carries.
+ */
+static void __exit vrdma_vma_exit(void)
+{
+	int i;
+
+	for (i = 0; i < VRDMA_VMA_NR_OBJ; i++)
+		WARN(atomic_read(&vrdma_vma_objs[i]),
+		     "vrdma_vma: %d %s(s) leaked\n",
+		     atomic_read(&vrdma_vma_objs[i]), vrdma_vma_obj_names[i]);
+}
+
+module_init(vrdma_vma_init);
+module_exit(vrdma_vma_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("vrdma: parent RDMA queue mappings that outlive vrdma");
+MODULE_AUTHOR("The vrdma developers");
+MODULE_VERSION(VRDMA_VERSION);
