@@ -148,9 +148,19 @@ add_module() {	# depth-first: dependencies first
 	ORDER+=("$path")
 }
 
+builtin() {	# module name -> true when built into the kernel
+	local alt=${1//_/[-_]}
+	grep -qE "(^|/)${alt}\.ko\$" "$MODDIR/modules.builtin" 2>/dev/null
+}
+
+# A kernel of its own (make check-debug) may have some of them built in:
+# the initramfs then loads only the others.
 for m in $INITRAMFS_MODULES; do
 	p=$(mod_path "$m")
-	[ -n "$p" ] || die "module $m not found in $MODDIR"
+	if [ -z "$p" ]; then
+		builtin "$m" && continue
+		die "module $m not found in $MODDIR"
+	fi
 	add_module "$p"
 done
 
