@@ -43,11 +43,12 @@ klog_bad_since() {	# print lines of concern after line $1 of dmesg
 
 # run_one INDEX NAME KTAP|RAW CMD...
 run_one() {
-	local idx=$1 name=$2 kind=$3 log rc mark plan=-1 n=0 np=0 nf=0 ns=0
+	local idx=$1 name=$2 kind=$3 log rc mark plan=-1 n=0 np=0 nf=0 ns=0 t0
 	local reason='' directive='' line
 	shift 3
 	log=$RESULTS/$name.log
 	mark=$(klog_lines)
+	t0=$EPOCHREALTIME
 
 	if [ "$kind" = KTAP ]; then
 		timeout -k 10 "$VM_TEST_TIMEOUT" "$@" < /dev/null 2>&1 | tee "$log" |
@@ -124,6 +125,8 @@ run_one() {
 	else
 		echo "ok $idx $name$directive"
 	fi
+	echo "# $name took $(awk -v a="$t0" -v b="$EPOCHREALTIME" \
+		'BEGIN { printf "%.1f", b - a }') s"
 	local bad
 	bad=$(klog_bad_since "$mark")
 	if [ -n "$bad" ]; then

@@ -15,7 +15,9 @@
 # VM_TEST_TIMEOUT (default 900) bounds each script, VM_PANIC_ON_WARN=1 turns
 # a WARN into a panic, VM_NO_MODULE=1 boots without the modules (harness
 # development only: the module tests then fail), VM_MEM, VM_SMP, KDIR;
-# BENCH_* variables are passed to the benchmark (see selftests/bench.sh).
+# BENCH_* variables are passed to the benchmark (see selftests/bench.sh);
+# the knobs of the tests (NLFUZZ_COUNT, VERBS_FUZZ_COUNT, VERBS_FUZZ_COMPARE,
+# FUZZ_SEED, FUZZ_TIME_LIMIT, MODULE_CYCLES, STRESS_SECS, TRAFFIC_ITERS) too.
 #
 # Guest topology (one boot runs everything):
 #
@@ -68,7 +70,7 @@ die() {
 }
 
 usage() {
-	sed -n '7,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+	sed -n '7,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -150,9 +152,19 @@ add_module() {	# depth-first: dependencies first
 	ORDER+=("$path")
 }
 
+builtin() {	# module name -> true when built into the kernel
+	local alt=${1//_/[-_]}
+	grep -qE "(^|/)${alt}\.ko\$" "$MODDIR/modules.builtin" 2>/dev/null
+}
+
+# A kernel of its own (make check-debug) may have some of them built in:
+# the initramfs then loads only the others.
 for m in $INITRAMFS_MODULES; do
 	p=$(mod_path "$m")
-	[ -n "$p" ] || die "module $m not found in $MODDIR"
+	if [ -z "$p" ]; then
+		builtin "$m" && continue
+		die "module $m not found in $MODDIR"
+	fi
 	add_module "$p"
 done
 
@@ -208,9 +220,10 @@ ln -sfn "last/console.log" "$VMDIR/console.log"
 	printf 'VM_NO_MODULE=%q\n' "$VM_NO_MODULE"
 	printf 'TOP=%q\n' "$TOP"
 	printf 'KVER=%q\n' "$KVER"
-	# Bounds of selftests/fuzz.sh, passed on when set
+	# Bounds of selftests/fuzz.sh and of the other repeated tests
+	# (module.sh, stress.sh, traffic.sh and eight.sh), passed on when set
 	for v in NLFUZZ_COUNT VERBS_FUZZ_COUNT VERBS_FUZZ_COMPARE FUZZ_SEED \
-		FUZZ_TIME_LIMIT; do
+		FUZZ_TIME_LIMIT MODULE_CYCLES STRESS_SECS TRAFFIC_ITERS; do
 		if [ -n "${!v:-}" ]; then
 			printf 'export %s=%q\n' "$v" "${!v}"
 		fi
