@@ -78,6 +78,10 @@ rdma_pair() {
 	ktap_diag "$name: server status $src, client status $crc"
 	ktap_diag "server:" "$(tail -5 "$dir/$name.srv")"
 	ktap_diag "client:" "$(tail -5 "$dir/$name.cli")"
+	# stderr is unbuffered and stdout to a file is not, so perftest's
+	# error lines land above its last report lines, out of the tails
+	ktap_diag "errors:" "$(grep -hiE 'error|fail|unable|couldn|timeout' \
+		"$dir/$name.srv" "$dir/$name.cli" | head -n 10)"
 	return 1
 }
 
