@@ -49,7 +49,7 @@ static int vrdma_query_device(struct ib_device *ibdev,
  * which made those files most of a vdevice's memory.  One netdev needs two
  * entries per IP address (RoCE v1 and v2) plus the two defaults, so 128
  * leaves room for 63 addresses; entries past it are not seen by the
- * vdevice (Documentation/admin-guide.rst).
+ * vdevice (Documentation/design.rst).
  */
 #define VRDMA_GID_TBL_LEN 128
 

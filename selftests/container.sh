@@ -81,7 +81,7 @@ spawn_sandbox() {
 	echo "# [init] $* &" >&"$KTAP_FD"
 	sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$cg" "$@" &
 	pid=$!
-	cleanup_push wait_gone "$pid"
+	cleanup_push wait_gone 10 "$pid"
 	cleanup_push kill "$pid"
 	printf -v "$var" '%s' "$pid"
 	wait_for 30 sandbox_ready "$pid"
@@ -89,14 +89,6 @@ spawn_sandbox() {
 
 sandbox_ready() {
 	[ "$(cat "/proc/$1/comm" 2>/dev/null)" = sleep ]
-}
-
-wait_gone() {
-	local _
-	for _ in $(seq 100); do
-		[ -e "/proc/$1" ] || return 0
-		sleep 0.1
-	done
 }
 
 # --- sandbox A: named netns, vdevice first, then the sandbox ---------------

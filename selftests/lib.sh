@@ -228,6 +228,23 @@ wait_for() {
 	return 1
 }
 
+# gone PID - process PID has exited (for wait_for).
+gone() {
+	! kill -0 "$1" 2>/dev/null
+}
+
+# wait_gone SECS PID... - wait for processes to exit, kill them otherwise;
+# fails if one had to be killed.
+wait_gone() {
+	local secs=$1 p rc=0
+	shift
+	for p in "$@"; do
+		wait_for "$secs" gone "$p" || { kill -9 "$p"; rc=1; }
+		wait "$p" 2>/dev/null
+	done
+	return $rc
+}
+
 # --- RDMA ---------------------------------------------------------------------
 
 # parent_res [DEV] - one line summing up the parent's objects from `rdma res

@@ -93,22 +93,6 @@ out_has() {
 	grep -qE "$2" "$1" 2>/dev/null
 }
 
-# gone PID - the process has exited (and was reaped by wait).
-gone() {
-	! kill -0 "$1" 2>/dev/null
-}
-
-# wait_gone SECS PID... - wait for processes to exit, kill them otherwise.
-wait_gone() {
-	local secs=$1 p rc=0
-	shift
-	for p in "$@"; do
-		wait_for "$secs" gone "$p" || { kill -9 "$p"; rc=1; }
-		wait "$p" 2>/dev/null
-	done
-	return $rc
-}
-
 parent_active() {
 	rdma link show "$PARENT/1" 2>/dev/null | grep -q 'state ACTIVE'
 }

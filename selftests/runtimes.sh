@@ -166,17 +166,9 @@ daemon() {
 	echo "# [init] $* &" >&"$KTAP_FD"
 	"$@" >"$log" 2>&1 &
 	pid=$!
-	cleanup_push wait_gone "$pid"
+	cleanup_push wait_gone 30 "$pid"
 	cleanup_push kill "$pid"
 	printf -v "$var" '%s' "$pid"
-}
-
-wait_gone() {
-	local _
-	for _ in $(seq 300); do
-		[ -e "/proc/$1" ] || return 0
-		sleep 0.1
-	done
 }
 
 t0=$EPOCHREALTIME
