@@ -106,7 +106,8 @@ modules_install: modules
 		modules_install
 	$(if $(DESTDIR),,depmod -a $$(modinfo -F vermagic kmod/vrdma.ko | cut -d' ' -f1))
 
-install: all modules_install
+# What a user installs; the test programs (progs) are not built for it
+install: modules userlib tools modules_install
 	$(MAKE) -C userlib install
 	$(MAKE) -C tools/vrdmactl install
 	install -D -m 0644 scripts/vrdma-modprobe.conf.example \

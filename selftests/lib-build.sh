@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# Helpers for the selftests that build and install the module inside the
-# guest (install.sh, dkms.sh).  Sourced after lib.sh, with $T a scratch
-# directory and $SRC where the source copy goes.
+# Helpers for the selftests that install the module inside the guest
+# (install.sh, dkms.sh).  Sourced after lib.sh, with $T a scratch directory
+# and, for copy_source, $SRC where the source copy goes.
 
 # ensure_harness_module - put the harness's own vrdma_vma.ko and vrdma.ko
 # back, whatever the test left loaded, so that the next scripts find them.

@@ -76,7 +76,11 @@ setup() {
 	set -x
 	hostname vrdma-vm
 	ip link set lo up
-	echo 60 > /proc/sys/kernel/hung_task_timeout_secs
+	# The kernel's default.  Under TCG on a busy host a container
+	# runtime's first command takes minutes and has been seen blocked a
+	# minute in mkdir; a real deadlock stays blocked and is still
+	# reported, as the scripts' timeouts are 900 s and more.
+	echo 120 > /proc/sys/kernel/hung_task_timeout_secs
 	echo 0 > /proc/sys/kernel/hung_task_panic
 	[ "$VM_PANIC_ON_WARN" = 1 ] && echo 1 > /proc/sys/kernel/panic_on_warn
 	echo "+rdma" > /sys/fs/cgroup/cgroup.subtree_control || return 1

@@ -125,8 +125,11 @@ run_one() {
 	else
 		echo "ok $idx $name$directive"
 	fi
+	# Time and free memory after each script: what a slow or starved
+	# guest shows first
 	echo "# $name took $(awk -v a="$t0" -v b="$EPOCHREALTIME" \
-		'BEGIN { printf "%.1f", b - a }') s"
+		'BEGIN { printf "%.1f", b - a }') s; $(awk \
+		'/^MemAvailable:/ { printf "%d MiB available", $2 / 1024 }' /proc/meminfo)"
 	local bad
 	bad=$(klog_bad_since "$mark")
 	if [ -n "$bad" ]; then
