@@ -147,7 +147,7 @@ make -C "$TOP" userlib tools progs
 if [ -z "$TESTS" ]; then
 	# Every selftest, kmemleak's scan last
 	TESTS=$(find "$TOP/selftests" -maxdepth 1 -name '*.sh' -printf '%f\n' |
-		sed 's|\.sh$||' | grep -vxE 'lib|lib-vdev|kmemleak|demo|bench' |
+		sed 's|\.sh$||' | grep -vxE 'lib|lib-.*|kmemleak|demo|bench' |
 		sort | xargs)
 	TESTS="$TESTS kmemleak"
 fi
