@@ -23,8 +23,9 @@ rm -rf "$OUT"
 # of the packet counter, or its window cannot be measured.
 export BENCH_OUT=$OUT BENCH_REPS=1 BENCH_LAT_ITERS=2000 BENCH_LAT_SIZES=2 \
 	BENCH_SIZES=4096 BENCH_BYTES=$((1 << 20)) BENCH_MAX_MSGS=5000 BENCH_QPS=2 \
+	BENCH_RATE_MSGS=5000 \
 	BENCH_CTL_ITERS=5 BENCH_MEM_OBJS=8 BENCH_SCALE="1 10" BENCH_SCALE_NS=2 \
-	BENCH_RXE_REF=1 BENCH_SETTLE=0.2 BENCH_PARTS="lat bw ctl profile scale" \
+	BENCH_RXE_REF=1 BENCH_SETTLE=0.2 BENCH_PARTS="lat bw rate ctl profile scale" \
 	BENCH_PROFILE_OPS=pd BENCH_PROFILE_ITERS=2000
 
 if in_init timeout 300 "$TOP/selftests/bench.sh" > "$T/out" 2>&1; then
