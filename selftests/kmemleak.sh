@@ -25,6 +25,20 @@ ours=$(awk -v RS='unreferenced object' \
 	'/vrdma|ib_core|ib_uverbs|rdma_rxe|ib_|rxe_/ { print "unreferenced object" $0 }' <<<"$report")
 total=$(grep -c '^unreferenced object' <<<"$report" || true)
 ktap_diag "kmemleak: $total unreferenced object(s) in all"
+# The others, by task and allocating function, so that a growing count
+# can be told apart from the kernel's known one-off allocations.
+[ "$total" -gt 0 ] && awk '
+	/^unreferenced object/ { if (comm != "") print comm, fn; comm = ""; fn = "?"; next }
+	/^  comm / { comm = $2; sub(/,$/, "", comm); next }
+	/^    \[<[0-9a-f]*>\] / && fn == "?" {
+		f = $2; sub(/\+.*/, "", f)
+		if (f !~ /kmalloc|kmem_cache|slab|kmemleak|alloc_node|kzalloc|kcalloc|krealloc|kvmalloc|kstrdup|kmemdup|__alloc|vmalloc/)
+			fn = f
+	}
+	END { if (comm != "") print comm, fn }' <<<"$report" |
+	sort | uniq -c | sort -rn | head -n 20 | while read -r n comm fn; do
+		ktap_diag "  $n from $comm in $fn"
+	done
 if [ -z "$ours" ]; then
 	ktap_ok kmemleak_clean
 else
