@@ -59,11 +59,11 @@
 
 REPS=${BENCH_REPS:-3}
 PARTS=${BENCH_PARTS:-"lat bw rate ctl scale"}
-LAT_ITERS=${BENCH_LAT_ITERS:-5000}
+LAT_ITERS=${BENCH_LAT_ITERS:-30000}
 LAT_SIZES=${BENCH_LAT_SIZES:-"2 64 1024 16384 65536 1048576"}
 SIZES=${BENCH_SIZES:-"64 1024 16384 65536 1048576"}
-BYTES=${BENCH_BYTES:-$((16 << 20))}
-MAX_MSGS=${BENCH_MAX_MSGS:-10000}
+BYTES=${BENCH_BYTES:-$((64 << 20))}
+MAX_MSGS=${BENCH_MAX_MSGS:-50000}
 QPS=${BENCH_QPS:-4}
 # Messages of the message-rate case, all QPs together: about 2 s at
 # TCG's 50k messages per second, so that one stall of the guest (TCG
@@ -249,8 +249,10 @@ win_field() {
 # --- data path: latency -----------------------------------------------------
 
 lat_iters() {	# SIZE - about 8 MiB per direction, 20..LAT_ITERS round trips:
-	# enough for a window of about a second, which the 5 ms polling of
-	# selftests/progs/window resolves to a fraction of a percent
+	# a window of 0.4 to 1 s at every size, which the 5 ms polling of
+	# selftests/progs/window resolves to about a percent, and in which
+	# one stall of the TCG guest no longer decides the figure (with 5000
+	# round trips, 0.15 s at 2 bytes, the spread was twice as wide)
 	local n=$(( (8 << 20) / $1 ))
 	[ "$n" -gt "$LAT_ITERS" ] && n=$LAT_ITERS
 	[ "$n" -lt 20 ] && n=20
@@ -299,7 +301,8 @@ latency() {
 
 # --- data path: bandwidth and message rate -----------------------------------
 
-bw_iters() {	# SIZE - messages moving about BYTES, at most MAX_MSGS
+bw_iters() {	# SIZE - messages moving about BYTES, at most MAX_MSGS:
+	# 1 to 2 s at every size under TCG, for the same reason
 	local n=$((BYTES / $1))
 	[ "$n" -gt "$MAX_MSGS" ] && n=$MAX_MSGS
 	[ "$n" -lt 20 ] && n=20
