@@ -163,9 +163,7 @@ static const struct ib_device_ops vrdma_dev_ops = {
 	.resize_cq = vrdma_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, vrdma_ah, ibah),
-	INIT_RDMA_OBJ_SIZE(ib_cq, vrdma_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_mw, vrdma_mw, ibmw),
-	INIT_RDMA_OBJ_SIZE(ib_pd, vrdma_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, vrdma_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, vrdma_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, vrdma_ucontext, ibuc),
@@ -212,6 +210,11 @@ void vrdma_dev_set_ops(struct vrdma_dev *vdev)
 	size_t i, off;
 
 	ib_set_device_ops(&vdev->ibdev, &vrdma_dev_ops);
+	/* PDs and CQs carry their shadow: see VRDMA_SHADOW_OFFSET(). */
+	vdev->ibdev.ops.size_ib_pd = VRDMA_SHADOW_OFFSET(ib_pd) +
+				     vdev->pdev->ops.size_ib_pd;
+	vdev->ibdev.ops.size_ib_cq = VRDMA_SHADOW_OFFSET(ib_cq) +
+				     vdev->pdev->ops.size_ib_cq;
 	vdev->ibdev.ops.driver_id = vdev->pdev->ops.driver_id;
 	vdev->ibdev.ops.uverbs_abi_ver = vdev->pdev->ops.uverbs_abi_ver;
 	vdev->ibdev.ops.uverbs_no_driver_id_binding =

@@ -37,7 +37,7 @@ int vrdma_create_user_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		goto err_uncharge;
 
 	shadow = vrdma_fault_ptr(VRDMA_FAULT_AH) ?:
-		 rdma_create_user_ah(to_vpd(ibah->pd)->shadow, &pattr, pudata);
+		 rdma_create_user_ah(vrdma_shadow_pd(ibah->pd), &pattr, pudata);
 	vrdma_ah_attr_put(&pattr);
 	if (IS_ERR(shadow)) {
 		ret = PTR_ERR(shadow);

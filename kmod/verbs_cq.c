@@ -5,8 +5,6 @@
  * dereference the vdevice object.  rxe calls the completion handler from a
  * tasklet, so the forwarders never sleep.
  */
-#include <linux/slab.h>
-
 #include "vrdma.h"
 
 static void vrdma_cq_comp(struct ib_cq *shadow, void *ctx)
@@ -29,6 +27,17 @@ static void vrdma_cq_event(struct ib_event *pev, void *ctx)
 	ibcq->event_handler(&ev, ibcq->cq_context);
 }
 
+/*
+ * The shadow's entry in the parent's "rdma res".  Owned by vrdma, not by
+ * the task: nldev reports a user CQ's context through its uobject, which a
+ * shadow does not have, and anyone may dump the parent's resources.
+ */
+static void vrdma_cq_restrack_new(struct ib_cq *shadow)
+{
+	rdma_restrack_new(&shadow->res, RDMA_RESTRACK_CQ);
+	rdma_restrack_set_name(&shadow->res, KBUILD_MODNAME);
+}
+
 /**
  * vrdma_create_cq() - create a CQ and its shadow on the parent
  * @ibcq: the vdevice CQ, allocated by the core
@@ -41,10 +50,10 @@ int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct ib_udata *udata)
 {
 	struct vrdma_dev *vdev = to_vdev(ibcq->device);
+	struct ib_cq *shadow = vrdma_shadow_cq(ibcq);
 	struct ib_device *pdev = vdev->pdev;
 	struct uverbs_attr_bundle sb;
 	struct ib_udata *pudata;
-	struct ib_cq *shadow;
 	int ret;
 
 	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
@@ -55,39 +64,26 @@ int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (ret)
 		return ret;
 
-	shadow = rdma_zalloc_drv_obj(pdev, ib_cq);
-	if (!shadow) {
-		ret = -ENOMEM;
-		goto err_uncharge;
-	}
+	/* What rdma_zalloc_drv_obj() and ib_alloc_cq() set up, but in place. */
 	shadow->device = pdev;
 	shadow->comp_handler = vrdma_cq_comp;
 	shadow->event_handler = vrdma_cq_event;
 	shadow->cq_context = ibcq;
 	atomic_set(&shadow->usecnt, 0);
-	rdma_restrack_new(&shadow->res, RDMA_RESTRACK_CQ);
-	/*
-	 * Owned by vrdma, not by the task: nldev reports a user CQ's
-	 * context through its uobject, which a shadow does not have, and
-	 * anyone may dump the parent's resources.
-	 */
-	rdma_restrack_set_name(&shadow->res, KBUILD_MODNAME);
+	vrdma_cq_restrack_new(shadow);
 
 	ret = vrdma_fault(VRDMA_FAULT_CQ) ?:
 	      pdev->ops.create_cq(shadow, attr, pudata);
 	if (ret)
-		goto err_free;
+		goto err_restrack;
 	rdma_restrack_add(&shadow->res);
 
 	ibcq->cqe = shadow->cqe;
-	to_vcq(ibcq)->shadow = shadow;
 	vrdma_obj_inc(VRDMA_OBJ_CQ);
 	return 0;
 
-err_free:
+err_restrack:
 	rdma_restrack_put(&shadow->res);
-	kfree(shadow);
-err_uncharge:
 	vrdma_quota_uncharge(vdev, VRDMA_RES_CQ, 1);
 	return ret;
 }
@@ -102,6 +98,7 @@ err_uncharge:
 int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct vrdma_dev *vdev = to_vdev(ibcq->device);
+	struct ib_cq *shadow = vrdma_shadow_cq(ibcq);
 	struct uverbs_attr_bundle sb;
 	struct ib_udata *pudata;
 	int ret;
@@ -110,9 +107,23 @@ int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	if (IS_ERR(pudata))
 		return PTR_ERR(pudata);
 
-	ret = ib_destroy_cq_user(to_vcq(ibcq)->shadow, pudata);
-	if (ret)
+	/* Shadow QPs hold it; the core checked the vdevice CQ already. */
+	if (atomic_read(&shadow->usecnt))
+		return -EBUSY;
+
+	/*
+	 * ib_destroy_cq_user() without its kfree(): the core frees the
+	 * shadow with the vdevice CQ.  The entry leaves the parent's
+	 * restrack before the parent's object goes, so that nldev never
+	 * dumps a CQ being destroyed, and comes back if the parent refuses.
+	 */
+	rdma_restrack_del(&shadow->res);
+	ret = shadow->device->ops.destroy_cq(shadow, pudata);
+	if (ret) {
+		vrdma_cq_restrack_new(shadow);
+		rdma_restrack_add(&shadow->res);
 		return ret;
+	}
 	vrdma_quota_uncharge(vdev, VRDMA_RES_CQ, 1);
 	vrdma_obj_dec(VRDMA_OBJ_CQ);
 	return 0;
@@ -128,7 +139,7 @@ int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
  */
 int vrdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 {
-	struct ib_cq *shadow = to_vcq(ibcq)->shadow;
+	struct ib_cq *shadow = vrdma_shadow_cq(ibcq);
 	struct uverbs_attr_bundle sb;
 	struct ib_udata *pudata;
 	int ret;
@@ -154,7 +165,7 @@ int vrdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
  */
 int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 {
-	struct ib_cq *shadow = to_vcq(ibcq)->shadow;
+	struct ib_cq *shadow = vrdma_shadow_cq(ibcq);
 	int i, n;
 
 	n = shadow->device->ops.poll_cq(shadow, num_entries, wc);
@@ -175,7 +186,7 @@ int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
  */
 int vrdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 {
-	struct ib_cq *shadow = to_vcq(ibcq)->shadow;
+	struct ib_cq *shadow = vrdma_shadow_cq(ibcq);
 
 	return shadow->device->ops.req_notify_cq(shadow, flags);
 }

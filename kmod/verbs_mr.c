@@ -23,7 +23,7 @@ struct ib_mr *vrdma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata)
 {
 	struct vrdma_dev *vdev = to_vdev(ibpd->device);
-	struct ib_pd *spd = to_vpd(ibpd)->shadow;
+	struct ib_pd *spd = vrdma_shadow_pd(ibpd);
 	struct uverbs_attr_bundle sb;
 	struct ib_udata *pudata;
 	struct vrdma_mr *vmr;
@@ -126,7 +126,7 @@ int vrdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 int vrdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 {
 	struct vrdma_dev *vdev = to_vdev(ibmw->device);
-	struct ib_pd *spd = to_vpd(ibmw->pd)->shadow;
+	struct ib_pd *spd = vrdma_shadow_pd(ibmw->pd);
 	struct uverbs_attr_bundle sb;
 	struct ib_udata *pudata;
 	struct ib_mw *shadow;

@@ -13,8 +13,6 @@
  * total in debugfs (objects).  Shadow contexts, CQs and QPs stay tracked:
  * the host sees who holds the parent's queues and QP numbers.
  */
-#include <linux/slab.h>
-
 #include "vrdma.h"
 
 /**
@@ -27,10 +25,10 @@
 int vrdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct vrdma_dev *vdev = to_vdev(ibpd->device);
+	struct ib_pd *shadow = vrdma_shadow_pd(ibpd);
 	struct ib_device *pdev = vdev->pdev;
 	struct uverbs_attr_bundle sb;
 	struct ib_udata *pudata;
-	struct ib_pd *shadow;
 	int ret;
 
 	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
@@ -41,11 +39,7 @@ int vrdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	if (ret)
 		return ret;
 
-	shadow = rdma_zalloc_drv_obj(pdev, ib_pd);
-	if (!shadow) {
-		ret = -ENOMEM;
-		goto err_uncharge;
-	}
+	/* What rdma_zalloc_drv_obj() and ib_alloc_pd() set up, but in place. */
 	shadow->device = pdev;
 	atomic_set(&shadow->usecnt, 0);
 	rdma_restrack_new(&shadow->res, RDMA_RESTRACK_PD);
@@ -54,17 +48,13 @@ int vrdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 
 	ret = vrdma_fault(VRDMA_FAULT_PD) ?: pdev->ops.alloc_pd(shadow, pudata);
 	if (ret)
-		goto err_free;
+		goto err_restrack;
 	rdma_restrack_add(&shadow->res);
-
-	to_vpd(ibpd)->shadow = shadow;
 	vrdma_obj_inc(VRDMA_OBJ_PD);
 	return 0;
 
-err_free:
+err_restrack:
 	rdma_restrack_put(&shadow->res);
-	kfree(shadow);
-err_uncharge:
 	vrdma_quota_uncharge(vdev, VRDMA_RES_PD, 1);
 	return ret;
 }
@@ -79,6 +69,7 @@ err_uncharge:
 int vrdma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct vrdma_dev *vdev = to_vdev(ibpd->device);
+	struct ib_pd *shadow = vrdma_shadow_pd(ibpd);
 	struct uverbs_attr_bundle sb;
 	struct ib_udata *pudata;
 	int ret;
@@ -87,9 +78,15 @@ int vrdma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	if (IS_ERR(pudata))
 		return PTR_ERR(pudata);
 
-	ret = ib_dealloc_pd_user(to_vpd(ibpd)->shadow, pudata);
+	/*
+	 * ib_dealloc_pd_user() without its kfree(): the core frees the
+	 * shadow with the vdevice PD.  An untracked entry has nothing for
+	 * nldev to find, so it may go after the parent's object.
+	 */
+	ret = shadow->device->ops.dealloc_pd(shadow, pudata);
 	if (ret)
 		return ret;
+	rdma_restrack_del(&shadow->res);
 	vrdma_quota_uncharge(vdev, VRDMA_RES_PD, 1);
 	vrdma_obj_dec(VRDMA_OBJ_PD);
 	return 0;

@@ -20,9 +20,9 @@ static void vrdma_qp_event(struct ib_event *pev, void *ctx)
 	ibqp->event_handler(&ev, ibqp->qp_context);
 }
 
-static struct ib_cq *vrdma_shadow_cq(struct ib_cq *ibcq)
+static struct ib_cq *vrdma_shadow_cq_or_null(struct ib_cq *ibcq)
 {
-	return ibcq ? to_vcq(ibcq)->shadow : NULL;
+	return ibcq ? vrdma_shadow_cq(ibcq) : NULL;
 }
 
 /**
@@ -55,8 +55,8 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (IS_ERR(pudata))
 		return PTR_ERR(pudata);
 
-	pinit.send_cq = vrdma_shadow_cq(init->send_cq);
-	pinit.recv_cq = vrdma_shadow_cq(init->recv_cq);
+	pinit.send_cq = vrdma_shadow_cq_or_null(init->send_cq);
+	pinit.recv_cq = vrdma_shadow_cq_or_null(init->recv_cq);
 	pinit.srq = init->srq ? to_vsrq(init->srq)->shadow : NULL;
 	pinit.event_handler = vrdma_qp_event;
 	pinit.qp_context = ibqp;
@@ -66,7 +66,7 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		return ret;
 
 	shadow = vrdma_fault_ptr(VRDMA_FAULT_QP) ?:
-		 ib_create_qp_user(vdev->pdev, to_vpd(ibqp->pd)->shadow,
+		 ib_create_qp_user(vdev->pdev, vrdma_shadow_pd(ibqp->pd),
 				   &pinit, pudata, NULL, NULL);
 	if (IS_ERR(shadow)) {
 		ret = PTR_ERR(shadow);

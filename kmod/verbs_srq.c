@@ -48,7 +48,7 @@ int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		return ret;
 
 	shadow = vrdma_fault_ptr(VRDMA_FAULT_SRQ) ?:
-		 ib_create_srq_user(to_vpd(ibsrq->pd)->shadow, &pinit, NULL,
+		 ib_create_srq_user(vrdma_shadow_pd(ibsrq->pd), &pinit, NULL,
 				    pudata);
 	if (IS_ERR(shadow)) {
 		ret = PTR_ERR(shadow);

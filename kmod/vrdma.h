@@ -30,6 +30,7 @@
 #define _VRDMA_H
 
 #include <linux/atomic.h>
+#include <linux/cache.h>
 #include <linux/in6.h>
 #include <linux/kref.h>
 #include <linux/list.h>
@@ -142,16 +143,6 @@ struct vrdma_ucontext {
 	struct vrdma_uctx_holder *holder;
 };
 
-struct vrdma_pd {
-	struct ib_pd ibpd;
-	struct ib_pd *shadow;
-};
-
-struct vrdma_cq {
-	struct ib_cq ibcq;
-	struct ib_cq *shadow;
-};
-
 struct vrdma_qp {
 	struct ib_qp ibqp;
 	struct ib_qp *shadow;
@@ -185,13 +176,29 @@ static inline struct vrdma_dev *to_vdev(struct ib_device *ibdev)
 
 #define VRDMA_TO(type, member, ptr) container_of(ptr, struct type, member)
 #define to_vuctx(p)	VRDMA_TO(vrdma_ucontext, ibuc, p)
-#define to_vpd(p)	VRDMA_TO(vrdma_pd, ibpd, p)
-#define to_vcq(p)	VRDMA_TO(vrdma_cq, ibcq, p)
 #define to_vqp(p)	VRDMA_TO(vrdma_qp, ibqp, p)
 #define to_vsrq(p)	VRDMA_TO(vrdma_srq, ibsrq, p)
 #define to_vah(p)	VRDMA_TO(vrdma_ah, ibah, p)
 #define to_vmr(p)	VRDMA_TO(vrdma_mr, ibmr, p)
 #define to_vmw(p)	VRDMA_TO(vrdma_mw, ibmw, p)
+
+/*
+ * A vdevice PD or CQ and its shadow on the parent are one allocation: the
+ * core sizes the vdevice's PDs and CQs for its parent (vrdma_dev_set_ops()),
+ * and the parent's object follows ours, cache-line aligned, where kmalloc
+ * could have put it.  Creating one then costs one allocation and one free.
+ */
+#define VRDMA_SHADOW_OFFSET(type)	ALIGN(sizeof(struct type), SMP_CACHE_BYTES)
+
+static inline struct ib_pd *vrdma_shadow_pd(struct ib_pd *ibpd)
+{
+	return (void *)ibpd + VRDMA_SHADOW_OFFSET(ib_pd);
+}
+
+static inline struct ib_cq *vrdma_shadow_cq(struct ib_cq *ibcq)
+{
+	return (void *)ibcq + VRDMA_SHADOW_OFFSET(ib_cq);
+}
 
 /* main.c */
 extern struct mutex vrdma_mutex;
