@@ -313,7 +313,7 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 		     struct netlink_ext_ack *extack)
 {
 	struct vrdma_parent *parent;
-	struct ib_device *pdev, *other;
+	struct ib_device *pdev;
 	struct vrdma_dev *vdev;
 	struct vrdma_event ev;
 	int ret;
@@ -343,14 +343,6 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 		NL_SET_ERR_MSG(extack, "parent driver is being unloaded");
 		ret = -ENODEV;
 		goto err_put_pdev;
-	}
-
-	other = ib_device_get_by_name(params->name, RDMA_DRIVER_UNKNOWN);
-	if (other) {
-		ib_device_put(other);
-		NL_SET_ERR_MSG(extack, "an RDMA device with this name exists");
-		ret = -EEXIST;
-		goto err_put_module;
 	}
 
 	/*
@@ -412,6 +404,12 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 	}
 	write_pnet(&vdev->ibdev.coredev.rdma_net, params->net);
 
+	/*
+	 * The core refuses a name in use (ENFILE) under devices_rwsem, which
+	 * no check of ours before it could: a device of that name may come
+	 * meanwhile.  Looking first would only walk every RDMA device once
+	 * more per create, the one cost here that grows with their number.
+	 */
 	ret = vrdma_fault(VRDMA_FAULT_REGISTER) ?:
 	      ib_register_device(&vdev->ibdev, params->name, NULL);
 	if (ret) {
