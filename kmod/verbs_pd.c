@@ -2,16 +2,17 @@
 /*
  * Protection domains.
  *
- * Shadow PDs and MRs are kept out of the parent's resource tracking
- * (rdma_restrack_no_track(), as the core does for objects of its own):
- * each tracked object costs an insertion into and a removal from a
- * cyclically indexed xarray, which under a create/destroy loop allocates
- * and RCU-frees its nodes every time.  Measured with "make bench"
+ * Shadow PDs and MRs are kept out of the parent's resource tracking: each
+ * tracked object costs an insertion into and a removal from a cyclically
+ * indexed xarray, which under a create/destroy loop allocates and
+ * RCU-frees its nodes every time.  Measured with "make bench"
  * (BENCH_PARTS=profile), that was most of what a vdevice added to a PD
- * allocation or a 4 KiB MR registration.  What the parent's "rdma res"
- * no longer lists is per vdevice in "vrdmactl dev show" (usage) and in
- * total in debugfs (objects).  Shadow contexts, CQs and QPs stay tracked:
- * the host sees who holds the parent's queues and QP numbers.
+ * allocation or a 4 KiB MR registration.  A shadow MR is marked
+ * rdma_restrack_no_track(), as the core marks objects of its own; a shadow
+ * PD has no entry at all.  What the parent's "rdma res" does not list is
+ * per vdevice in "vrdmactl dev show" (usage) and in total in debugfs
+ * (objects).  Shadow contexts, CQs and QPs stay tracked: the host sees who
+ * holds the parent's queues and QP numbers.
  */
 #include "vrdma.h"
 
@@ -39,22 +40,23 @@ int vrdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	if (ret)
 		return ret;
 
-	/* What rdma_zalloc_drv_obj() and ib_alloc_pd() set up, but in place. */
+	/*
+	 * What rdma_zalloc_drv_obj() and ib_alloc_pd() set up, in place and
+	 * with no restrack entry: not in the parent's "rdma res" (see the
+	 * top of this file), and the parent's QPs, SRQs and MRs that name
+	 * the shadow as their PD read its zeroed entry as they would read
+	 * an untracked one (kernel-owned, no name, id 0).
+	 */
 	shadow->device = pdev;
 	atomic_set(&shadow->usecnt, 0);
-	rdma_restrack_new(&shadow->res, RDMA_RESTRACK_PD);
-	/* Not in the parent's "rdma res": see the top of this file. */
-	rdma_restrack_no_track(&shadow->res);
 
 	ret = vrdma_fault(VRDMA_FAULT_PD) ?: pdev->ops.alloc_pd(shadow, pudata);
 	if (ret)
-		goto err_restrack;
-	rdma_restrack_add(&shadow->res);
+		goto err_uncharge;
 	vrdma_obj_inc(VRDMA_OBJ_PD);
 	return 0;
 
-err_restrack:
-	rdma_restrack_put(&shadow->res);
+err_uncharge:
 	vrdma_quota_uncharge(vdev, VRDMA_RES_PD, 1);
 	return ret;
 }
@@ -78,15 +80,10 @@ int vrdma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	if (IS_ERR(pudata))
 		return PTR_ERR(pudata);
 
-	/*
-	 * ib_dealloc_pd_user() without its kfree(): the core frees the
-	 * shadow with the vdevice PD.  An untracked entry has nothing for
-	 * nldev to find, so it may go after the parent's object.
-	 */
+	/* ib_dealloc_pd_user() without its kfree(): the core frees the shadow. */
 	ret = shadow->device->ops.dealloc_pd(shadow, pudata);
 	if (ret)
 		return ret;
-	rdma_restrack_del(&shadow->res);
 	vrdma_quota_uncharge(vdev, VRDMA_RES_PD, 1);
 	vrdma_obj_dec(VRDMA_OBJ_PD);
 	return 0;
