@@ -42,13 +42,14 @@ int vrdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 
 	/*
 	 * What rdma_zalloc_drv_obj() and ib_alloc_pd() set up, in place and
-	 * with no restrack entry: not in the parent's "rdma res" (see the
-	 * top of this file), and the parent's QPs, SRQs and MRs that name
-	 * the shadow as their PD read its zeroed entry as they would read
-	 * an untracked one (kernel-owned, no name, id 0).
+	 * never added to the parent's restrack (see the top of this file).
+	 * The entry still needs its owner's name: a shadow SRQ inherits it
+	 * (rdma_restrack_parent_name()), and nldev's SRQ dump, which anyone
+	 * may run, prints a kernel owner's name without checking for NULL.
 	 */
 	shadow->device = pdev;
 	atomic_set(&shadow->usecnt, 0);
+	rdma_restrack_set_name(&shadow->res, KBUILD_MODNAME);
 
 	ret = vrdma_fault(VRDMA_FAULT_PD) ?: pdev->ops.alloc_pd(shadow, pudata);
 	if (ret)

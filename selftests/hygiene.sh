@@ -49,6 +49,11 @@ fi
 
 # Every resource dump of the parent works while shadows exist: anyone on
 # the host may run these, and each type has its own nldev fill function.
+# A pingpong server holds an SRQ while it waits for its client; a shadow
+# SRQ takes its owner's name from its shadow PD.
+spawn_in_ns "$A" ibv_srq_pingpong -d vA -g "$GIDX" -p 18902 >"$T/srq" 2>&1
+srqpid=$!
+wait_for 30 port_listening "$A" 18902
 dumps_ok=1
 for t in ctx pd cq mr qp srq; do
 	if ! in_init rdma res show "$t" >"$T/res.$t" 2>&1; then
@@ -56,9 +61,13 @@ for t in ctx pd cq mr qp srq; do
 		ktap_diag "rdma res show $t:" "$(cat "$T/res.$t")"
 	fi
 done
-if [ $dumps_ok = 1 ] && grep -q "$PARENT" "$T/res.pd" "$T/res.cq"; then
+kill "$srqpid"
+wait "$srqpid" 2>/dev/null
+if [ $dumps_ok = 1 ] && grep -q "$PARENT" "$T/res.pd" "$T/res.cq" &&
+   grep -q "$PARENT.*comm \[vrdma\]" "$T/res.srq"; then
 	ktap_ok host_res_dumps
 else
+	ktap_diag "rdma res show srq: $(cat "$T/res.srq")"
 	ktap_fail host_res_dumps
 fi
 
