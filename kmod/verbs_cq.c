@@ -64,7 +64,7 @@ int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (ret)
 		return ret;
 
-	/* What rdma_zalloc_drv_obj() and ib_alloc_cq() set up, but in place. */
+	/* What rdma_zalloc_drv_obj() and __ib_create_cq() set up, in place. */
 	shadow->device = pdev;
 	shadow->comp_handler = vrdma_cq_comp;
 	shadow->event_handler = vrdma_cq_event;

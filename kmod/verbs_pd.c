@@ -8,7 +8,7 @@
  * RCU-frees its nodes every time.  Measured with "make bench"
  * (BENCH_PARTS=profile), that was most of what a vdevice added to a PD
  * allocation or a 4 KiB MR registration.  A shadow MR is marked
- * rdma_restrack_no_track(), as the core marks objects of its own; a shadow
+ * rdma_restrack_no_track(), as drivers mark objects of their own; a shadow
  * PD has no entry at all.  What the parent's "rdma res" does not list is
  * per vdevice in "vrdmactl dev show" (usage) and in total in debugfs
  * (objects).  Shadow contexts, CQs and QPs stay tracked: the host sees who

@@ -36,6 +36,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_verbs.h>
@@ -185,10 +186,13 @@ static inline struct vrdma_dev *to_vdev(struct ib_device *ibdev)
 /*
  * A vdevice PD or CQ and its shadow on the parent are one allocation: the
  * core sizes the vdevice's PDs and CQs for its parent (vrdma_dev_set_ops()),
- * and the parent's object follows ours, cache-line aligned, where kmalloc
- * could have put it.  Creating one then costs one allocation and one free.
+ * and the parent's object follows ours, aligned to the larger of a cache
+ * line and kmalloc's minimum, as a kmalloc of its own would be.
+ * Creating one then costs one allocation and one free.
  */
-#define VRDMA_SHADOW_OFFSET(type)	ALIGN(sizeof(struct type), SMP_CACHE_BYTES)
+#define VRDMA_SHADOW_ALIGN \
+	max_t(size_t, SMP_CACHE_BYTES, ARCH_KMALLOC_MINALIGN)
+#define VRDMA_SHADOW_OFFSET(type)	ALIGN(sizeof(struct type), VRDMA_SHADOW_ALIGN)
 
 static inline struct ib_pd *vrdma_shadow_pd(struct ib_pd *ibpd)
 {
