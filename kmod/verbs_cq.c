@@ -28,14 +28,17 @@ static void vrdma_cq_event(struct ib_event *pev, void *ctx)
 }
 
 /*
- * The shadow's entry in the parent's "rdma res".  Owned by vrdma, not by
- * the task: nldev reports a user CQ's context through its uobject, which a
- * shadow does not have, and anyone may dump the parent's resources.
+ * The shadow's entry in the parent's "rdma res": a user CQ of the calling
+ * task, as the vdevice CQ is.  Parent drivers tell user CQs from kernel
+ * ones by that entry (siw, erdma) or by the uobject (mlx4, hns), and treat
+ * a kernel CQ's queue as a kernel buffer: a shadow must never look like
+ * one.  nldev reports a user CQ's context through its uobject, the vdevice
+ * CQ's, so the parent's dump names the vdevice context.
  */
 static void vrdma_cq_restrack_new(struct ib_cq *shadow)
 {
 	rdma_restrack_new(&shadow->res, RDMA_RESTRACK_CQ);
-	rdma_restrack_set_name(&shadow->res, KBUILD_MODNAME);
+	rdma_restrack_set_name(&shadow->res, NULL);
 }
 
 /**
@@ -66,6 +69,7 @@ int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	/* What rdma_zalloc_drv_obj() and __ib_create_cq() set up, in place. */
 	shadow->device = pdev;
+	shadow->uobject = ibcq->uobject;
 	shadow->comp_handler = vrdma_cq_comp;
 	shadow->event_handler = vrdma_cq_event;
 	shadow->cq_context = ibcq;

@@ -41,23 +41,26 @@ int vrdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 		return ret;
 
 	/*
-	 * What rdma_zalloc_drv_obj() and ib_alloc_pd() set up, in place and
-	 * never added to the parent's restrack (see the top of this file).
-	 * The entry still needs its owner's name: a shadow SRQ inherits it
-	 * (rdma_restrack_parent_name()), and nldev's SRQ dump, which anyone
-	 * may run, prints a kernel owner's name without checking for NULL.
+	 * What rdma_zalloc_drv_obj() and ib_uverbs_alloc_pd() set up, in
+	 * place and never added to the parent's restrack (see the top of
+	 * this file).  The entry still needs its owner: a shadow SRQ inherits
+	 * it (rdma_restrack_parent_name()), and must be the calling task's
+	 * user SRQ, as the vdevice SRQ is, never a kernel one.  The entry
+	 * holds the task until rdma_restrack_del().
 	 */
 	shadow->device = pdev;
+	shadow->uobject = ibpd->uobject;
 	atomic_set(&shadow->usecnt, 0);
-	rdma_restrack_set_name(&shadow->res, KBUILD_MODNAME);
+	rdma_restrack_set_name(&shadow->res, NULL);
 
 	ret = vrdma_fault(VRDMA_FAULT_PD) ?: pdev->ops.alloc_pd(shadow, pudata);
 	if (ret)
-		goto err_uncharge;
+		goto err_put_task;
 	vrdma_obj_inc(VRDMA_OBJ_PD);
 	return 0;
 
-err_uncharge:
+err_put_task:
+	rdma_restrack_del(&shadow->res);
 	vrdma_quota_uncharge(vdev, VRDMA_RES_PD, 1);
 	return ret;
 }
@@ -85,6 +88,7 @@ int vrdma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	ret = shadow->device->ops.dealloc_pd(shadow, pudata);
 	if (ret)
 		return ret;
+	rdma_restrack_del(&shadow->res);
 	vrdma_quota_uncharge(vdev, VRDMA_RES_PD, 1);
 	vrdma_obj_dec(VRDMA_OBJ_PD);
 	return 0;

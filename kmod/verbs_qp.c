@@ -60,6 +60,11 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	pinit.srq = init->srq ? to_vsrq(init->srq)->shadow : NULL;
 	pinit.event_handler = vrdma_qp_event;
 	pinit.qp_context = ibqp;
+	/*
+	 * The shadow carries the caller's uobject: parents treat a QP
+	 * without one as a kernel QP (mlx5 enables the reserved lkey and
+	 * cleans its CQs as kernel buffers, hns too).
+	 */
 
 	ret = vrdma_quota_charge(vdev, VRDMA_RES_QP, 1);
 	if (ret)
@@ -67,7 +72,7 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	shadow = vrdma_fault_ptr(VRDMA_FAULT_QP) ?:
 		 ib_create_qp_user(vdev->pdev, vrdma_shadow_pd(ibqp->pd),
-				   &pinit, pudata, NULL, NULL);
+				   &pinit, pudata, ibqp->uobject, NULL);
 	if (IS_ERR(shadow)) {
 		ret = PTR_ERR(shadow);
 		goto err_uncharge;

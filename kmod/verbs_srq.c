@@ -48,8 +48,8 @@ int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		return ret;
 
 	shadow = vrdma_fault_ptr(VRDMA_FAULT_SRQ) ?:
-		 ib_create_srq_user(vrdma_shadow_pd(ibsrq->pd), &pinit, NULL,
-				    pudata);
+		 ib_create_srq_user(vrdma_shadow_pd(ibsrq->pd), &pinit,
+				    ibsrq->uobject, pudata);
 	if (IS_ERR(shadow)) {
 		ret = PTR_ERR(shadow);
 		goto err_uncharge;
