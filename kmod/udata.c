@@ -15,13 +15,26 @@
  * vrdma_udata_vctx() - the vdevice ucontext a udata belongs to
  * @udata: driver data of a vdevice verb, may be NULL
  *
- * Return: the ucontext from the bundle around @udata, or NULL.
+ * A bundle names its context only once the command has looked up or
+ * created an object; write() commands that touch none, such as
+ * ex_query_device, leave it NULL and the context is the file's, which is
+ * where the parent drivers' own ib_uverbs_get_ucontext() looks too.
+ *
+ * Return: the ucontext of the bundle around @udata, else its file's, or
+ * NULL when there is none (no udata, or a context already disassociated).
  */
 struct ib_ucontext *vrdma_udata_vctx(struct ib_udata *udata)
 {
+	struct uverbs_attr_bundle *attrs;
+	struct ib_ucontext *ctx;
+
 	if (!udata)
 		return NULL;
-	return rdma_udata_to_uverbs_attr_bundle(udata)->context;
+	attrs = rdma_udata_to_uverbs_attr_bundle(udata);
+	if (attrs->context)
+		return attrs->context;
+	ctx = ib_uverbs_get_ucontext(attrs);
+	return IS_ERR(ctx) ? NULL : ctx;
 }
 
 /**
