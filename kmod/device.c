@@ -187,10 +187,13 @@ static const size_t vrdma_optional_ops[] = {
 	VRDMA_OP_OFFSET(get_dev_fw_str),
 	VRDMA_OP_OFFSET(modify_srq),
 	VRDMA_OP_OFFSET(poll_cq),
+	VRDMA_OP_OFFSET(post_recv),
+	VRDMA_OP_OFFSET(post_send),
 	VRDMA_OP_OFFSET(post_srq_recv),
 	VRDMA_OP_OFFSET(query_pkey),
 	VRDMA_OP_OFFSET(query_qp),
 	VRDMA_OP_OFFSET(query_srq),
+	VRDMA_OP_OFFSET(req_notify_cq),
 	VRDMA_OP_OFFSET(resize_cq),
 };
 

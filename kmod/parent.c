@@ -42,6 +42,84 @@ struct vrdma_parent *vrdma_parent_get(struct ib_device *ibdev)
 	return NULL;
 }
 
+/*
+ * The parent ops vrdma calls without a check of its own: a parent without
+ * one of them has no user verbs to forward.  The ops it may lack are
+ * hidden on the vdevice instead (vrdma_dev_set_ops()).
+ */
+#define VRDMA_PARENT_OP(op) { offsetof(struct ib_device, ops.op), #op }
+
+static const struct {
+	size_t offset;
+	const char *name;
+} vrdma_parent_ops[] = {
+	VRDMA_PARENT_OP(alloc_pd),
+	VRDMA_PARENT_OP(alloc_ucontext),
+	VRDMA_PARENT_OP(create_cq),
+	VRDMA_PARENT_OP(create_qp),
+	VRDMA_PARENT_OP(dealloc_pd),
+	VRDMA_PARENT_OP(dealloc_ucontext),
+	VRDMA_PARENT_OP(dereg_mr),
+	VRDMA_PARENT_OP(destroy_cq),
+	VRDMA_PARENT_OP(destroy_qp),
+	VRDMA_PARENT_OP(get_port_immutable),
+	VRDMA_PARENT_OP(mmap),
+	VRDMA_PARENT_OP(modify_qp),
+	VRDMA_PARENT_OP(query_device),
+	VRDMA_PARENT_OP(query_port),
+	VRDMA_PARENT_OP(reg_user_mr),
+};
+
+/**
+ * vrdma_parent_check() - whether vrdma can serve vdevices on a device
+ * @pdev: the would-be parent, not a vdevice
+ * @extack: where to say why not
+ *
+ * vrdma forwards user verbs to a RoCE port: the vdevice's GID table is
+ * built by the core from the parent's netdev, and QPs connect out of band.
+ * An InfiniBand port's GIDs come from the driver's query_gid and its
+ * addressing from the subnet manager; an iWARP port connects only through
+ * iw_cm; neither is forwarded, so a vdevice on them would register with an
+ * empty GID table and fail every connection.  They are refused, as are
+ * other transports (EFA, usNIC) and parents without user verbs.
+ *
+ * Return: 0, or -EOPNOTSUPP with a message in @extack.
+ */
+int vrdma_parent_check(struct ib_device *pdev, struct netlink_ext_ack *extack)
+{
+	const void *base = pdev;
+	void (*fn)(void);
+	unsigned int i;
+	u32 port;
+
+	for (i = 0; i < ARRAY_SIZE(vrdma_parent_ops); i++) {
+		memcpy(&fn, base + vrdma_parent_ops[i].offset, sizeof(fn));
+		if (!fn) {
+			ibdev_dbg(pdev, "vrdma: parent has no %s op\n",
+				  vrdma_parent_ops[i].name);
+			NL_SET_ERR_MSG(extack,
+				       "parent has no user verbs that vrdma can forward (context, mmap, PD, CQ, QP, MR)");
+			return -EOPNOTSUPP;
+		}
+	}
+
+	rdma_for_each_port(pdev, port) {
+		if (rdma_protocol_roce(pdev, port))
+			continue;
+		if (rdma_protocol_iwarp(pdev, port))
+			NL_SET_ERR_MSG(extack,
+				       "parent is iWARP: its connections need iw_cm, which vdevices do not offer");
+		else if (rdma_protocol_ib(pdev, port))
+			NL_SET_ERR_MSG(extack,
+				       "parent has an InfiniBand link layer: vrdma supports RoCE parents only");
+		else
+			NL_SET_ERR_MSG(extack,
+				       "parent is neither RoCE, InfiniBand nor iWARP (EFA, usNIC): vrdma supports RoCE parents only");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 /* Woken when a parent's last pin goes (vrdma_parent_unpin()). */
 static DECLARE_WAIT_QUEUE_HEAD(vrdma_parent_wq);
 
@@ -205,10 +283,16 @@ static void vrdma_client_remove(struct ib_device *ibdev, void *data)
 	kfree(parent);
 }
 
+/*
+ * no_kverbs_req: parents without kernel verbs (EFA, mana_ib before 6.13)
+ * are tracked too, so that a vdevice on one is refused for what it is
+ * (vrdma_parent_check()), not as a device vrdma does not know.
+ */
 static struct ib_client vrdma_client = {
 	.name = "vrdma",
 	.add = vrdma_client_add,
 	.remove = vrdma_client_remove,
+	.no_kverbs_req = true,
 };
 
 /**

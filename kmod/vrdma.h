@@ -237,6 +237,7 @@ void vrdma_dev_set_ops(struct vrdma_dev *vdev);
 int vrdma_parent_init(void);
 void vrdma_parent_exit(void);
 struct vrdma_parent *vrdma_parent_get(struct ib_device *ibdev);
+int vrdma_parent_check(struct ib_device *pdev, struct netlink_ext_ack *extack);
 void vrdma_parent_pin(struct vrdma_parent *parent);
 void vrdma_parent_unpin(struct vrdma_parent *parent);
 bool vrdma_is_vdev(const struct ib_device *ibdev);
