@@ -31,6 +31,7 @@
 #include <linux/module.h>
 #include <linux/refcount.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 
 #include "vma.h"
 
@@ -187,30 +188,34 @@ static void vrdma_vma_close(struct vm_area_struct *vma)
 	module_put(THIS_MODULE);
 }
 
-static vm_fault_t vrdma_vma_fault(struct vm_fault *vmf)
-{
-	struct vm_area_struct *vma = vmf->vma;
-	struct vrdma_vma *vv = vma->vm_private_data;
-	vm_fault_t ret;
-
-	if (!vv->ops->fault)
-		return VM_FAULT_SIGBUS;
-	vma->vm_private_data = vv->private;
-	ret = vv->ops->fault(vmf);
-	vma->vm_private_data = vv;
-	return ret;
-}
-
 /*
- * open, close and fault only: rxe_vm_ops has open and close, and maps every
- * page up front (remap_vmalloc_range()).  A parent with more callbacks
- * (may_split, mremap, ...) would need them forwarded too.
+ * open and close only, the callbacks rxe_vm_ops has (it maps every page up
+ * front with remap_vmalloc_range()).  Both run on a VMA no fault can reach:
+ * a new one not yet in the tree (split, fork, mremap) or one already
+ * detached, with the mm's mmap lock held for writing; so bracketing them
+ * with the parent's private data is safe.  A fault, by contrast, runs
+ * concurrently with other faults of the same VMA, which would see each
+ * other's private data: parents with any callback but these two are not
+ * wrapped but refused (vrdma_vma_wrappable()).
  */
 static const struct vm_operations_struct vrdma_vm_ops = {
 	.open = vrdma_vma_open,
 	.close = vrdma_vma_close,
-	.fault = vrdma_vma_fault,
 };
+
+/* Whether @ops has no callback but open and close: all else is zero. */
+static bool vrdma_vma_wrappable(const struct vm_operations_struct *ops)
+{
+	size_t open = offsetof(typeof(*ops), open);
+	size_t close = offsetof(typeof(*ops), close);
+	size_t lo = min(open, close), hi = max(open, close);
+	size_t n = sizeof(ops->open);
+	const u8 *p = (const u8 *)ops;
+
+	return !memchr_inv(p, 0, lo) &&
+	       !memchr_inv(p + lo + n, 0, hi - lo - n) &&
+	       !memchr_inv(p + hi + n, 0, sizeof(*ops) - hi - n);
+}
 
 /**
  * vrdma_vma_mmap() - map a parent queue or doorbell page with the shadow
@@ -238,9 +243,22 @@ int vrdma_vma_mmap(struct vrdma_uctx_holder *holder,
 		return -ENOMEM;
 
 	ret = holder->pdev->ops.mmap(holder->shadow, vma);
-	if (ret || vma->vm_ops == core_ops) {
+	/*
+	 * No vm_ops at all: nothing of the parent's runs when the mapping
+	 * goes, so there is nothing to keep alive for it either.
+	 */
+	if (ret || vma->vm_ops == core_ops || !vma->vm_ops) {
 		kfree(vv);
 		return ret;
+	}
+	if (!vrdma_vma_wrappable(vma->vm_ops)) {
+		/* The core does not close a VMA whose mmap failed. */
+		if (vma->vm_ops->close)
+			vma->vm_ops->close(vma);
+		kfree(vv);
+		pr_debug("vrdma_vma: %s: parent vm_ops %ps have callbacks vrdma cannot forward\n",
+			 dev_name(&holder->pdev->dev), vma->vm_ops);
+		return -EOPNOTSUPP;
 	}
 
 	/*
