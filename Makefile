@@ -8,6 +8,8 @@
 #   make demo            two containers talking RDMA through vdevices
 #   make bench           benchmarks, vdevice against the native parent
 #   make style           checkpatch.pl --strict over the tree
+#   make hwcheck PARENT=DEV  on a real host: the validation kit on a vdevice
+#                        of DEV against DEV itself (selftests/hw/hwcheck.sh)
 #   make install         modules, library, headers, pkg-config, tool, man pages,
 #                        CNI plugin
 #   make dkms-install    register the module with DKMS, build and install it
@@ -38,7 +40,7 @@ export PREFIX DESTDIR
 CNIDIR ?= $(PREFIX)/lib/cni
 
 .PHONY: all modules userlib tools progs clean check demo bench deps style \
-	install modules_install dkms-install sparse help check-debug
+	install modules_install dkms-install sparse help check-debug hwcheck
 
 all: modules userlib tools progs
 
@@ -93,6 +95,11 @@ bench:
 style:
 	./scripts/checkpatch.sh
 
+# Needs no VM: it runs on the host it is started on, a real one
+hwcheck: all
+	@test -n "$(PARENT)" || { echo "usage: make hwcheck PARENT=DEV" >&2; exit 2; }
+	./selftests/hw/hwcheck.sh $(HWCHECK_ARGS) $(PARENT)
+
 # Both modules (vrdma_vma.ko, vrdma.ko) go to updates/kmod/; depmod, for
 # the release they were built for, records that vrdma uses vrdma_vma, so
 # that "modprobe vrdma" loads both.  That release is the vermagic (Debian's
@@ -118,4 +125,4 @@ dkms-install:
 	./scripts/dkms-install.sh
 
 help:
-	@sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,17p' Makefile | sed 's/^# \{0,1\}//'

@@ -30,6 +30,7 @@ PACKAGES=(
 	# the test VM and its guest tools (the guest runs the host's root)
 	linux-image-amd64 qemu-system-x86 busybox-static cpio xz-utils zstd
 	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils
+	python3-pyverbs
 	iproute2 jq util-linux
 	# container runtimes for selftests/runtimes.sh (they run only in the
 	# guest; the host's services are never started)

@@ -178,7 +178,7 @@ kill "$spid" 2>/dev/null
 wait "$spid" 2>/dev/null
 ktap_diag "[A] $res_a" "[B] $res_b"
 if grep -q '^[0-9]*: vA: pd 1 cq 1 qp 1 .*ctx 1' <<<"$res_a" &&
-   ! grep -q 'vB\|rxe' <<<"$res_a" &&
+   ! grep -q "vB\|$PARENT" <<<"$res_a" &&
    grep -q '^[0-9]*: vB: pd 0 cq 0 qp 0 .*ctx 0' <<<"$res_b"; then
 	ktap_ok rdma_res_scoped
 else

@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The hardware validation kit (selftests/hw/hwcheck.sh), run here against
+# rxe as an operator runs it against a real NIC, so that it cannot rot: it
+# must pass on a healthy parent, with its pyverbs part comparing the same
+# tests on both sides, fail when a selftest fails, and refuse a parent
+# that is not there with "not ready".
+#
+#   init_net: rxe0; the kit makes its own namespaces and vdevices
+
+# shellcheck source=selftests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+KIT=$TOP/selftests/hw/hwcheck.sh
+
+ktap_plan kit_passes report_complete pyverbs_compared kit_fails_on_failure \
+	kit_not_ready klog_clean
+
+mark=$(klog_mark)
+tmpdir T
+if in_init "$KIT" -t "verbs shadow_owner" -p quick -o "$T/pass.txt" "$PARENT" \
+	>"$T/pass.out" 2>&1; then
+	ktap_ok kit_passes
+else
+	ktap_fail kit_passes "exit $?: $(tail -n 20 "$T/pass.txt")"
+fi
+if grep -q '^kernel: ' "$T/pass.txt" && grep -q '^gid index: ' "$T/pass.txt" &&
+   grep -q '^verbs: pass' "$T/pass.txt" && grep -q '^shadow_owner: pass' "$T/pass.txt" &&
+   grep -q '^no kernel warning during the run' "$T/pass.txt" &&
+   grep -q '^verdict: pass' "$T/pass.txt"; then
+	ktap_ok report_complete
+else
+	ktap_fail report_complete "$(cat "$T/pass.txt")"
+fi
+# Both sides ran the same pyverbs tests and some passed on each.
+native=$(sed -n 's/^native: \([0-9]*\) ok.*/\1/p' "$T/pass.txt")
+vdev=$(sed -n 's/^vdev: \([0-9]*\) ok.*/\1/p' "$T/pass.txt")
+if [ -n "$native" ] && [ "${native:-0}" -gt 0 ] && [ "$native" = "$vdev" ]; then
+	ktap_ok pyverbs_compared "$(grep -E '^(native|vdev): ' "$T/pass.txt" | tr '\n' ' ')"
+else
+	ktap_fail pyverbs_compared "$(grep -E '^(native|vdev): ' "$T/pass.txt" | tr '\n' ' ')"
+fi
+
+in_init "$KIT" -t "no_such_test" -p none -o "$T/fail.txt" "$PARENT" >"$T/fail.out" 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -q '^verdict: FAIL' "$T/fail.txt"; then
+	ktap_ok kit_fails_on_failure
+else
+	ktap_fail kit_fails_on_failure "exit $rc: $(tail -n 5 "$T/fail.txt")"
+fi
+
+in_init "$KIT" -p none -o "$T/nr.txt" no_such_parent >"$T/nr.out" 2>&1
+rc=$?
+if [ $rc = 2 ] && grep -q '^verdict: not-ready' "$T/nr.txt"; then
+	ktap_ok kit_not_ready "$(grep 'not ready' "$T/nr.txt")"
+else
+	ktap_fail kit_not_ready "exit $rc: $(tail -n 5 "$T/nr.txt")"
+fi
+
+if klog_clean_since "$mark"; then
+	ktap_ok klog_clean
+else
+	ktap_fail klog_clean
+fi
+ktap_finish
