@@ -93,7 +93,7 @@ EXPECTED=(
 	usr/share/man/man8/vrdmactl-parent.8 usr/share/man/man8/vrdmactl-monitor.8
 	usr/share/bash-completion/completions/vrdmactl
 	usr/share/doc/vrdma/vrdma-modprobe.conf.example
-	usr/lib/cni/vrdma
+	usr/lib/cni/vrdma usr/share/man/man8/vrdma-cni.8
 )
 
 staged_complete() {

@@ -187,10 +187,10 @@ int vrdma_put_acl(struct vrdma_handle *h, struct nlmsghdr *nlh, int type,
 		  const struct vrdma_acl *acl);
 
 /* abi: the structs of the first libvrdma.so.1, the least a caller passes */
-#define vrdma_offsetofend(type, member) \
-	(offsetof(type, member) + sizeof(((type *)0)->member))
-#define VRDMA_DEV_SIZE_1_0	vrdma_offsetofend(struct vrdma_dev, netns_name)
-#define VRDMA_PARENT_SIZE_1_0	vrdma_offsetofend(struct vrdma_parent, vdevs)
+#define VRDMA_DEV_SIZE_1_0	(offsetof(struct vrdma_dev, netns_name) + \
+				 VRDMA_NETNS_NAME_SIZE)
+#define VRDMA_PARENT_SIZE_1_0	(offsetof(struct vrdma_parent, vdevs) + \
+				 sizeof(char (*)[VRDMA_NAME_SIZE]))
 #define VRDMA_EVENT_SIZE_1_0	(offsetof(struct vrdma_event, dev) + \
 				 VRDMA_DEV_SIZE_1_0)
 

@@ -11,6 +11,7 @@
 #include <linux/netlink.h>
 
 #include "../internal.h"
+#include "abi/consumers.h"
 #include "build.h"
 #include "check.h"
 
@@ -502,15 +503,6 @@ void suite_handle(void)
  * header and against a header from the future (tests/abi/consumer.c) use
  * this library through the public calls, on the mock kernel.
  */
-#define ABI_CONSUMER(name) \
-	size_t name##_dev_size(void); \
-	int name##_dev_get(struct vrdma_handle *h); \
-	int name##_dev_list(struct vrdma_handle *h); \
-	int name##_parent_list(struct vrdma_handle *h); \
-	int name##_monitor(struct vrdma_monitor *m)
-ABI_CONSUMER(abi_v1_0);
-ABI_CONSUMER(abi_future);
-
 static void abi_run(int (*dev_get)(struct vrdma_handle *h),
 		    int (*dev_list)(struct vrdma_handle *h),
 		    int (*parent_list)(struct vrdma_handle *h),

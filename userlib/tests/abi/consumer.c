@@ -20,6 +20,8 @@
 
 #include <libvrdma.h>
 
+#include "consumers.h"
+
 #ifndef ABI_NAME
 #error "ABI_NAME names this build of the consumer"
 #endif
@@ -28,8 +30,14 @@
 #define ABI_FN(x)	ABI_CAT(ABI_NAME, x)
 
 #define GUARD_BYTE	0xa5
-#define FAIL_IF(cond)	do { if (cond) { fails++; \
-	printf("    %s:%d: %s\n", __FILE__, __LINE__, #cond); } } while (0)
+#define FAIL_IF(cond)							\
+	do {								\
+		if (cond) {						\
+			fails++;					\
+			printf("    %s:%d: %s\n", __FILE__, __LINE__,	\
+			       #cond);					\
+		}							\
+	} while (0)
 
 static int guard_bad(const unsigned char *g, size_t n)
 {
@@ -53,13 +61,11 @@ static int future_bad(const uint64_t *v, size_t n)
 }
 #endif
 
-size_t ABI_FN(_dev_size)(void);
 size_t ABI_FN(_dev_size)(void)
 {
 	return sizeof(struct vrdma_dev);
 }
 
-int ABI_FN(_dev_get)(struct vrdma_handle *h);
 int ABI_FN(_dev_get)(struct vrdma_handle *h)
 {
 	struct {
@@ -80,7 +86,6 @@ int ABI_FN(_dev_get)(struct vrdma_handle *h)
 	return fails;
 }
 
-int ABI_FN(_dev_list)(struct vrdma_handle *h);
 int ABI_FN(_dev_list)(struct vrdma_handle *h)
 {
 	struct vrdma_dev_list *list;
@@ -103,7 +108,6 @@ int ABI_FN(_dev_list)(struct vrdma_handle *h)
 	return fails;
 }
 
-int ABI_FN(_parent_list)(struct vrdma_handle *h);
 int ABI_FN(_parent_list)(struct vrdma_handle *h)
 {
 	struct vrdma_parent_list *list;
@@ -125,7 +129,6 @@ int ABI_FN(_parent_list)(struct vrdma_handle *h)
 	return fails;
 }
 
-int ABI_FN(_monitor)(struct vrdma_monitor *m);
 int ABI_FN(_monitor)(struct vrdma_monitor *m)
 {
 	struct {

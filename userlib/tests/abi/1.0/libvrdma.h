@@ -346,7 +346,7 @@ void vrdma_dev_list_free(struct vrdma_dev_list *list);
 int vrdma_dev_get_sz(struct vrdma_handle *h, const char *name,
 		     struct vrdma_dev *dev, size_t dev_size);
 #define vrdma_dev_get(h, name, dev) \
-	vrdma_dev_get_sz((h), (name), (dev), sizeof(*(dev)))
+	vrdma_dev_get_sz((h), (name), (dev), sizeof(struct vrdma_dev))
 
 /**
  * vrdma_dev_add() - create a vdevice
@@ -451,7 +451,7 @@ int vrdma_monitor_fd(const struct vrdma_monitor *m);
 int vrdma_monitor_next_sz(struct vrdma_monitor *m, struct vrdma_event *ev,
 			  size_t ev_size);
 #define vrdma_monitor_next(m, ev) \
-	vrdma_monitor_next_sz((m), (ev), sizeof(*(ev)))
+	vrdma_monitor_next_sz((m), (ev), sizeof(struct vrdma_event))
 
 /**
  * vrdma_monitor_close() - unsubscribe and free a monitor
