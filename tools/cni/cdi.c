@@ -56,6 +56,11 @@ static struct json_object *node_json(const char *path, unsigned int major,
 	json_object_object_add(n, "major", json_object_new_int64(major));
 	json_object_object_add(n, "minor", json_object_new_int64(minor));
 	json_object_object_add(n, "permissions", json_object_new_string("rw"));
+	/*
+	 * 0666 inside the container, as rdma-core's udev rule makes them on
+	 * hosts: the container's own node, reachable by any of its users
+	 */
+	json_object_object_add(n, "fileMode", json_object_new_int(0666));
 	return n;
 }
 

@@ -203,7 +203,8 @@ if [ "$left" = "vrkeep0000-000000000001.json" ] && [ -e "$CDI/vrdma.io-pod-ns_ke
    [ ! -e "$CDI/vrdma.io-pod-ns_gone.json" ] &&
    jq -e '.kind == "vrdma.io/pod" and ([.devices[].name] == ["ns_keep", "ns_keep-net1"]) and
 	  .devices[0].containerEdits.deviceNodes[0] ==
-	  {path: "/dev/infiniband/uverbs9", type: "c", major: 231, minor: 201, permissions: "rw"}' \
+	  {path: "/dev/infiniband/uverbs9", type: "c", major: 231, minor: 201, permissions: "rw",
+	   fileMode: 438}' \
 	"$CDI/vrdma.io-pod-ns_keep.json" >/dev/null; then
 	ok "GC removed the stale attachments and rewrote the pod's CDI spec"
 else
