@@ -78,6 +78,7 @@ check:
 	$(MAKE) -C userlib test
 	$(MAKE) -C tools/vrdmactl test
 	$(MAKE) -C tools/cni test
+	./scripts/check-manifests.sh
 	./selftests/vm/run.sh $(if $(T),--tests "$(T)")
 
 check-debug:
