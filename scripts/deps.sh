@@ -36,8 +36,6 @@ PACKAGES=(
 	# container runtimes for selftests/runtimes.sh (they run only in the
 	# guest; the host's services are never started)
 	podman docker.io containerd runc containernetworking-plugins
-	# podman pods (selftests/cdi_podman.sh): the pause process of the infra container
-	catatonit
 	# style, benchmarks; python3-yaml for scripts/check-manifests.sh
 	linux-source-6.1 shellcheck gnuplot-nox python3 linux-perf python3-yaml
 	# make check-debug: building the debug kernel from linux-source-6.1

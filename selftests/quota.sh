@@ -184,7 +184,7 @@ else
 fi
 
 ok=1
-for s in 1K:1024 3M:3145728 2G:2147483648 4096:4096 max:max; do
+for s in 1K:1024 3M:3145728 2G:2147483648 4096:4096 max:null; do
 	in_init "$VRDMACTL" dev set vq mr-bytes "${s%%:*}" || ok=0
 	v=$(limit_of vq mr_bytes)
 	[ "$v" = "${s#*:}" ] || { ok=0; ktap_diag "mr-bytes ${s%%:*}: limit $v"; }
