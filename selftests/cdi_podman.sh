@@ -22,6 +22,9 @@
 #                        exactly its pod's vdevice and node
 #   no_device_no_open    without --device the vdevice cannot be used
 #   pingpong             RC ping-pong between the two pods' containers
+#   two_attachments      a sandbox on two vrdma networks (eth0, eth1): two
+#                        vdevices; device vrdma.io/pod=NAME gives both,
+#                        NAME-eth1 only the second
 #   pod_rm_cleans        sandbox rm: vdevice, state and CDI spec gone
 #   start_time           sandbox start with and without vrdma in the chain
 #   kernel_log_clean
@@ -38,7 +41,8 @@ IMAGE_CMDS="sh ls cat sleep id ibv_devices ibv_devinfo ibv_rc_pingpong"
 . "$(dirname "$0")/lib-image.sh"
 
 ktap_plan image_imported cdi_spec_published sees_only_its_device \
-	no_device_no_open pingpong pod_rm_cleans start_time kernel_log_clean
+	no_device_no_open pingpong two_attachments pod_rm_cleans start_time \
+	kernel_log_clean
 
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 CNI_DIR=/usr/lib/cni
@@ -89,9 +93,12 @@ conflist() {	# NAME SUBNET BRIDGE [VRDMA-PLUGIN-JSON]
 }
 conflist rdmanet-cdi 10.95.0.0/24 cni-vcdi0 \
 	"$(jq -cn --arg p "$PARENT" '{type: "vrdma", parent: $p, limits: {qp: 64}}')"
+conflist rail2-cdi 10.93.0.0/24 cni-vcdi2 \
+	"$(jq -cn --arg p "$PARENT" '{type: "vrdma", parent: $p}')"
 conflist plain-cdi 10.94.0.0/24 cni-vcdi1
 cleanup_push ip link del cni-vcdi0
 cleanup_push ip link del cni-vcdi1
+cleanup_push ip link del cni-vcdi2
 
 if image_rootfs "$T/rootfs" && image_tar "$T/rootfs" "$T/image.tar" &&
    tmpfs_at /var/lib/containers && tmpfs_at /var/lib/cni &&
@@ -167,6 +174,30 @@ pingpong() {
 	[ "$rc" = 0 ] && grep -q 'bytes in' "$T/out"
 }
 ktap_check pingpong pingpong
+
+# devices_seen SANDBOX CDI-DEVICE - the vdevices a container given
+# CDI-DEVICE lists, sorted
+devices_seen() {
+	run podman run --rm --network "container:$1" --device "vrdma.io/pod=$2" \
+		"${UNPRIV[@]}" "$IMAGE" ibv_devices || return 1
+	awk '$2 ~ /^[0-9a-f]+$/ && length($2) == 16 { print $1 }' "$T/out" | sort | xargs
+}
+two_attachments() {
+	local c=vcC-$$ both one spec
+	run podman run -d --name "$c-infra" --network rdmanet-cdi --network rail2-cdi \
+		"$IMAGE" sleep infinity || return 1
+	cleanup_push podman rm -f -t 0 "$c-infra"
+	spec=/var/run/cdi/vrdma.io-pod-$c-infra.json
+	ktap_diag "$spec devices: $(jq -c '[.devices[] | {name, nodes: [.containerEdits.deviceNodes[].path]}]' "$spec")"
+	both=$(devices_seen "$c-infra" "$c-infra") || return 1
+	one=$(devices_seen "$c-infra" "$c-infra-eth1") || return 1
+	ktap_diag "vrdma.io/pod=$c-infra: $both; vrdma.io/pod=$c-infra-eth1: $one"
+	[ "$(wc -w <<<"$both")" = 2 ] && [ "$(wc -w <<<"$one")" = 1 ] &&
+		grep -qw -- "$one" <<<"$both" &&
+		jq -e --arg c "$c-infra" '[.devices[].name] == [$c, $c + "-eth0", $c + "-eth1"]' \
+			"$spec" >/dev/null
+}
+ktap_check two_attachments two_attachments
 
 pod_rm() {
 	[ -n "$VDEV_A" ] && [ -e "$SPEC_A" ] || return 1
