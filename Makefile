@@ -35,7 +35,8 @@ export VRDMA_VERSION
 PREFIX ?= /usr/local
 DESTDIR ?=
 export PREFIX DESTDIR
-# The CNI plugin (tools/cni/vrdma); podman looks in PREFIX/lib/cni, set
+# The CNI plugin (tools/cni, built as tools/cni/vrdma); podman looks in
+# PREFIX/lib/cni, set
 # CNIDIR=/opt/cni/bin for containerd's default
 CNIDIR ?= $(PREFIX)/lib/cni
 
@@ -57,6 +58,7 @@ userlib:
 
 tools: userlib
 	$(MAKE) -C tools/vrdmactl
+	$(MAKE) -C tools/cni
 
 progs:
 	$(MAKE) -C selftests/progs
@@ -65,6 +67,7 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean
 	$(MAKE) -C userlib clean
 	$(MAKE) -C tools/vrdmactl clean
+	$(MAKE) -C tools/cni clean
 	$(MAKE) -C selftests/progs clean
 	rm -rf build
 
@@ -76,6 +79,8 @@ check:
 	$(MAKE) all
 	$(MAKE) -C userlib test
 	$(MAKE) -C tools/vrdmactl test
+	$(MAKE) -C tools/cni test
+	./scripts/check-manifests.sh
 	./selftests/vm/run.sh $(if $(T),--tests "$(T)")
 
 check-debug:
@@ -119,7 +124,7 @@ install: modules userlib tools modules_install
 	$(MAKE) -C tools/vrdmactl install
 	install -D -m 0644 scripts/vrdma-modprobe.conf.example \
 		$(DESTDIR)$(PREFIX)/share/doc/vrdma/vrdma-modprobe.conf.example
-	install -D -m 0755 tools/cni/vrdma $(DESTDIR)$(CNIDIR)/vrdma
+	$(MAKE) -C tools/cni install CNIDIR=$(CNIDIR)
 
 dkms-install:
 	./scripts/dkms-install.sh

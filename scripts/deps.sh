@@ -27,6 +27,8 @@ PACKAGES=(
 	# build
 	build-essential pkg-config clang libclang-rt-14-dev sparse dkms kmod
 	linux-headers-amd64 libibverbs-dev libmnl-dev
+	# the CNI plugin (tools/cni) parses and writes JSON with json-c
+	libjson-c-dev
 	# the test VM and its guest tools (the guest runs the host's root)
 	linux-image-amd64 qemu-system-x86 busybox-static cpio xz-utils zstd
 	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils
@@ -35,8 +37,8 @@ PACKAGES=(
 	# container runtimes for selftests/runtimes.sh (they run only in the
 	# guest; the host's services are never started)
 	podman docker.io containerd runc containernetworking-plugins
-	# style, benchmarks
-	linux-source-6.1 shellcheck gnuplot-nox python3 linux-perf
+	# style, benchmarks; python3-yaml for scripts/check-manifests.sh
+	linux-source-6.1 shellcheck gnuplot-nox python3 linux-perf python3-yaml
 	# make check-debug: building the debug kernel from linux-source-6.1
 	flex bison bc libelf-dev libssl-dev
 )
@@ -87,6 +89,22 @@ kver() {
 mapfile -t need < <(missing "${PACKAGES[@]}")
 if [ "${#need[@]}" -gt 0 ]; then
 	apt_install "${need[@]}"
+fi
+
+# scripts/check-manifests.sh validates the Kubernetes manifests with two
+# npm packages, pinned, under .cache/manifests (git-ignored).  Node.js and
+# npm from Debian unless some node is installed already.
+if ! command -v npm >/dev/null 2>&1; then
+	apt_install nodejs npm
+fi
+MANIFEST_PKGS=(kubernetes-models@4.5.1 @kubernetes/client-node@0.20.0)
+MANIFEST_DIR=$(cd "$(dirname "$0")/.." && pwd)/.cache/manifests
+if [ ! -d "$MANIFEST_DIR/node_modules/kubernetes-models" ] ||
+   [ ! -d "$MANIFEST_DIR/node_modules/@kubernetes/client-node" ]; then
+	say "npm packages for check-manifests: ${MANIFEST_PKGS[*]}"
+	mkdir -p "$MANIFEST_DIR"
+	npm install --no-save --no-audit --no-fund --loglevel=error \
+		--prefix "$MANIFEST_DIR" "${MANIFEST_PKGS[@]}" </dev/null >/dev/null
 fi
 
 # The image matching the headers (linux-image-amd64 may lag or lead

@@ -85,7 +85,7 @@ ktap_check staged_compiles_nothing compiles_nothing
 EXPECTED=(
 	"lib/modules/$KVER/updates/kmod/vrdma.ko"
 	"lib/modules/$KVER/updates/kmod/vrdma_vma.ko"
-	usr/lib/libvrdma.so.0.1.0 usr/lib/libvrdma.so.0 usr/lib/libvrdma.so
+	usr/lib/libvrdma.so.1.0.0 usr/lib/libvrdma.so.1 usr/lib/libvrdma.so
 	usr/lib/libvrdma.a usr/lib/pkgconfig/vrdma.pc
 	usr/include/libvrdma.h usr/include/linux/vrdma.h
 	usr/sbin/vrdmactl
@@ -93,7 +93,7 @@ EXPECTED=(
 	usr/share/man/man8/vrdmactl-parent.8 usr/share/man/man8/vrdmactl-monitor.8
 	usr/share/bash-completion/completions/vrdmactl
 	usr/share/doc/vrdma/vrdma-modprobe.conf.example
-	usr/lib/cni/vrdma
+	usr/lib/cni/vrdma usr/share/man/man8/vrdma-cni.8
 )
 
 staged_complete() {
@@ -107,9 +107,9 @@ staged_complete() {
 		return 1
 	fi
 	# The soname, the links, and a .pc file that carries PREFIX
-	objdump -p "$STAGE/usr/lib/libvrdma.so.0.1.0" | grep -q 'SONAME *libvrdma.so.0$' &&
-		[ "$(readlink "$STAGE/usr/lib/libvrdma.so.0")" = libvrdma.so.0.1.0 ] &&
-		[ "$(readlink "$STAGE/usr/lib/libvrdma.so")" = libvrdma.so.0 ] &&
+	objdump -p "$STAGE/usr/lib/libvrdma.so.1.0.0" | grep -q 'SONAME *libvrdma.so.1$' &&
+		[ "$(readlink "$STAGE/usr/lib/libvrdma.so.1")" = libvrdma.so.1.0.0 ] &&
+		[ "$(readlink "$STAGE/usr/lib/libvrdma.so")" = libvrdma.so.1 ] &&
 		grep -qx 'prefix=/usr' "$STAGE/usr/lib/pkgconfig/vrdma.pc" &&
 		modinfo -F vermagic "$STAGE/lib/modules/$KVER/updates/kmod/vrdma.ko" |
 		grep -q "^$KVER "
@@ -204,7 +204,7 @@ pkgconfig_program() {
 	ktap_diag "pkg-config --cflags --libs vrdma: $flags"
 	# shellcheck disable=SC2086  # flags are words
 	in_init cc -Wall -Wextra -Werror -o "$T/ver" "$T/ver.c" $flags || return 1
-	ldd "$T/ver" | grep -q 'libvrdma.so.0 => /usr/local/lib/libvrdma.so.0' ||
+	ldd "$T/ver" | grep -q 'libvrdma.so.1 => /usr/local/lib/libvrdma.so.1' ||
 		{ ktap_diag "$(ldd "$T/ver")"; return 1; }
 	out=$(in_init "$T/ver") || return 1
 	ktap_diag "program says: $out"

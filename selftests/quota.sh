@@ -63,7 +63,7 @@ ktap_diag "parent caps: $(for t in "${!CAP[@]}"; do printf '%s=%s ' "$t" "${CAP[
 
 # --- defaults ------------------------------------------------------------------
 
-# Without limits every type reports the parent's capacity ("max" where the
+# Without limits every type reports the parent's capacity (null where the
 # parent states none) and no use.
 json=$(dev_json vq)
 ktap_diag "vq: $json"
@@ -71,7 +71,7 @@ chk=$(jq -r --argjson pd "${CAP[pd]}" --argjson cq "${CAP[cq]}" \
 	--argjson qp "${CAP[qp]}" --argjson srq "${CAP[srq]}" \
 	--argjson mr "${CAP[mr]}" --argjson mw "${CAP[mw]}" \
 	--argjson ah "${CAP[ah]}" '
-	[.limits.ctx == "max", .limits.mr_bytes == "max", .limits.pd == $pd,
+	[.limits.ctx == null, .limits.mr_bytes == null, .limits.pd == $pd,
 	 .limits.cq == $cq, .limits.qp == $qp, .limits.srq == $srq,
 	 .limits.mr == $mr, .limits.mw == $mw, .limits.ah == $ah,
 	 ([.usage[]] | all(. == 0)), (.usage | length) == 9] | all' <<<"$json")
@@ -184,7 +184,7 @@ else
 fi
 
 ok=1
-for s in 1K:1024 3M:3145728 2G:2147483648 4096:4096 max:max; do
+for s in 1K:1024 3M:3145728 2G:2147483648 4096:4096 max:null; do
 	in_init "$VRDMACTL" dev set vq mr-bytes "${s%%:*}" || ok=0
 	v=$(limit_of vq mr_bytes)
 	[ "$v" = "${s#*:}" ] || { ok=0; ktap_diag "mr-bytes ${s%%:*}: limit $v"; }

@@ -3,7 +3,9 @@
 #
 # The container runtimes of Documentation/containers.rst ("Container
 # runtimes"), for real: podman, docker (dockerd and containerd started here
-# for the test) and a CNI chain with tools/cni/vrdma, each running the
+# for the test) and a CNI chain with tools/cni/vrdma (the CNI plugin; its
+# own tests are tools/cni/tests/conformance.sh, selftests/cni.sh and, for
+# podman with CDI, selftests/cdi_podman.sh), each running the
 # commands the document shows, with this test's names.
 #
 #   podman   ip netns add P1, P2; dev add vr-pod1/2 ... netns P1/P2;
@@ -294,7 +296,12 @@ run docker rm -f "$CTR-norule"
 # --- CNI and containerd ---------------------------------------------------------
 
 CNI_ID=$(printf '%s' "cni-$$-$RANDOM" | sha256sum | cut -c1-64)
-CNI_NAME=vr-${CNI_ID:0:12}
+# The plugin names the vdevice vr<12 of the ID>-<hash>; the state says which
+CNI_STATE=/run/vrdma/cni/rdmanet
+CNI_NAME=unknown
+cni_state() {
+	grep -l "\"containerID\":\"$CNI_ID\"" "$CNI_STATE"/*.json 2>/dev/null | head -n 1
+}
 new_ns C cni || exit 1
 CNI_NS=/run/netns/$C
 cat >"$T/rdmanet.conflist" <<EOF
@@ -304,7 +311,7 @@ cat >"$T/rdmanet.conflist" <<EOF
   "plugins": [
     { "type": "bridge", "bridge": "cni-vrdma0",
       "ipam": { "type": "host-local", "subnet": "10.97.0.0/24" } },
-    { "type": "vrdma", "parent": "$PARENT", "limits": "qp 64 mr 256" }
+    { "type": "vrdma", "parent": "$PARENT", "limits": { "qp": 64, "mr": 256 } }
   ]
 }
 EOF
@@ -362,7 +369,7 @@ cni_plugin() {
 
 out=$(CNI_COMMAND=VERSION "$PLUGIN" </dev/null)
 ktap_diag "VERSION: $out"
-if jq -e '.supportedVersions | index("1.0.0")' <<<"$out" >/dev/null; then
+if jq -e '.supportedVersions == ["0.4.0", "1.0.0", "1.1.0"]' <<<"$out" >/dev/null; then
 	ktap_ok cni_version
 else
 	ktap_fail cni_version
@@ -376,13 +383,14 @@ cni_add() {
 	# The bridge plugin's result, passed through
 	[ "$(jq -S . <<<"$result")" = "$(jq -S . "$T/cni-prev")" ] ||
 		{ ktap_diag "the result is not the bridge's"; return 1; }
+	CNI_NAME=$(jq -r .vdevice "$(cni_state)") || return 1
 	want=$(stat -L -c %i "$CNI_NS")
 	have=$("$VRDMACTL" -j dev show "$CNI_NAME" | jq -r '.[0].netns.inode')
 	ktap_diag "$CNI_NAME in netns $have, $CNI_NS is $want"
 	[ "$want" = "$have" ] || return 1
-	ktap_diag "state: $(cat "/run/vrdma/cni/$CNI_ID.json")"
-	jq -e '.chardev and .chardev_dev and .limits.qp == 64' \
-		"/run/vrdma/cni/$CNI_ID.json" >/dev/null
+	ktap_diag "state: $(cat "$(cni_state)")"
+	jq -e '.chardev != ""' "$(cni_state)" >/dev/null &&
+		[ "$("$VRDMACTL" -j dev show "$CNI_NAME" | jq -r '.[0].limits.qp')" = 64 ]
 }
 ktap_check cni_add_chained cni_add
 
@@ -391,7 +399,7 @@ ktap_check cni_check cni CHECK "$T/rdmanet.conflist"
 # containerd runs a container in that namespace with the vdevice's node
 ctr_run() {
 	local node
-	node=$(jq -r .chardev "/run/vrdma/cni/$CNI_ID.json")
+	node=$(jq -r .chardev "$(cni_state)")
 	run sh -c "docker save $IMAGE | ctr images import -" || return 1
 	run ctr run --rm --with-ns "network:$CNI_NS" --device "/dev/infiniband/$node" \
 		"docker.io/library/$IMAGE:latest" "ctr-$$" ibv_devices &&
@@ -405,7 +413,7 @@ fi
 
 cni_del() {
 	cni DEL "$T/rdmanet.conflist" >/dev/null || return 1
-	vdev_gone "$CNI_NAME" && [ ! -e "/run/vrdma/cni/$CNI_ID.json" ] || return 1
+	vdev_gone "$CNI_NAME" && [ -z "$(cni_state)" ] || return 1
 	# Again: DEL of what is gone succeeds
 	cni DEL "$T/rdmanet.conflist" >/dev/null
 }

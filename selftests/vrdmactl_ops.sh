@@ -24,7 +24,8 @@
 ktap_plan netns_option_scopes_show netns_option_scopes_parent \
 	json_one_line pretty_json parent_show_json dev_set_limits \
 	dev_set_max unique_prefixes batch_runs batch_stops_at_failure \
-	monitor_json_lines monitor_netns_scoped kernel_message_shown
+	monitor_json_lines monitor_netns_scoped kernel_message_shown \
+	keyword_prefix_is_a_name exit_status_kinds
 
 new_ns A a && new_ns B b || exit 1
 vdev_add vA "$A" && vdev_add vB "$B" || exit 1
@@ -104,6 +105,30 @@ if [ "$(in_init "$VRDMACTL" -j d sh vA | jq -r '.[0].name')" = vA ] &&
 	ktap_ok unique_prefixes
 else
 	ktap_fail unique_prefixes
+fi
+
+# A vdevice called "he" (a prefix of "help") is shown and deleted by name
+if in_init "$VRDMACTL" dev add he parent "$PARENT" netns "$A" &&
+   [ "$(in_init "$VRDMACTL" -j dev show he | jq -r '.[0].name')" = he ] &&
+   in_init "$VRDMACTL" dev del he && ! "$VRDMACTL" dev show he >/dev/null 2>&1; then
+	ktap_ok keyword_prefix_is_a_name
+else
+	ktap_fail keyword_prefix_is_a_name "$(in_init "$VRDMACTL" dev show 2>&1)"
+	"$VRDMACTL" dev del he 2>/dev/null
+fi
+
+# Exit status: 2 for a command line not understood, 1 for a refusal
+in_init "$VRDMACTL" dev frob 2>/dev/null; s_usage=$?
+in_init "$VRDMACTL" dev set vA qp abc 2>/dev/null; s_value=$?
+in_init "$VRDMACTL" dev del vrdmactl-no-such-dev 2>/dev/null; s_kernel=$?
+in_init "$VRDMACTL" dev add vA parent "$PARENT" netns "$A" 2>/dev/null; s_exists=$?
+ktap_diag "exit status: unknown word $s_usage, bad value $s_value," \
+	"missing vdevice $s_kernel, name taken $s_exists"
+if [ "$s_usage" = 2 ] && [ "$s_value" = 2 ] && [ "$s_kernel" = 1 ] &&
+   [ "$s_exists" = 1 ]; then
+	ktap_ok exit_status_kinds
+else
+	ktap_fail exit_status_kinds
 fi
 
 cat >"$T/batch" <<EOF

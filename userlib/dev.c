@@ -43,13 +43,37 @@ static void dev_collect_reset(void *data)
 	c->count = 0;
 }
 
-int vrdma_dev_list(struct vrdma_handle *h, struct vrdma_dev_list **listp)
+/* The entries at the caller's stride; the library's own array when equal */
+static int dev_array_resize(struct dev_collect *c, size_t dev_size)
+{
+	char *out;
+	size_t i;
+
+	if (dev_size == sizeof(struct vrdma_dev))
+		return 0;
+	out = calloc(c->count ? c->count : 1, dev_size);
+	if (!out)
+		return -ENOMEM;
+	for (i = 0; i < c->count; i++)
+		vrdma_copy_sized(out + i * dev_size, dev_size, &c->devs[i],
+				 sizeof(c->devs[i]));
+	free(c->devs);
+	c->devs = (struct vrdma_dev *)out;
+	return 0;
+}
+
+int vrdma_dev_list_sz(struct vrdma_handle *h, struct vrdma_dev_list **listp,
+		      size_t dev_size)
 {
 	struct dev_collect c = { NULL, 0, 0 };
 	struct vrdma_dev_list *list;
 	int ret;
 
 	*listp = NULL;
+	if (dev_size < VRDMA_DEV_SIZE_1_0)
+		return vrdma_set_error(h, -EINVAL,
+				       "struct vrdma_dev of %zu bytes is too small",
+				       dev_size);
 	ret = vrdma_resolve_family(h);
 	if (ret)
 		return ret;
@@ -63,6 +87,11 @@ int vrdma_dev_list(struct vrdma_handle *h, struct vrdma_dev_list **listp)
 		goto err_free;
 	}
 	vrdma_dev_add_hostinfo(c.devs, c.count);
+	if (dev_array_resize(&c, dev_size)) {
+		free(list);
+		ret = vrdma_set_error(h, -ENOMEM, NULL);
+		goto err_free;
+	}
 	list->devs = c.devs;
 	list->count = c.count;
 	*listp = list;
@@ -108,14 +137,20 @@ static int check_name(struct vrdma_handle *h, const char *what,
 	return 0;
 }
 
-int vrdma_dev_get(struct vrdma_handle *h, const char *name,
-		  struct vrdma_dev *dev)
+int vrdma_dev_get_sz(struct vrdma_handle *h, const char *name,
+		     struct vrdma_dev *out, size_t dev_size)
 {
 	union vrdma_msgbuf req;
+	struct vrdma_dev devbuf, *dev = &devbuf;
 	struct dev_one one = { dev, 0 };
 	struct nlmsghdr *nlh;
 	int ret;
 
+	if (dev_size < VRDMA_DEV_SIZE_1_0)
+		return vrdma_set_error(h, -EINVAL,
+				       "struct vrdma_dev of %zu bytes is too small",
+				       dev_size);
+	memset(out, 0, dev_size);
 	memset(dev, 0, sizeof(*dev));
 	ret = check_name(h, "device", name);
 	if (!ret)
@@ -127,12 +162,11 @@ int vrdma_dev_get(struct vrdma_handle *h, const char *name,
 	ret = vrdma_request(h, nlh, dev_one_cb, &one);
 	if (ret)
 		return ret;
-	if (one.count != 1 || strcmp(dev->name, name)) {
-		memset(dev, 0, sizeof(*dev));
+	if (one.count != 1 || strcmp(dev->name, name))
 		return vrdma_set_error(h, -EPROTO,
 				       "the kernel answered with another device");
-	}
 	vrdma_dev_add_hostinfo(dev, 1);
+	vrdma_copy_sized(out, dev_size, dev, sizeof(*dev));
 	return vrdma_ok(h);
 }
 

@@ -342,3 +342,25 @@ int vrdma_dump(struct vrdma_handle *h, uint8_t cmd,
 			       "the list kept changing during %d dumps; giving up",
 			       VRDMA_DUMP_ATTEMPTS);
 }
+
+/**
+ * vrdma_copy_sized() - hand a struct to a caller who may know another size
+ * @dst: the caller's struct
+ * @dst_size: its size as the caller was built with
+ * @src: the library's struct
+ * @src_size: its size in this library
+ *
+ * Structs only grow at their end, so the common prefix means the same on
+ * both sides; what only the caller knows is zeroed, what only the library
+ * knows is left out.
+ */
+void vrdma_copy_sized(void *dst, size_t dst_size, const void *src,
+		      size_t src_size)
+{
+	if (dst_size <= src_size) {
+		memcpy(dst, src, dst_size);
+		return;
+	}
+	memcpy(dst, src, src_size);
+	memset((char *)dst + src_size, 0, dst_size - src_size);
+}

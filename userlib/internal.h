@@ -186,6 +186,25 @@ int vrdma_parse_acl(const struct nlattr *nest, struct vrdma_acl *acl);
 int vrdma_put_acl(struct vrdma_handle *h, struct nlmsghdr *nlh, int type,
 		  const struct vrdma_acl *acl);
 
+/* abi: the structs of the first libvrdma.so.1, the least a caller passes */
+#define VRDMA_DEV_SIZE_1_0	(offsetof(struct vrdma_dev, netns_name) + \
+				 VRDMA_NETNS_NAME_SIZE)
+#define VRDMA_PARENT_SIZE_1_0	(offsetof(struct vrdma_parent, vdevs) + \
+				 sizeof(char (*)[VRDMA_NAME_SIZE]))
+#define VRDMA_EVENT_SIZE_1_0	(offsetof(struct vrdma_event, dev) + \
+				 VRDMA_DEV_SIZE_1_0)
+
+_Static_assert(__VRDMA_RES_MAX <= VRDMA_RES_SLOTS,
+	       "enum vrdma_res outgrew struct vrdma_res_values");
+_Static_assert(VRDMA_ACL_MAX_ENTRIES <= VRDMA_ACL_SLOTS,
+	       "VRDMA_ACL_MAX_ENTRIES outgrew struct vrdma_acl");
+_Static_assert(offsetof(struct vrdma_event, dev) +
+	       sizeof(struct vrdma_dev) == sizeof(struct vrdma_event),
+	       "struct vrdma_event must end with its struct vrdma_dev");
+
+void vrdma_copy_sized(void *dst, size_t dst_size, const void *src,
+		      size_t src_size);
+
 /* hostinfo.c */
 
 /**

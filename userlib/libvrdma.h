@@ -14,6 +14,19 @@
  *  - A handle is not thread safe; use one per thread.
  *  - Everything a function returns through a pointer is owned by the
  *    caller and released with the matching *_free() function.
+ *
+ * ABI: the structs the library fills in (struct vrdma_dev, struct
+ * vrdma_parent, struct vrdma_event) only ever grow at their end.  The calls
+ * that fill them take the caller's idea of their size: vrdma_dev_get() and
+ * the other names without "_sz" are macros passing sizeof of the caller's
+ * struct to the *_sz function, in the manner of libibverbs' _ex calls.  The
+ * library fills in what both sides know and zeroes the rest, so a program
+ * built against an older header keeps working with a newer library and the
+ * other way round.  The arrays inside the structs have fixed sizes of their
+ * own (VRDMA_RES_SLOTS, VRDMA_ACL_SLOTS), independent of the enums of
+ * <linux/vrdma.h> that grow with the kernel.  libvrdma.so.1 exports its
+ * symbols with the version VRDMA_1.0; a later addition gets a new version
+ * node, a changed call a new name.
  */
 #ifndef LIBVRDMA_H
 #define LIBVRDMA_H
@@ -38,6 +51,14 @@ extern "C" {
 /* Directory holding named network namespaces, as used by ip-netns(8) */
 #define VRDMA_NETNS_RUN_DIR	"/var/run/netns"
 
+/*
+ * Room for one value per resource type: enum vrdma_res may grow up to it
+ * without changing struct vrdma_res_values (the present mask has 32 bits)
+ */
+#define VRDMA_RES_SLOTS		32
+/* Room for ACL entries; VRDMA_ACL_MAX_ENTRIES of the uapi may grow to it */
+#define VRDMA_ACL_SLOTS		64
+
 struct vrdma_handle;
 struct vrdma_monitor;
 
@@ -48,7 +69,7 @@ struct vrdma_monitor;
  *	by the kernel in a reply, or to be sent in a request
  */
 struct vrdma_res_values {
-	uint64_t val[__VRDMA_RES_MAX];
+	uint64_t val[VRDMA_RES_SLOTS];
 	uint32_t present;
 };
 
@@ -75,7 +96,7 @@ struct vrdma_acl_entry {
 struct vrdma_acl {
 	bool present;
 	unsigned int count;
-	struct vrdma_acl_entry entry[VRDMA_ACL_MAX_ENTRIES];
+	struct vrdma_acl_entry entry[VRDMA_ACL_SLOTS];
 };
 
 /**
@@ -97,6 +118,8 @@ struct vrdma_acl {
  *
  * @chardev* and @netns_name are not part of the protocol: the library fills
  * them in from /sys/class/infiniband_verbs and /var/run/netns.
+ *
+ * New members are only ever added at the end (see ABI above).
  */
 struct vrdma_dev {
 	char name[VRDMA_NAME_SIZE];
@@ -133,6 +156,8 @@ struct vrdma_dev_list {
  * @vdev_count: number of vdevices on it, as counted by the kernel
  * @nr_vdevs: number of entries in @vdevs
  * @vdevs: names of the vdevices on it that the kernel listed
+ *
+ * New members are only ever added at the end.
  */
 struct vrdma_parent {
 	char name[VRDMA_NAME_SIZE];
@@ -197,6 +222,8 @@ enum vrdma_event_kind {
  * @kind: creation or removal
  * @reason: enum vrdma_del_reason for a removal, -1 when not reported
  * @dev: the vdevice as it was at the time of the event
+ *
+ * @dev stays the last member: the struct grows only with struct vrdma_dev.
  */
 struct vrdma_event {
 	enum vrdma_event_kind kind;
@@ -278,17 +305,24 @@ const char *vrdma_strerror(struct vrdma_handle *h);
 int vrdma_version(struct vrdma_handle *h, char *buf, size_t len);
 
 /**
- * vrdma_dev_list() - list the vdevices visible from the handle's namespace
+ * vrdma_dev_list_sz() - list the vdevices visible from the handle's namespace
  * @h: the handle
  * @listp: receives the list; free with vrdma_dev_list_free()
+ * @dev_size: sizeof(struct vrdma_dev) as the caller knows it; the entries
+ *	of the list are that far apart
  *
- * The list is consistent: a dump that the kernel flags as interrupted by
- * a concurrent change is thrown away and restarted, a bounded number of
+ * Call it as vrdma_dev_list(h, listp), which passes @dev_size.  The list
+ * is consistent: a dump that the kernel flags as interrupted by a
+ * concurrent change is thrown away and restarted, a bounded number of
  * times, after which the call fails with -EAGAIN.
  *
- * Return: 0 or a negative errno.
+ * Return: 0, -EINVAL for a @dev_size smaller than the first struct
+ * vrdma_dev of libvrdma.so.1, or another negative errno.
  */
-int vrdma_dev_list(struct vrdma_handle *h, struct vrdma_dev_list **listp);
+int vrdma_dev_list_sz(struct vrdma_handle *h, struct vrdma_dev_list **listp,
+		      size_t dev_size);
+#define vrdma_dev_list(h, listp) \
+	vrdma_dev_list_sz((h), (listp), sizeof(struct vrdma_dev))
 
 /**
  * vrdma_dev_list_free() - free a list returned by vrdma_dev_list()
@@ -297,16 +331,22 @@ int vrdma_dev_list(struct vrdma_handle *h, struct vrdma_dev_list **listp);
 void vrdma_dev_list_free(struct vrdma_dev_list *list);
 
 /**
- * vrdma_dev_get() - look up one vdevice by name
+ * vrdma_dev_get_sz() - look up one vdevice by name
  * @h: the handle
  * @name: vdevice name
  * @dev: receives the vdevice
+ * @dev_size: the size of *@dev as the caller knows it
  *
- * Return: 0, -ENODEV if there is no such vdevice in sight, or another
- * negative errno.
+ * Call it as vrdma_dev_get(h, name, dev), which passes @dev_size.
+ *
+ * Return: 0, -ENODEV if there is no such vdevice in sight, -EINVAL for a
+ * @dev_size smaller than the first struct vrdma_dev of libvrdma.so.1, or
+ * another negative errno.
  */
-int vrdma_dev_get(struct vrdma_handle *h, const char *name,
-		  struct vrdma_dev *dev);
+int vrdma_dev_get_sz(struct vrdma_handle *h, const char *name,
+		     struct vrdma_dev *dev, size_t dev_size);
+#define vrdma_dev_get(h, name, dev) \
+	vrdma_dev_get_sz((h), (name), (dev), sizeof(struct vrdma_dev))
 
 /**
  * vrdma_dev_add() - create a vdevice
@@ -350,14 +390,20 @@ int vrdma_dev_set(struct vrdma_handle *h, const char *name,
 		  const struct vrdma_res_values *limits);
 
 /**
- * vrdma_parent_list() - list the ib_devices that can be parents
+ * vrdma_parent_list_sz() - list the ib_devices that can be parents
  * @h: the handle
  * @listp: receives the list; free with vrdma_parent_list_free()
+ * @parent_size: sizeof(struct vrdma_parent) as the caller knows it
  *
- * Return: 0 or a negative errno.
+ * Call it as vrdma_parent_list(h, listp), which passes @parent_size.
+ *
+ * Return: 0, -EINVAL for a @parent_size smaller than the first struct
+ * vrdma_parent of libvrdma.so.1, or another negative errno.
  */
-int vrdma_parent_list(struct vrdma_handle *h,
-		      struct vrdma_parent_list **listp);
+int vrdma_parent_list_sz(struct vrdma_handle *h,
+			 struct vrdma_parent_list **listp, size_t parent_size);
+#define vrdma_parent_list(h, listp) \
+	vrdma_parent_list_sz((h), (listp), sizeof(struct vrdma_parent))
 
 /**
  * vrdma_parent_list_free() - free a list returned by vrdma_parent_list()
@@ -387,19 +433,25 @@ int vrdma_monitor_open(struct vrdma_handle *h, struct vrdma_monitor **mp);
 int vrdma_monitor_fd(const struct vrdma_monitor *m);
 
 /**
- * vrdma_monitor_next() - wait for the next event and parse it
+ * vrdma_monitor_next_sz() - wait for the next event and parse it
  * @m: the monitor
  * @ev: receives the event
+ * @ev_size: the size of *@ev as the caller knows it
  *
- * Blocks until an event arrives.  Notifications the library does not
- * know are skipped.
+ * Call it as vrdma_monitor_next(m, ev), which passes @ev_size.  Blocks
+ * until an event arrives.  Notifications the library does not know are
+ * skipped.
  *
  * Return: 0, -ENOBUFS when the socket overflowed and events were lost
  * (the monitor stays usable; re-read the device list to resync), -EPROTO
- * for a malformed notification (skipped; the monitor stays usable), or
- * another negative errno.
+ * for a malformed notification (skipped; the monitor stays usable),
+ * -EINVAL for an @ev_size smaller than the first struct vrdma_event of
+ * libvrdma.so.1, or another negative errno.
  */
-int vrdma_monitor_next(struct vrdma_monitor *m, struct vrdma_event *ev);
+int vrdma_monitor_next_sz(struct vrdma_monitor *m, struct vrdma_event *ev,
+			  size_t ev_size);
+#define vrdma_monitor_next(m, ev) \
+	vrdma_monitor_next_sz((m), (ev), sizeof(struct vrdma_event))
 
 /**
  * vrdma_monitor_close() - unsubscribe and free a monitor

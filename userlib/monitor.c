@@ -87,13 +87,17 @@ int vrdma_monitor_fd(const struct vrdma_monitor *m)
 	return mnl_socket_get_fd(m->h->tp_priv);
 }
 
-int vrdma_monitor_next(struct vrdma_monitor *m, struct vrdma_event *ev)
+int vrdma_monitor_next_sz(struct vrdma_monitor *m, struct vrdma_event *out,
+			  size_t ev_size)
 {
 	struct vrdma_handle *h = m->h;
 	const struct nlmsghdr *nlh;
+	struct vrdma_event evbuf, *ev = &evbuf;
 	ssize_t n;
 	int ret;
 
+	if (ev_size < VRDMA_EVENT_SIZE_1_0)
+		return -EINVAL;
 	for (;;) {
 		if (m->off >= m->len) {
 			m->len = 0;
@@ -118,6 +122,7 @@ int vrdma_monitor_next(struct vrdma_monitor *m, struct vrdma_event *ev)
 		if (ret < 0)
 			return ret;
 		vrdma_dev_add_hostinfo(&ev->dev, 1);
+		vrdma_copy_sized(out, ev_size, ev, sizeof(*ev));
 		return 0;
 	}
 }

@@ -273,7 +273,10 @@ static int parse_keywords(const char *what, const struct dev_keyword *table,
 	return 0;
 }
 
-/* The first word of add/set/del: the vdevice name, or a request for help */
+/*
+ * The first word of add/set/del: the vdevice name, or a request for help.
+ * Any other word is a name, also one that is a prefix of a keyword.
+ */
 static int dev_name_arg(const char *what, int argc, char **argv,
 			const char **name)
 {
@@ -282,7 +285,7 @@ static int dev_name_arg(const char *what, int argc, char **argv,
 			   DEV_HELP);
 		return -1;
 	}
-	if (vctl_is_help(argv[0])) {
+	if (vctl_is_help_exact(argv[0])) {
 		dev_usage(stdout);
 		return 1;
 	}
@@ -312,7 +315,7 @@ static int dev_add(struct vctl *c, int argc, char **argv)
 	}
 	h = vctl_handle(c);
 	if (!h)
-		return -1;
+		return VCTL_EFAIL;
 	if (vrdma_dev_add_acl(h, name, a.parent, &a.netns,
 			      a.limits.present ? &a.limits : NULL,
 			      &a.sgids, &a.peers))
@@ -338,7 +341,7 @@ static int dev_set(struct vctl *c, int argc, char **argv)
 	}
 	h = vctl_handle(c);
 	if (!h)
-		return -1;
+		return VCTL_EFAIL;
 	if (vrdma_dev_set_acl(h, name, &a.limits, &a.sgids, &a.peers))
 		return vctl_kernel_error(c, "dev set");
 	return 0;
@@ -357,7 +360,7 @@ static int dev_del(struct vctl *c, int argc, char **argv)
 		return -1;
 	h = vctl_handle(c);
 	if (!h)
-		return -1;
+		return VCTL_EFAIL;
 	if (vrdma_dev_del(h, name))
 		return vctl_kernel_error(c, "dev del");
 	return 0;
@@ -371,8 +374,9 @@ static void print_res_json(const char *key, const struct vrdma_res_values *v)
 	for (res = VRDMA_RES_CTX; res <= VRDMA_RES_MAX; res++) {
 		if (!vrdma_res_has(v, res))
 			continue;
+		/* Every value a number; null for "no limit" */
 		if (v->val[res] == VRDMA_LIMIT_MAX)
-			out_str(vrdma_res_name(res), NULL, "max");
+			out_null(vrdma_res_name(res));
 		else
 			out_uint(vrdma_res_name(res), NULL, v->val[res]);
 	}
@@ -502,7 +506,7 @@ static int dev_show(struct vctl *c, int argc, char **argv)
 	struct vrdma_dev dev;
 	size_t i;
 
-	if (argc && vctl_is_help(argv[0])) {
+	if (argc && vctl_is_help_exact(argv[0])) {
 		dev_usage(stdout);
 		return 0;
 	}
@@ -510,7 +514,7 @@ static int dev_show(struct vctl *c, int argc, char **argv)
 		return -1;
 	h = vctl_handle(c);
 	if (!h)
-		return -1;
+		return VCTL_EFAIL;
 	/* Fetch everything first: an error must not leave half a JSON list */
 	if (argc) {
 		if (vrdma_dev_get(h, argv[0], &dev))

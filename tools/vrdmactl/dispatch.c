@@ -113,6 +113,21 @@ bool vctl_is_help(const char *word)
 }
 
 /**
+ * vctl_is_help_exact() - whether a word where a name may stand asks for help
+ * @word: the word
+ *
+ * A name may be a prefix of "help" (a vdevice called "he"), so there only
+ * the whole word counts.
+ *
+ * Return: true for "help", "-h", "--help".
+ */
+bool vctl_is_help_exact(const char *word)
+{
+	return !strcmp(word, "help") || !strcmp(word, "-h") ||
+	       !strcmp(word, "--help");
+}
+
+/**
  * vctl_no_more_words() - fail on words after a complete command
  * @what: the command, for the message
  * @argc: number of words left

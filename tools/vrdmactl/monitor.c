@@ -65,7 +65,7 @@ int vctl_monitor(struct vctl *c, int argc, char **argv)
 		return -1;
 	h = vctl_handle(c);
 	if (!h)
-		return -1;
+		return VCTL_EFAIL;
 	if (vrdma_monitor_open(h, &m))
 		return vctl_kernel_error(c, "monitor");
 	/* One object per line: -p would break that */
@@ -86,5 +86,5 @@ int vctl_monitor(struct vctl *c, int argc, char **argv)
 	}
 	vctl_error("monitor: %s", strerror(-ret));
 	vrdma_monitor_close(m);
-	return -1;
+	return VCTL_EFAIL;
 }

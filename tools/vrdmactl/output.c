@@ -199,6 +199,18 @@ void out_uint(const char *key, const char *fmt, uint64_t val)
 }
 
 /**
+ * out_null() - a JSON null field; nothing as text
+ * @key: JSON key, NULL inside an array
+ */
+void out_null(const char *key)
+{
+	if (!out.json)
+		return;
+	json_member(key);
+	fputs("null", stdout);
+}
+
+/**
  * out_text() - text that only the text output has
  * @fmt: printf format
  */

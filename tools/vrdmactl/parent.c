@@ -56,7 +56,7 @@ static int parent_show(struct vctl *c, int argc, char **argv)
 		return -1;
 	h = vctl_handle(c);
 	if (!h)
-		return -1;
+		return VCTL_EFAIL;
 	if (vrdma_parent_list(h, &list))
 		return vctl_kernel_error(c, "parent show");
 	out_list_begin();

@@ -79,12 +79,12 @@ struct vrdma_handle *vctl_handle(struct vctl *c)
  *
  * Prints "vrdmactl: <what>: <extack> (<strerror>)".
  *
- * Return: -1.
+ * Return: VCTL_EFAIL.
  */
 int vctl_kernel_error(struct vctl *c, const char *what)
 {
 	vctl_error("%s: %s", what, vrdma_strerror(c->h));
-	return -1;
+	return VCTL_EFAIL;
 }
 
 static int run_words(struct vctl *c, int argc, char **argv)
@@ -149,7 +149,7 @@ static int run_batch(struct vctl *c, const char *file)
 	if (!f) {
 		vctl_error("cannot open batch file \"%s\": %s", file,
 			   strerror(errno));
-		return -1;
+		return VCTL_EFAIL;
 	}
 	while (getline(&line, &size, f) >= 0) {
 		lineno++;
@@ -159,18 +159,18 @@ static int run_batch(struct vctl *c, const char *file)
 		if (n < 0) {
 			vctl_error("%s:%u: %s", file, lineno, n == -E2BIG ?
 				   "too many words" : "unterminated quote");
-			ret = -1;
+			ret = VCTL_EUSAGE;
 			break;
 		}
-		if (run_words(c, n, words)) {
+		ret = run_words(c, n, words);
+		if (ret) {
 			vctl_error("%s:%u: command failed", file, lineno);
-			ret = -1;
 			break;
 		}
 	}
 	if (!ret && ferror(f)) {
 		vctl_error("cannot read batch file \"%s\"", file);
-		ret = -1;
+		ret = VCTL_EFAIL;
 	}
 	free(line);
 	if (!from_stdin)
@@ -187,7 +187,7 @@ static int print_version(struct vctl *c)
 	printf("%s %s\n", VCTL_NAME, VRDMA_VERSION);
 	h = vctl_handle(c);
 	if (!h)
-		return -1;
+		return VCTL_EFAIL;
 	ret = vrdma_version(h, version, sizeof(version));
 	if (!ret) {
 		printf("vrdma module %s\n", version);
@@ -245,7 +245,7 @@ int main(int argc, char **argv)
 			if (!c.netns_path || !*optarg) {
 				vctl_error("bad network namespace \"%s\"",
 					   optarg);
-				return 1;
+				return VCTL_EXIT_USAGE;
 			}
 			break;
 		case 'b':
@@ -260,7 +260,7 @@ int main(int argc, char **argv)
 		case ':':
 			vctl_error("option \"%s\" needs a value; try \"%s\"",
 				   argv[optind - 1], TOP_HELP);
-			return 1;
+			return VCTL_EXIT_USAGE;
 		default:
 			if (optopt)
 				vctl_error("unknown option \"-%c\"; try \"%s\"",
@@ -268,7 +268,7 @@ int main(int argc, char **argv)
 			else
 				vctl_error("unknown option \"%s\"; try \"%s\"",
 					   argv[optind - 1], TOP_HELP);
-			return 1;
+			return VCTL_EXIT_USAGE;
 		}
 	}
 	argc -= optind;
@@ -288,5 +288,7 @@ int main(int argc, char **argv)
 		ret = run_words(&c, argc, argv);
 	}
 	vrdma_close(c.h);
-	return ret ? 1 : 0;
+	if (ret == VCTL_EFAIL)
+		return VCTL_EXIT_FAIL;
+	return ret ? VCTL_EXIT_USAGE : 0;
 }

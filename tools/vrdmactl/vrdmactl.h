@@ -23,6 +23,17 @@
 
 #define VCTL_NAME	"vrdmactl"
 
+/*
+ * What a command returns: 0, VCTL_EUSAGE when the command line is not
+ * understood (nothing was done), VCTL_EFAIL when it was understood but
+ * failed (the kernel refused, the module is not loaded, a file or namespace
+ * cannot be opened).  main() turns them into the exit statuses 2 and 1.
+ */
+#define VCTL_EUSAGE	(-1)
+#define VCTL_EFAIL	(-2)
+#define VCTL_EXIT_FAIL	1
+#define VCTL_EXIT_USAGE	2
+
 /**
  * struct vctl - what every command gets
  * @json: -j, print JSON
@@ -40,7 +51,8 @@ struct vctl {
 /**
  * struct vctl_cmd - one word of a dispatch table
  * @name: the word
- * @run: what it does with the words after it; returns 0 or -1
+ * @run: what it does with the words after it; returns 0, VCTL_EUSAGE
+ *	or VCTL_EFAIL
  *
  * Tables end with a NULL @name; the first entry runs when no word is given.
  */
@@ -60,6 +72,7 @@ int vctl_lookup(const void *table, size_t stride, const char *word,
 int vctl_dispatch(struct vctl *c, const struct vctl_cmd *cmds,
 		  const char *kind, const char *help, int argc, char **argv);
 bool vctl_is_help(const char *word);
+bool vctl_is_help_exact(const char *word);
 int vctl_no_more_words(const char *what, int argc, char **argv);
 
 /* args.c */
@@ -78,6 +91,7 @@ void out_array_begin(const char *key);
 void out_array_end(void);
 void out_str(const char *key, const char *fmt, const char *val);
 void out_uint(const char *key, const char *fmt, uint64_t val);
+void out_null(const char *key);
 void out_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void out_line_end(void);
 bool out_is_json(void);

@@ -20,5 +20,6 @@ void suite_reply(void);
 void suite_handle(void);
 void suite_hostinfo(void);
 void suite_acl(void);
+void suite_abi(void);
 
 #endif /* VRDMA_TEST_CHECK_H */

@@ -11,6 +11,7 @@
 #include <linux/netlink.h>
 
 #include "../internal.h"
+#include "abi/consumers.h"
 #include "build.h"
 #include "check.h"
 
@@ -495,4 +496,75 @@ void suite_handle(void)
 	RUN(test_request_version);
 	RUN(test_parent_list);
 	RUN(test_monitor);
+}
+
+/*
+ * The ABI promise of libvrdma.h: programs built against the frozen 1.0
+ * header and against a header from the future (tests/abi/consumer.c) use
+ * this library through the public calls, on the mock kernel.
+ */
+static void abi_run(int (*dev_get)(struct vrdma_handle *h),
+		    int (*dev_list)(struct vrdma_handle *h),
+		    int (*parent_list)(struct vrdma_handle *h),
+		    int (*monitor)(struct vrdma_monitor *m))
+{
+	struct vrdma_monitor *m;
+	struct vrdma_handle *h;
+	struct nlmsghdr *nlh;
+	struct dgram *dg;
+
+	h = mock_open(script_dev_get);
+	CHECK(dev_get(h) == 0);
+	vrdma_close(h);
+	h = mock_open(script_dev_dump);
+	CHECK(dev_list(h) == 0);
+	vrdma_close(h);
+	h = mock_open(script_parents);
+	CHECK(parent_list(h) == 0);
+	vrdma_close(h);
+
+	h = mock_open(script_ack);
+	h->family = TEST_FAMILY;
+	m = vrdma_monitor_wrap(h);
+	dg = mock_push(&mock);
+	nlh = dg_genl(dg, TEST_FAMILY, 0, 0, VRDMA_CMD_DEV_NEW);
+	put_dev_attrs(nlh, "vr0");
+	dg_end(dg, nlh);
+	CHECK(monitor(m) == 0);
+	vrdma_monitor_close(m);
+}
+
+static void test_abi_old_consumer(void)
+{
+	CHECK(abi_v1_0_dev_size() == VRDMA_DEV_SIZE_1_0);
+	abi_run(abi_v1_0_dev_get, abi_v1_0_dev_list, abi_v1_0_parent_list,
+		abi_v1_0_monitor);
+}
+
+static void test_abi_future_consumer(void)
+{
+	CHECK(abi_future_dev_size() > sizeof(struct vrdma_dev));
+	abi_run(abi_future_dev_get, abi_future_dev_list,
+		abi_future_parent_list, abi_future_monitor);
+}
+
+/* A caller with a struct smaller than the first release's is refused */
+static void test_abi_too_small(void)
+{
+	struct vrdma_handle *h = mock_open(script_dev_get);
+	struct vrdma_dev_list *list;
+	struct vrdma_dev dev;
+
+	CHECK(vrdma_dev_get_sz(h, "vr0", &dev, VRDMA_DEV_SIZE_1_0 - 1) ==
+	      -EINVAL);
+	CHECK(vrdma_dev_list_sz(h, &list, 8) == -EINVAL && !list);
+	CHECK(mock.requests == 0);
+	vrdma_close(h);
+}
+
+void suite_abi(void)
+{
+	RUN(test_abi_old_consumer);
+	RUN(test_abi_future_consumer);
+	RUN(test_abi_too_small);
 }

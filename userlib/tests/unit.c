@@ -39,6 +39,7 @@ int main(void)
 	suite_handle();
 	suite_hostinfo();
 	suite_acl();
+	suite_abi();
 	printf("%d passed, %d failed\n", tests_passed, tests_failed);
 	return tests_failed ? 1 : 0;
 }

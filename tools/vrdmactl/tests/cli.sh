@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # vrdmactl command-line tests that need no kernel module: every bad word
-# fails with exit status 1 and a message naming it, help works at every
-# level, and batch mode stops at the first bad line with its number.
+# fails with exit status 2 (a usage error) and a message naming it, a
+# command the parser accepts fails with status 1 when the kernel (or the
+# missing module) refuses it, help works at every level, a name that is a
+# prefix of a keyword is a name, and batch mode stops at the first bad
+# line with its number.
 #
 # Commands that pass the parser may reach the kernel; those use names that
 # cannot exist and only change nothing (dev set/del of a missing device),
@@ -19,8 +22,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # check DESCRIPTION WANT-STATUS WANT-TEXT -- ARGS...
-# WANT-TEXT must appear in stdout+stderr ("" for anything); for status 1
-# the message must also start with "vrdmactl: " and nothing may go to stdout.
+# WANT-TEXT must appear in stdout+stderr ("" for anything); for a failure
+# (1 or 2) the message must also start with "vrdmactl: " and nothing may go
+# to stdout.
 check() {
 	local desc=$1 want_status=$2 want_text=$3 status
 	shift 4
@@ -31,9 +35,9 @@ check() {
 		why="exit status $status, want $want_status"
 	elif [ -n "$want_text" ] && ! grep -qF -- "$want_text" "$tmp/out" "$tmp/err"; then
 		why="output lacks '$want_text'"
-	elif [ "$want_status" = 1 ] && ! grep -q '^vrdmactl: ' "$tmp/err"; then
+	elif [ "$want_status" != 0 ] && ! grep -q '^vrdmactl: ' "$tmp/err"; then
 		why="no 'vrdmactl: ' error message"
-	elif [ "$want_status" = 1 ] && [ -s "$tmp/out" ]; then
+	elif [ "$want_status" != 0 ] && [ -s "$tmp/out" ]; then
 		why="printed to stdout on failure"
 	fi
 	if [ -z "$why" ]; then
@@ -63,57 +67,65 @@ check "parent show help"        0 "parent show"         -- parent show help
 check "monitor help"            0 "monitor"             -- monitor help
 
 # Unknown and ambiguous words, at every level
-check "no object"               1 "Usage:"              --
-check "unknown object"          1 'unknown object "bogus"; try "vrdmactl help"' -- bogus
-check "empty object"            1 'unknown object ""'   -- ""
-check "unknown dev command"     1 'unknown dev command "frob"' -- dev frob
-check "ambiguous dev command"   1 'ambiguous dev command "s"' -- dev s
-check "unknown parent command"  1 'unknown parent command "add"' -- parent add
-check "help with extra word"    1 '"extra"'             -- help extra
-check "dev help extra word"     1 '"extra"'             -- dev help extra
-check "monitor extra word"      1 'unexpected word "now"' -- monitor now
-check "parent show extra word"  1 'unexpected word "rxe0"' -- parent show rxe0
-check "dev show two names"      1 'unexpected word "b"' -- dev show a b
-check "dev del extra word"      1 'unexpected word "now"' -- dev del vr0 now
-check "dev del without name"    1 "missing device NAME" -- dev del
-check "dev add without name"    1 "missing device NAME" -- dev add
-check "unknown option"          1 'unknown option "-x"' -- -x dev
-check "unknown long option"     1 'unknown option "--bogus"' -- --bogus dev
-check "option needs value"      1 'option "-n" needs a value' -- -n
-check "-b with extra words"     1 'unexpected word "dev"' -- -b /dev/null dev
+check "no object"               2 "Usage:"              --
+check "unknown object"          2 'unknown object "bogus"; try "vrdmactl help"' -- bogus
+check "empty object"            2 'unknown object ""'   -- ""
+check "unknown dev command"     2 'unknown dev command "frob"' -- dev frob
+check "ambiguous dev command"   2 'ambiguous dev command "s"' -- dev s
+check "unknown parent command"  2 'unknown parent command "add"' -- parent add
+check "help with extra word"    2 '"extra"'             -- help extra
+check "dev help extra word"     2 '"extra"'             -- dev help extra
+check "monitor extra word"      2 'unexpected word "now"' -- monitor now
+check "parent show extra word"  2 'unexpected word "rxe0"' -- parent show rxe0
+check "dev show two names"      2 'unexpected word "b"' -- dev show a b
+check "dev del extra word"      2 'unexpected word "now"' -- dev del vr0 now
+check "dev del without name"    2 "missing device NAME" -- dev del
+check "dev add without name"    2 "missing device NAME" -- dev add
+check "unknown option"          2 'unknown option "-x"' -- -x dev
+check "unknown long option"     2 'unknown option "--bogus"' -- --bogus dev
+check "option needs value"      2 'option "-n" needs a value' -- -n
+check "-b with extra words"     2 'unexpected word "dev"' -- -b /dev/null dev
 
 # dev add / dev set keywords and values
 ADD=(dev add vr0 parent rxe0)
-check "unknown keyword"         1 'unknown dev add keyword "colour"' -- "${ADD[@]}" netns-pid 1 colour red
-check "ambiguous keyword"       1 'ambiguous dev add keyword "p"' -- dev add vr0 p rxe0
-check "ambiguous limit keyword" 1 'ambiguous dev set keyword "m"' -- dev set vr0 m 1
-check "keyword without value"   1 '"qp" needs a value'  -- "${ADD[@]}" netns-pid 1 qp
-check "bad count"               1 'bad value "abc" for "qp"' -- "${ADD[@]}" netns-pid 1 qp abc
-check "negative count"          1 'bad value "-1" for "cq"' -- dev set vr0 cq -1
-check "count with suffix"       1 'bad value "4K" for "mr"' -- dev set vr0 mr 4K
-check "count overflow"          1 'bad value "18446744073709551616" for "pd"' -- dev set vr0 pd 18446744073709551616
-check "bad size suffix"         1 'bad value "1X" for "mr-bytes"' -- dev set vr0 mr-bytes 1X
-check "size with two suffixes"  1 'bad value "1KB" for "mr-bytes"' -- dev set vr0 mr-bytes 1KB
-check "size overflow"           1 'bad value "16777216T" for "mr-bytes"' -- dev set vr0 mr-bytes 16777216T
-check "limit given twice"       1 '"qp" given twice'    -- dev set vr0 qp 1 qp 2
-check "parent given twice"      1 '"parent" given twice' -- "${ADD[@]}" parent rxe1 netns-pid 1
-check "two netns"               1 "only one of netns"   -- "${ADD[@]}" netns-pid 1 netns blue
-check "missing parent"          1 '"parent PARENT" is required' -- dev add vr0 netns-pid 1
-check "missing netns"           1 "one of netns, netns-pid, netns-path is required" -- "${ADD[@]}"
-check "netns name with slash"   1 'bad value "a/b" for "netns"' -- "${ADD[@]}" netns a/b
-check "netns name .."           1 'bad value ".." for "netns"' -- "${ADD[@]}" netns ..
-check "netns-pid 0"             1 'bad value "0" for "netns-pid"' -- "${ADD[@]}" netns-pid 0
-check "netns-pid word"          1 'bad value "self" for "netns-pid"' -- "${ADD[@]}" netns-pid self
-check "dev set without limits"  1 "no limit given"      -- dev set vr0
-check "dev set non-limit word"  1 'unknown dev set keyword "parent"' -- dev set vr0 parent rxe0
-check "sgid with prefix"        1 'bad value "10.0.0.1/24" for "sgid"' -- dev set vr0 sgid 10.0.0.1/24
-check "sgid not an address"     1 'bad value "host" for "sgid"' -- dev set vr0 sgid host
-check "peer prefix too long"    1 'bad value "10.0.0.0/33" for "peer"' -- dev set vr0 peer 10.0.0.0/33
-check "peer v6 prefix too long" 1 'bad value "fd00::/129" for "peer"' -- dev set vr0 peer fd00::/129
-check "peer any mixed"          1 '"peer any" cannot be combined' -- dev set vr0 peer any peer 10.0.0.0/8
-check "sgid any mixed"          1 '"sgid any" cannot be combined' -- dev set vr0 sgid 10.0.0.1 sgid any
-check "too many peers"          1 'too many "peer": at most 16' -- dev set vr0 $(for i in $(seq 17); do echo peer 10.0.$i.0/24; done)
-check "ambiguous s keyword"     1 'ambiguous dev set keyword "s"' -- dev set vr0 s 1
+check "unknown keyword"         2 'unknown dev add keyword "colour"' -- "${ADD[@]}" netns-pid 1 colour red
+check "ambiguous keyword"       2 'ambiguous dev add keyword "p"' -- dev add vr0 p rxe0
+check "ambiguous limit keyword" 2 'ambiguous dev set keyword "m"' -- dev set vr0 m 1
+check "keyword without value"   2 '"qp" needs a value'  -- "${ADD[@]}" netns-pid 1 qp
+check "bad count"               2 'bad value "abc" for "qp"' -- "${ADD[@]}" netns-pid 1 qp abc
+check "negative count"          2 'bad value "-1" for "cq"' -- dev set vr0 cq -1
+check "count with suffix"       2 'bad value "4K" for "mr"' -- dev set vr0 mr 4K
+check "count overflow"          2 'bad value "18446744073709551616" for "pd"' -- dev set vr0 pd 18446744073709551616
+check "bad size suffix"         2 'bad value "1X" for "mr-bytes"' -- dev set vr0 mr-bytes 1X
+check "size with two suffixes"  2 'bad value "1KB" for "mr-bytes"' -- dev set vr0 mr-bytes 1KB
+check "size overflow"           2 'bad value "16777216T" for "mr-bytes"' -- dev set vr0 mr-bytes 16777216T
+check "limit given twice"       2 '"qp" given twice'    -- dev set vr0 qp 1 qp 2
+check "parent given twice"      2 '"parent" given twice' -- "${ADD[@]}" parent rxe1 netns-pid 1
+check "two netns"               2 "only one of netns"   -- "${ADD[@]}" netns-pid 1 netns blue
+check "missing parent"          2 '"parent PARENT" is required' -- dev add vr0 netns-pid 1
+check "missing netns"           2 "one of netns, netns-pid, netns-path is required" -- "${ADD[@]}"
+check "netns name with slash"   2 'bad value "a/b" for "netns"' -- "${ADD[@]}" netns a/b
+check "netns name .."           2 'bad value ".." for "netns"' -- "${ADD[@]}" netns ..
+check "netns-pid 0"             2 'bad value "0" for "netns-pid"' -- "${ADD[@]}" netns-pid 0
+check "netns-pid word"          2 'bad value "self" for "netns-pid"' -- "${ADD[@]}" netns-pid self
+check "dev set without limits"  2 "no limit given"      -- dev set vr0
+check "dev set non-limit word"  2 'unknown dev set keyword "parent"' -- dev set vr0 parent rxe0
+check "sgid with prefix"        2 'bad value "10.0.0.1/24" for "sgid"' -- dev set vr0 sgid 10.0.0.1/24
+check "sgid not an address"     2 'bad value "host" for "sgid"' -- dev set vr0 sgid host
+check "peer prefix too long"    2 'bad value "10.0.0.0/33" for "peer"' -- dev set vr0 peer 10.0.0.0/33
+check "peer v6 prefix too long" 2 'bad value "fd00::/129" for "peer"' -- dev set vr0 peer fd00::/129
+check "peer any mixed"          2 '"peer any" cannot be combined' -- dev set vr0 peer any peer 10.0.0.0/8
+check "sgid any mixed"          2 '"sgid any" cannot be combined' -- dev set vr0 sgid 10.0.0.1 sgid any
+check "too many peers"          2 'too many "peer": at most 16' -- dev set vr0 $(for i in $(seq 17); do echo peer 10.0.$i.0/24; done)
+check "ambiguous s keyword"     2 'ambiguous dev set keyword "s"' -- dev set vr0 s 1
+
+# A name that is a prefix of a keyword ("he" of "help") is a name: the
+# command reaches the kernel (or finds the module missing), status 1
+check "dev del he is a name"    1 "dev del: "           -- dev del he
+check "dev show he is a name"   1 "dev show: "          -- dev show he
+check "dev set he is a name"    1 "dev set: "           -- dev set he qp 1
+check "dev add he is a name"    1 "dev add: "           -- dev add he parent rxe0 netns-pid 1
+check "dev del -h"              0 "dev del NAME"        -- dev del -h
 
 # Good grammar goes past the parser (to the kernel, or to "not loaded")
 for args in "qp 1" "mr-bytes 4K" "mr-bytes 2g" "mr-bytes max" "ctx max pd 0" \
@@ -147,13 +159,13 @@ check "batch of help lines"     0 "dev add NAME"        -- -b "$tmp/good"
 # Comments and blank lines count; nothing after the bad line runs (stdout
 # stays empty)
 printf '# comment\n\nbogus\ndev help\n' >"$tmp/bad"
-check "batch stops at bad line" 1 "$tmp/bad:3: command failed" -- -b "$tmp/bad"
+check "batch stops at bad line" 2 "$tmp/bad:3: command failed" -- -b "$tmp/bad"
 printf 'dev set "%s\n' x >"$tmp/quote"
-check "batch unterminated quote" 1 "unterminated quote" -- -b "$tmp/quote"
+check "batch unterminated quote" 2 "unterminated quote" -- -b "$tmp/quote"
 check "batch missing file"      1 'cannot open batch file "/nonexistent/batch"' -- -b /nonexistent/batch
 "$VRDMACTL" -b - >"$tmp/out" 2>"$tmp/err" <<<"parent help
 dev frob"
-if [ $? = 1 ] && grep -qF -- '-:2: command failed' "$tmp/err" &&
+if [ $? = 2 ] && grep -qF -- '-:2: command failed' "$tmp/err" &&
    grep -q 'unknown dev command "frob"' "$tmp/err"; then
 	passed=$((passed + 1)); echo "ok   batch from stdin"
 else

@@ -259,7 +259,7 @@ static void test_dev_json(void)
 		"\"driver\":\"rxe\",\"state\":\"ACTIVE\",",
 		"\"netns\":{\"inode\":4026532301,\"name\":\"blue\"},",
 		"\"chardev\":\"uverbs3\",\"chardev_dev\":\"231:195\",",
-		"\"limits\":{\"ctx\":16,\"pd\":\"max\",\"mr_bytes\":1073741824},",
+		"\"limits\":{\"ctx\":16,\"pd\":null,\"mr_bytes\":1073741824},",
 		"\"usage\":{\"ctx\":1,\"pd\":2,\"mr_bytes\":8192}},",
 		"{\"index\":7,\"name\":\"vr\\\"1\",\"parent\":\"rxe0\",\"driver_id\":99,",
 		"\"state\":\"UNKNOWN\",\"netns\":{\"inode\":4026532301},",

@@ -1,0 +1,266 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The vrdma CNI plugin (tools/cni) against the module: what
+# tools/cni/tests/conformance.sh cannot test without it.
+#
+#   netns P  ── attachment net1 (chained: prevResult 10.96.0.5/24)
+#            ── attachment net2 (alone, cniVersion 0.4.0)
+#   netns Q  ── attachment net1 of another container, "crashed" (no DEL)
+#
+#   status            STATUS with the module; error 50 for a missing parent
+#   add_chained       ADD net1: the result is prevResult in the config's
+#                     version; the vdevice is in P with the limits of the
+#                     config and the pod (runtimeConfig), the ACL from
+#                     prevResult; state and CDI spec name its node
+#   add_second        ADD net2 in the same pod (0.4.0, not chained): its own
+#                     vdevice; the CDI spec lists both, one device each and
+#                     one for the pod
+#   add_again_fails   ADD of an attachment that exists: error 100, the
+#                     first one intact
+#   check             CHECK of both; CHECK after the vdevice vanished: 104
+#   rdma_max          ADD with rdmaMax and K8S_POD_UID: the pod cgroup's
+#                     rdma.max has the vdevice's line
+#   add_fails_clean   ADD on a parent that does not exist: error 100,
+#                     nothing left
+#   del               DEL net1: its vdevice, state and CDI device gone, net2
+#                     intact; DEL again succeeds
+#   gc_after_crash    GC with only net2 valid removes Q's attachment
+#   add_time          the time an ADD adds, median of 10 ADD/DEL pairs
+#   kernel_log_clean
+#
+# vm-test-timeout: 300
+
+# shellcheck source=selftests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=selftests/lib-vdev.sh
+. "$(dirname "$0")/lib-vdev.sh"
+
+ktap_plan status add_chained add_second add_again_fails check rdma_max \
+	add_fails_clean del gc_after_crash add_time kernel_log_clean
+
+PLUGIN=$TOP/tools/cni/vrdma
+if ! have_vrdmactl || ! require_cmd jq || [ ! -x "$PLUGIN" ]; then
+	ktap_skip_rest "vrdmactl, jq or the CNI plugin missing"
+	exit 0
+fi
+
+mark=$(klog_mark)
+tmpdir T
+STATE=$T/state
+CDI=$T/cdi
+new_ns P p && new_ns Q q || exit 1
+PNS=/run/netns/$P
+QNS=/run/netns/$Q
+ID=$(printf 'cni-%s-%s' "$$" "$RANDOM" | sha256sum | cut -c1-64)
+ID2=$(printf 'cni2-%s-%s' "$$" "$RANDOM" | sha256sum | cut -c1-64)
+POD=ns_pod-$$
+
+# conf NETWORK [EXTRA-JSON] [VERSION] - the plugin's configuration
+conf() {
+	jq -cn --arg n "$1" --arg s "$STATE" --arg c "$CDI" --arg p "$PARENT" \
+		--arg v "${3:-1.1.0}" --argjson x "${2:-{\}}" \
+		'{cniVersion: $v, name: $n, type: "vrdma", parent: $p,
+		  stateDir: $s, cdiDir: $c} + $x'
+}
+
+# cni CMD ID NETNS IFNAME CONF [VAR=VALUE...] - run the plugin, output in
+# $T/out; the command goes to the log
+cni() {
+	local cmd=$1 id=$2 ns=$3 ifn=$4 in=$5 rc
+	shift 5
+	echo "# [init] CNI_COMMAND=$cmd CNI_CONTAINERID=${id:0:12}... CNI_NETNS=$ns CNI_IFNAME=$ifn $* vrdma <<< '$in'" >&"$KTAP_FD"
+	env CNI_COMMAND="$cmd" CNI_CONTAINERID="$id" CNI_NETNS="$ns" \
+		CNI_IFNAME="$ifn" CNI_PATH=/nonexistent \
+		CNI_ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=ns;K8S_POD_NAME=pod-$$" \
+		"$@" "$PLUGIN" <<<"$in" >"$T/out" 2>"$T/err"
+	rc=$?
+	[ -s "$T/out" ] && ktap_diag "  -> $(head -c 600 "$T/out")"
+	return $rc
+}
+
+# state_of NETWORK IFNAME ID - the state file of an attachment, by content
+state_of() {
+	grep -l "\"containerID\":\"$3\"" "$STATE/$1"/*.json 2>/dev/null |
+		xargs -r grep -l "\"ifname\":\"$2\"" | head -n 1
+}
+
+# vdev_of NETWORK IFNAME ID - the vdevice an attachment's state names
+vdev_of() {
+	local f
+	f=$(state_of "$@") && [ -n "$f" ] && jq -r .vdevice "$f"
+}
+
+dev_json() {
+	"$VRDMACTL" -j dev show "$1" 2>/dev/null | jq -c '.[0]'
+}
+
+# --- STATUS ---------------------------------------------------------------------
+
+if cni STATUS "" "" "" "$(conf rdmanet)" && [ ! -s "$T/out" ] &&
+   ! cni STATUS "" "" "" "$(conf rdmanet '{"parent": "nosuchdev0"}')" &&
+   jq -e '.code == 50' "$T/out" >/dev/null; then
+	ktap_ok status
+else
+	ktap_fail status
+fi
+
+# --- ADD, chained -------------------------------------------------------------------
+
+PREV='{"cniVersion":"1.1.0","interfaces":[{"name":"net1","sandbox":"'$PNS'"}],
+ "ips":[{"address":"10.96.0.5/24","gateway":"10.96.0.1","interface":0}],"dns":{}}'
+CONF1=$(conf rdmanet "$(jq -cn --argjson p "$PREV" '{
+	limits: {qp: 16, mr: 64, mr_bytes: null}, maxLimits: {qp: 128},
+	acl: {sgids: "prevResult", peers: "prevResult"},
+	runtimeConfig: {vrdmaLimits: {qp: 100}}, prevResult: $p}')")
+add_chained() {
+	local v dj node f
+	cni ADD "$ID" "$PNS" net1 "$CONF1" || return 1
+	# The result: prevResult, in the configuration's version
+	[ "$(jq -cS . "$T/out")" = "$(jq -cS '. + {cniVersion: "1.1.0"}' <<<"$PREV")" ] ||
+		{ ktap_diag "the result is not prevResult"; return 1; }
+	v=$(vdev_of rdmanet net1 "$ID") && [ -n "$v" ] || return 1
+	dj=$(dev_json "$v")
+	ktap_diag "vdevice $v: $dj" "state: $(cat "$(state_of rdmanet net1 "$ID")")"
+	# "vr" + 12 characters of the ID + "-" + 12 hex digits
+	[[ $v =~ ^vr${ID:0:12}-[0-9a-f]{12}$ ]] || { ktap_diag "name $v"; return 1; }
+	jq -e --argjson ino "$(stat -L -c %i "$PNS")" '
+		.netns.inode == $ino and .limits.qp == 100 and .limits.mr == 64 and
+		.limits.mr_bytes == null and .sgids == ["10.96.0.5"] and
+		.peers == ["10.96.0.0/24"]' <<<"$dj" >/dev/null || return 1
+	node=$(jq -r .chardev <<<"$dj")
+	f=$CDI/vrdma.io-pod-$POD.json
+	ktap_diag "CDI spec $f: $(jq -c . "$f")"
+	jq -e --arg n "/dev/infiniband/$node" --arg pod "$POD" \
+		--argjson maj "$(jq -r '.chardev_dev | split(":")[0]' <<<"$dj")" \
+		--argjson min "$(jq -r '.chardev_dev | split(":")[1]' <<<"$dj")" '
+		.kind == "vrdma.io/pod" and
+		([.devices[].name] == [$pod, $pod + "-net1"]) and
+		(.devices[0].containerEdits.deviceNodes[0] ==
+		 {path: $n, type: "c", major: $maj, minor: $min, permissions: "rw",
+		  fileMode: 438})' \
+		"$f" >/dev/null
+}
+ktap_check add_chained add_chained
+V1=$(vdev_of rdmanet net1 "$ID")
+
+# --- a second attachment in the same pod, 0.4.0, not chained ----------------------------
+
+add_second() {
+	local v2
+	cni ADD "$ID" "$PNS" net2 "$(conf rail2 '{}' 0.4.0)" || return 1
+	jq -e '.cniVersion == "0.4.0"' "$T/out" >/dev/null || return 1
+	v2=$(vdev_of rail2 net2 "$ID") && [ -n "$v2" ] && [ "$v2" != "$V1" ] || return 1
+	ktap_diag "net1: $V1, net2: $v2"
+	[ "$(dev_json "$v2" | jq -r .netns.inode)" = "$(stat -L -c %i "$PNS")" ] || return 1
+	jq -e --arg pod "$POD" '[.devices[].name] == [$pod, $pod + "-net1", $pod + "-net2"] and
+		(.devices[0].containerEdits.deviceNodes | map(select(.path | test("uverbs"))) | length) == 2' \
+		"$CDI/vrdma.io-pod-$POD.json" >/dev/null
+}
+ktap_check add_second add_second
+V2=$(vdev_of rail2 net2 "$ID")
+
+add_again() {
+	! cni ADD "$ID" "$PNS" net1 "$CONF1" && jq -e '.code == 100' "$T/out" >/dev/null &&
+		[ -n "$(dev_json "$V1")" ] && [ -n "$(state_of rdmanet net1 "$ID")" ]
+}
+ktap_check add_again_fails add_again
+
+# --- CHECK -------------------------------------------------------------------------------
+
+check() {
+	cni CHECK "$ID" "$PNS" net1 "$CONF1" || return 1
+	cni CHECK "$ID" "$PNS" net2 "$(conf rail2 '{}' 0.4.0)" || return 1
+	# CHECK against another namespace
+	! cni CHECK "$ID" "$QNS" net1 "$CONF1" && jq -e '.code == 104' "$T/out" >/dev/null
+}
+ktap_check check check
+
+# --- rdma.max ----------------------------------------------------------------------------
+
+# A pod cgroup the way kubelet's cgroupfs driver names it; the root has the
+# rdma controller enabled for its children in the guest
+rdma_max() {
+	local uid=1234abcd-0000-4000-8000-$$ cg root v line
+	root=/sys/fs/cgroup/vrdma-cni-$$
+	cg=$root/kubepods/besteffort/pod$uid
+	grep -qw rdma /sys/fs/cgroup/cgroup.subtree_control || { ktap_diag "no rdma controller"; return 1; }
+	in_init mkdir -p "$cg" || return 1
+	cleanup_push rmdir "$cg" "$root/kubepods/besteffort" "$root/kubepods" "$root"
+	echo "+rdma" >"$root/cgroup.subtree_control" &&
+		echo "+rdma" >"$root/kubepods/cgroup.subtree_control" &&
+		echo "+rdma" >"$root/kubepods/besteffort/cgroup.subtree_control" || return 1
+	cni ADD "$ID2" "$QNS" eth9 "$(conf cgnet '{"rdmaMax": {"hca_handle": 2, "hca_object": 100}}')" \
+		CNI_ARGS="K8S_POD_UID=$uid;K8S_POD_NAMESPACE=ns;K8S_POD_NAME=cg-$$" || return 1
+	v=$(vdev_of cgnet eth9 "$ID2")
+	line=$(awk -v d="$v" '$1 == d { $1 = $1; print }' "$cg/rdma.max")
+	ktap_diag "rdma.max of $cg: $line"
+	cni DEL "$ID2" "$QNS" eth9 "$(conf cgnet)" || return 1
+	[ "$line" = "$v hca_handle=2 hca_object=100" ]
+}
+ktap_check rdma_max rdma_max
+
+add_fails_clean() {
+	local before after
+	before=$(find "$STATE" "$CDI" -type f | sort; vdev_count)
+	! cni ADD "$ID2" "$QNS" eth0 "$(conf badnet '{"parent": "nosuchdev0"}')" &&
+		jq -e '.code == 100' "$T/out" >/dev/null || return 1
+	# rdmaMax without a cgroup to find: refused, the vdevice taken back
+	! cni ADD "$ID2" "$QNS" eth0 "$(conf badnet '{"rdmaMax": {"hca_handle": 1}}')" \
+		CNI_ARGS= && jq -e '.code == 102' "$T/out" >/dev/null || return 1
+	after=$(find "$STATE" "$CDI" -type f | sort; vdev_count)
+	[ "$before" = "$after" ]
+}
+ktap_check add_fails_clean add_fails_clean
+
+# --- DEL ------------------------------------------------------------------------------------
+
+del() {
+	cni DEL "$ID" "$PNS" net1 "$CONF1" && [ ! -s "$T/out" ] || return 1
+	[ -z "$(dev_json "$V1")" ] && [ -z "$(state_of rdmanet net1 "$ID")" ] || return 1
+	[ -n "$(dev_json "$V2")" ] || return 1
+	jq -e --arg pod "$POD" '[.devices[].name] == [$pod, $pod + "-net2"]' \
+		"$CDI/vrdma.io-pod-$POD.json" >/dev/null || return 1
+	# Again: nothing left to delete, still success
+	cni DEL "$ID" "$PNS" net1 "$CONF1" && [ ! -s "$T/out" ]
+}
+ktap_check del del
+
+# --- GC after a crash ------------------------------------------------------------------------
+
+gc() {
+	local vq
+	cni ADD "$ID2" "$QNS" net2 "$(conf rail2)" CNI_ARGS="K8S_POD_NAMESPACE=ns;K8S_POD_NAME=crashed-$$" || return 1
+	vq=$(vdev_of rail2 net2 "$ID2")
+	ktap_diag "crashed attachment: $vq"
+	[ -e "$CDI/vrdma.io-pod-ns_crashed-$$.json" ] || return 1
+	cni GC "" "" "" "$(conf rail2 "$(jq -cn --arg id "$ID" \
+		'{"cni.dev/valid-attachments": [{containerID: $id, ifname: "net2"}]}')")" || return 1
+	[ -z "$(dev_json "$vq")" ] && [ -n "$(dev_json "$V2")" ] &&
+		[ ! -e "$CDI/vrdma.io-pod-ns_crashed-$$.json" ] &&
+		[ -e "$CDI/vrdma.io-pod-$POD.json" ] && [ -z "$(state_of rail2 net2 "$ID2")" ]
+}
+ktap_check gc_after_crash gc
+cni DEL "$ID" "$PNS" net2 "$(conf rail2)"
+
+# --- the time of an ADD ----------------------------------------------------------------------
+
+add_time() {
+	local i t0 t1 times=() med
+	for i in $(seq 10); do
+		t0=$EPOCHREALTIME
+		CNI_COMMAND=ADD CNI_CONTAINERID="$ID2" CNI_NETNS="$QNS" CNI_IFNAME=eth0 \
+			"$PLUGIN" <<<"$(conf timing)" >/dev/null || return 1
+		t1=$EPOCHREALTIME
+		CNI_COMMAND=DEL CNI_CONTAINERID="$ID2" CNI_NETNS="$QNS" CNI_IFNAME=eth0 \
+			"$PLUGIN" <<<"$(conf timing)" >/dev/null || return 1
+		times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) * 1000 }')")
+	done
+	med=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 5p)
+	ktap_diag "ADD (vdevice, state, CDI spec) in ms: ${times[*]}; median $med (TCG guest)"
+	[ -z "$(find "$STATE/timing" -type f)" ]
+}
+ktap_check add_time add_time
+
+ktap_check kernel_log_clean klog_clean_since "$mark"
+ktap_finish

@@ -1,0 +1,227 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# CNI conformance of the vrdma plugin, the part that needs no module:
+# VERSION and version negotiation (0.4.0 .. 1.1.0), each bad configuration
+# as a CNI error with its code, per-pod limits against their caps, DEL
+# without state, module or readable configuration, GC of stale state and
+# CDI specs, STATUS and CHECK without the module, and that a failed ADD
+# leaves nothing behind.  selftests/cni.sh runs the rest against the module
+# in the test VM.  With the module loaded the ADD cases below fail at the
+# same points (before or at the kernel), so the script runs anywhere.
+#
+#   tests/conformance.sh [PATH-TO-PLUGIN]
+
+PLUGIN=${1:-./vrdma}
+passed=0
+failed=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+STATE=$tmp/state
+CDI=$tmp/cdi
+NS=$tmp/netns		# stands for a namespace file: only stat(2) reads it
+touch "$NS"
+
+ok() { passed=$((passed + 1)); echo "ok   $1"; }
+bad() {
+	failed=$((failed + 1)); echo "FAIL $1: $2"
+	sed 's/^/     stdout: /' "$tmp/out"
+}
+
+# conf [EXTRA-JSON] [VERSION] - a plugin configuration with test dirs
+conf() {
+	jq -cn --arg s "$STATE" --arg c "$CDI" --arg v "${2:-1.1.0}" \
+		--argjson x "${1:-{\}}" \
+		'{cniVersion: $v, name: "rdmanet", type: "vrdma", parent: "rxe0",
+		  stateDir: $s, cdiDir: $c} + $x'
+}
+
+# run CMD STDIN [VAR=VALUE...] - the plugin with the usual CNI_ variables
+run() {
+	local cmd=$1 in=$2
+	shift 2
+	env CNI_COMMAND="$cmd" CNI_CONTAINERID=c0ffee0123456789 CNI_NETNS="$NS" \
+		CNI_IFNAME=net1 CNI_PATH=/nonexistent "$@" "$PLUGIN" \
+		<<<"$in" >"$tmp/out" 2>"$tmp/err"
+}
+
+# error DESC CODE CMD STDIN [VAR=VALUE...] - fails with CNI error CODE:
+# exit status 1, one JSON object with cniVersion, code, msg on stdout
+error() {
+	local desc=$1 code=$2 status
+	shift 2
+	run "$@"
+	status=$?
+	if [ "$status" != 1 ]; then
+		bad "$desc" "exit status $status, want 1"
+	elif ! jq -e --argjson c "$code" '.code == $c and (.msg | length > 0) and
+			(.cniVersion | type == "string")' "$tmp/out" >/dev/null 2>&1; then
+		bad "$desc" "not a CNI error with code $code"
+	else
+		ok "$desc: code $code, $(jq -r '.msg + (if .details then " (" + .details + ")" else "" end)' "$tmp/out")"
+	fi
+}
+
+# succeeds DESC CMD STDIN [VAR=VALUE...] - exit 0 and nothing on stdout
+succeeds() {
+	local desc=$1 status
+	shift
+	run "$@"
+	status=$?
+	if [ "$status" = 0 ] && [ ! -s "$tmp/out" ]; then
+		ok "$desc"
+	else
+		bad "$desc" "exit status $status, or output"
+	fi
+}
+
+# nothing_left DESC - no state file and no CDI spec
+nothing_left() {
+	if [ -z "$(find "$STATE" "$CDI" -type f 2>/dev/null)" ]; then
+		ok "$1"
+	else
+		failed=$((failed + 1)); echo "FAIL $1:"; find "$STATE" "$CDI" -type f
+	fi
+}
+
+# --- VERSION -------------------------------------------------------------------
+
+run VERSION ""
+if jq -e '.cniVersion == "1.1.0" and .supportedVersions == ["0.4.0","1.0.0","1.1.0"]' \
+	"$tmp/out" >/dev/null; then
+	ok "VERSION without configuration: $(cat "$tmp/out")"
+else
+	bad "VERSION without configuration" "wrong answer"
+fi
+for v in 0.4.0 1.0.0 1.1.0; do
+	run VERSION "$(conf '{}' "$v")"
+	if jq -e --arg v "$v" '.cniVersion == $v' "$tmp/out" >/dev/null; then
+		ok "VERSION answers in $v"
+	else
+		bad "VERSION answers in $v" "wrong cniVersion"
+	fi
+done
+
+# --- version negotiation on ADD --------------------------------------------------
+
+for v in 0.3.1 0.2.0 2.0.0; do
+	error "ADD refuses cniVersion $v" 1 ADD "$(conf '{}' "$v")"
+done
+# Accepted versions reach the kernel: without the module that is error 100
+# (module missing), with it 3 never happens since the namespace is a file
+for v in 0.4.0 1.0.0 1.1.0; do
+	run ADD "$(conf '{}' "$v")"
+	if jq -e --arg v "$v" '.cniVersion == $v and .code >= 100' "$tmp/out" >/dev/null; then
+		ok "ADD accepts cniVersion $v (error in $v: $(jq -r .msg "$tmp/out"))"
+	else
+		bad "ADD accepts cniVersion $v" "refused before the kernel"
+	fi
+done
+nothing_left "a failed ADD leaves no state and no CDI spec"
+
+# --- bad configurations ------------------------------------------------------------
+
+error "not JSON"                    6 ADD '{"cniVersion": '
+error "not an object"               6 ADD '["rxe0"]'
+error "no cniVersion"               7 ADD '{"name": "n", "type": "vrdma", "parent": "rxe0"}'
+error "no name"                     7 ADD '{"cniVersion": "1.1.0", "type": "vrdma", "parent": "rxe0"}'
+error "bad network name"            7 ADD "$(conf '{"name": "a/b"}')"
+error "no parent"                   7 ADD "$(conf '{"parent": null}' | jq -c 'del(.parent)')"
+error "parent not a string"         7 ADD "$(conf '{"parent": 3}')"
+error "unknown key"                 2 ADD "$(conf '{"colour": "red"}')"
+error "limits not an object"        7 ADD "$(conf '{"limits": "qp 64"}')"
+error "unknown resource"            2 ADD "$(conf '{"limits": {"frobs": 1}}')"
+error "limit not a number"          7 ADD "$(conf '{"limits": {"qp": "many"}}')"
+error "negative limit"              7 ADD "$(conf '{"limits": {"qp": -1}}')"
+error "acl not an object"           7 ADD "$(conf '{"acl": ["10.0.0.1"]}')"
+error "acl unknown key"             2 ADD "$(conf '{"acl": {"hosts": []}}')"
+error "acl bad address"             7 ADD "$(conf '{"acl": {"sgids": ["10.0.0.300"]}}')"
+error "acl bad prefix"              7 ADD "$(conf '{"acl": {"peers": ["10.0.0.0/33"]}}')"
+error "acl from prevResult, no ips" 7 ADD "$(conf '{"acl": {"sgids": "prevResult"}}')"
+error "acl prevResult ip no address" 6 ADD "$(conf '{"acl": {"sgids": "prevResult"}, "prevResult": {"ips": [{"gateway": "10.0.0.1"}]}}')"
+error "rdmaMax unknown key"         2 ADD "$(conf '{"rdmaMax": {"hca_handles": 2}}')"
+error "rdmaMax not a count"         7 ADD "$(conf '{"rdmaMax": {"hca_handle": "2"}}')"
+error "rdmaMax empty"               7 ADD "$(conf '{"rdmaMax": {}}')"
+error "cdi not a boolean"           7 ADD "$(conf '{"cdi": "yes"}')"
+nothing_left "bad configurations leave nothing"
+
+# --- environment ---------------------------------------------------------------------
+
+error "no CNI_COMMAND"              4 "" "$(conf)"
+error "unknown CNI_COMMAND"         4 FROB "$(conf)"
+error "ADD without CNI_CONTAINERID" 4 ADD "$(conf)" CNI_CONTAINERID=
+error "ADD without CNI_IFNAME"      4 ADD "$(conf)" CNI_IFNAME=
+error "ADD without CNI_NETNS"       4 ADD "$(conf)" CNI_NETNS=
+error "ADD into a missing netns"    3 ADD "$(conf)" CNI_NETNS=/nonexistent/ns
+error "bad VRDMA_CDI_NAME"          4 ADD "$(conf)" CNI_ARGS="IgnoreUnknown=1;VRDMA_CDI_NAME=a/b"
+error "bad pod name for CDI"        4 ADD "$(conf)" CNI_ARGS="K8S_POD_NAMESPACE=ns;K8S_POD_NAME=-x-"
+
+# --- per-pod limits --------------------------------------------------------------------
+
+CAPS='{"limits": {"qp": 16}, "maxLimits": {"qp": 64, "mr": null}}'
+error "per-pod limit without a cap"  101 ADD "$(conf "$CAPS" | jq -c '. + {runtimeConfig: {vrdmaLimits: {cq: 8}}}')"
+error "per-pod limit above the cap"  101 ADD "$(conf "$CAPS" | jq -c '. + {runtimeConfig: {vrdmaLimits: {qp: 65}}}')"
+error "args.cni limit above the cap" 101 ADD "$(conf "$CAPS" | jq -c '. + {args: {cni: {vrdmaLimits: {qp: 100}}}}')"
+error "per-pod limit not a count"    7   ADD "$(conf "$CAPS" | jq -c '. + {runtimeConfig: {vrdmaLimits: {qp: 1.5}}}')"
+run ADD "$(conf "$CAPS" | jq -c '. + {runtimeConfig: {vrdmaLimits: {qp: 64, mr: null}}}')"
+if jq -e '.code >= 100 and .code != 101' "$tmp/out" >/dev/null; then
+	ok "per-pod limits within the caps pass (then: $(jq -r .msg "$tmp/out"))"
+else
+	bad "per-pod limits within the caps pass" "refused"
+fi
+
+# --- DEL -------------------------------------------------------------------------------
+
+succeeds "DEL without state (and without module)" DEL "$(conf)"
+succeeds "DEL with a configuration it cannot read" DEL '{"cniVersion": '
+succeeds "DEL with an unsupported cniVersion" DEL "$(conf '{}' 0.1.0)"
+succeeds "DEL without CNI_NETNS" DEL "$(conf)" CNI_NETNS=
+error "DEL without CNI_CONTAINERID" 4 DEL "$(conf)" CNI_CONTAINERID=
+
+# A state file and the CDI spec of a pod whose vdevice is gone
+mkdir -p "$STATE/rdmanet" "$CDI"
+state() {	# CONTAINERID IFNAME VDEV POD
+	jq -cn --arg id "$1" --arg i "$2" --arg v "$3" --arg p "$4" \
+		'{containerID: $id, network: "rdmanet", ifname: $i, vdevice: $v,
+		  podKey: $p, netns: "/x", chardev: "uverbs9", major: 231, minor: 201,
+		  cgroup: ""}' >"$STATE/rdmanet/$3.json"
+	echo '{}' >"$CDI/vrdma.io-pod-$4.json"
+}
+state c0ffee0123456789 net1 vrc0ffee012345-000000000001 ns_pod1
+succeeds "DEL removes its state" DEL "$(conf)"
+nothing_left "DEL left no state and no CDI spec"
+
+# --- GC --------------------------------------------------------------------------------
+
+state keep0000 net1 vrkeep0000-000000000001 ns_keep
+state keep0000 net2 vrkeep0000-000000000002 ns_keep
+state gone0000 net1 vrgone0000-000000000003 ns_gone
+error "GC without valid-attachments" 7 GC "$(conf)"
+succeeds "GC" GC "$(conf '{"cni.dev/valid-attachments": [{"containerID": "keep0000", "ifname": "net1"}]}')"
+left=$(find "$STATE/rdmanet" -type f -printf "%f\n" | sort | xargs)
+if [ "$left" = "vrkeep0000-000000000001.json" ] && [ -e "$CDI/vrdma.io-pod-ns_keep.json" ] &&
+   [ ! -e "$CDI/vrdma.io-pod-ns_gone.json" ] &&
+   jq -e '.kind == "vrdma.io/pod" and ([.devices[].name] == ["ns_keep", "ns_keep-net1"]) and
+	  .devices[0].containerEdits.deviceNodes[0] ==
+	  {path: "/dev/infiniband/uverbs9", type: "c", major: 231, minor: 201, permissions: "rw",
+	   fileMode: 438}' \
+	"$CDI/vrdma.io-pod-ns_keep.json" >/dev/null; then
+	ok "GC removed the stale attachments and rewrote the pod's CDI spec"
+else
+	failed=$((failed + 1)); echo "FAIL GC: state left: $left"; ls "$CDI"
+	cat "$CDI"/* 2>/dev/null
+fi
+succeeds "GC with the old key cni.dev/attachments" GC "$(conf '{"cni.dev/attachments": []}')"
+nothing_left "GC of an empty list leaves nothing"
+
+# --- STATUS, CHECK ------------------------------------------------------------------------
+
+if [ -d /sys/module/vrdma ]; then
+	echo "skip STATUS without the module: vrdma is loaded"
+else
+	error "STATUS without the module" 50 STATUS "$(conf)"
+fi
+error "CHECK without state" 104 CHECK "$(conf)"
+
+echo "vrdma CNI conformance (no module): $passed passed, $failed failed"
+[ "$failed" = 0 ]
