@@ -131,7 +131,16 @@ static int vrdma_client_add(struct ib_device *ibdev)
 {
 	struct vrdma_parent *parent;
 
-	if (vrdma_is_vdev(ibdev))
+	/*
+	 * Vdevices stay clients, without data, so that their rename and
+	 * re-enabling after a netns move are seen.
+	 */
+	if (vrdma_is_vdev(ibdev)) {
+		vrdma_dev_check_home(ibdev);
+		return 0;
+	}
+	/* What no_kverbs_req lets through: vrdma needs kernel verbs. */
+	if (!ibdev->kverbs_provider)
 		return -EOPNOTSUPP;
 
 	parent = kzalloc(sizeof(*parent), GFP_KERNEL);
@@ -168,6 +177,8 @@ static void vrdma_client_remove(struct ib_device *ibdev, void *data)
 	struct vrdma_dev *vdev;
 	unsigned int i, n = 0, max;
 
+	if (vrdma_is_vdev(ibdev))
+		return;
 	/* Dying: no vdevice is linked to the parent from now on. */
 	mutex_lock(&vrdma_mutex);
 	parent->dying = true;
@@ -205,10 +216,19 @@ static void vrdma_client_remove(struct ib_device *ibdev, void *data)
 	kfree(parent);
 }
 
+static void vrdma_client_rename(struct ib_device *ibdev, void *data)
+{
+	if (vrdma_is_vdev(ibdev))
+		vrdma_dev_check_home(ibdev);
+}
+
 static struct ib_client vrdma_client = {
 	.name = "vrdma",
 	.add = vrdma_client_add,
 	.remove = vrdma_client_remove,
+	.rename = vrdma_client_rename,
+	/* Vdevices provide no kernel verbs; parents are checked in add. */
+	.no_kverbs_req = true,
 };
 
 /**
