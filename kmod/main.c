@@ -65,6 +65,8 @@ static void __exit vrdma_exit(void)
 	vrdma_dev_destroy_all();
 	vrdma_pernet_exit();
 	vrdma_parent_exit();
+	/* No vdevice left to undo, but the work may still be running. */
+	vrdma_dev_home_exit();
 	vrdma_debugfs_exit();
 	pr_info("vrdma: unloaded\n");
 }

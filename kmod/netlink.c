@@ -183,8 +183,12 @@ void vrdma_nl_event_prepare(struct vrdma_event *ev, struct vrdma_dev *vdev,
 			   cmd == VRDMA_CMD_DEV_DEL ? reason : -1))
 		goto err_free;
 
-	/* A dying namespace has no listeners left to tell. */
-	net = vrdma_dev_net(vdev);
+	/*
+	 * The tenant vrdma made the vdevice for is told, even when the RDMA
+	 * core moved it away (VRDMA_DEL_MOVED).  A dying namespace has no
+	 * listeners left to tell.
+	 */
+	net = vdev->home;
 	if (!net_eq(net, &init_net))
 		ev->net = maybe_get_net(net);
 	ev->skb = skb;

@@ -209,9 +209,14 @@ static int vrdma_client_add(struct ib_device *ibdev)
 {
 	struct vrdma_parent *parent;
 
-	if (vrdma_is_vdev(ibdev))
-		return -EOPNOTSUPP;
-
+	/*
+	 * Vdevices stay clients, without data, so that their rename and
+	 * re-enabling after a netns move are seen.
+	 */
+	if (vrdma_is_vdev(ibdev)) {
+		vrdma_dev_check_home(ibdev);
+		return 0;
+	}
 	parent = kzalloc(sizeof(*parent), GFP_KERNEL);
 	if (!parent)
 		return -ENOMEM;
@@ -246,6 +251,8 @@ static void vrdma_client_remove(struct ib_device *ibdev, void *data)
 	struct vrdma_dev *vdev;
 	unsigned int i, n = 0, max;
 
+	if (vrdma_is_vdev(ibdev))
+		return;
 	/* Dying: no vdevice is linked to the parent from now on. */
 	mutex_lock(&vrdma_mutex);
 	parent->dying = true;
@@ -283,15 +290,23 @@ static void vrdma_client_remove(struct ib_device *ibdev, void *data)
 	kfree(parent);
 }
 
+static void vrdma_client_rename(struct ib_device *ibdev, void *data)
+{
+	if (vrdma_is_vdev(ibdev))
+		vrdma_dev_check_home(ibdev);
+}
+
 /*
- * no_kverbs_req: parents without kernel verbs (EFA, mana_ib before 6.13)
- * are tracked too, so that a vdevice on one is refused for what it is
+ * no_kverbs_req: vdevices, which have no kernel verbs, stay clients (see
+ * vrdma_client_add()), and so do parents without them (EFA, mana_ib before
+ * 6.13), so that a vdevice on one is refused for what it is
  * (vrdma_parent_check()), not as a device vrdma does not know.
  */
 static struct ib_client vrdma_client = {
 	.name = "vrdma",
 	.add = vrdma_client_add,
 	.remove = vrdma_client_remove,
+	.rename = vrdma_client_rename,
 	.no_kverbs_req = true,
 };
 

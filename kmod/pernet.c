@@ -15,7 +15,7 @@ static void vrdma_pernet_pre_exit(struct net *net)
 		found = NULL;
 		mutex_lock(&vrdma_mutex);
 		list_for_each_entry(vdev, &vrdma_devs, list) {
-			if (net_eq(vrdma_dev_net(vdev), net)) {
+			if (vrdma_dev_in_net(vdev, net)) {
 				found = vdev;
 				vrdma_dev_unlink(vdev);
 				break;

@@ -61,14 +61,98 @@ static bool vrdma_netns_exclusive(struct ib_device *unregistered)
  * vrdma_dev_net() - the network namespace a vdevice lives in
  * @vdev: the vdevice
  *
- * Read from the RDMA core rather than cached: an administrator may move the
- * device with "rdma dev set NAME netns NS".
+ * Read from the RDMA core rather than cached: the RDMA core's netlink may
+ * have moved the device ("rdma dev set NAME netns NS") until
+ * vrdma_dev_check_home() has it destroyed.
  *
  * Return: the namespace; not referenced.
  */
 struct net *vrdma_dev_net(struct vrdma_dev *vdev)
 {
 	return read_pnet(&vdev->ibdev.coredev.rdma_net);
+}
+
+/**
+ * vrdma_dev_in_net() - whether a vdevice lives, or was created, in a netns
+ * @vdev: the vdevice
+ * @net: the namespace
+ *
+ * Return: true if @net is where the vdevice is now or where vrdma put it;
+ * either must outlive it.
+ */
+bool vrdma_dev_in_net(struct vrdma_dev *vdev, struct net *net)
+{
+	return net_eq(vrdma_dev_net(vdev), net) || net_eq(vdev->home, net);
+}
+
+/* Whether the RDMA core moved or renamed the vdevice since vrdma made it. */
+static bool vrdma_dev_away(struct vrdma_dev *vdev)
+{
+	return !net_eq(vrdma_dev_net(vdev), vdev->home) ||
+	       strcmp(vdev->ibdev.name, vdev->home_name);
+}
+
+/*
+ * Destroys every vdevice that is no longer where and what vrdma made it.
+ * The RDMA core calls vrdma_dev_check_home() with its locks held, from
+ * which no device can be unregistered: it queues this instead.
+ */
+static void vrdma_dev_home_work(struct work_struct *work)
+{
+	struct vrdma_dev *vdev, *found;
+
+	for (;;) {
+		found = NULL;
+		mutex_lock(&vrdma_mutex);
+		list_for_each_entry(vdev, &vrdma_devs, list) {
+			if (vrdma_dev_away(vdev)) {
+				found = vdev;
+				vrdma_dev_unlink(vdev);
+				break;
+			}
+		}
+		mutex_unlock(&vrdma_mutex);
+		if (!found)
+			break;
+		if (!net_eq(vrdma_dev_net(found), found->home))
+			pr_info("vrdma: %s: moved to another network namespace by the RDMA core; destroying it\n",
+				found->ibdev.name);
+		else
+			pr_info("vrdma: %s: renamed from %s by the RDMA core; destroying it\n",
+				found->ibdev.name, found->home_name);
+		vrdma_dev_destroy(found, VRDMA_DEL_MOVED);
+	}
+}
+
+static DECLARE_WORK(vrdma_dev_home, vrdma_dev_home_work);
+
+/**
+ * vrdma_dev_check_home() - undo a move or rename vrdma did not ask for
+ * @ibdev: a vdevice the RDMA core has just (re-)enabled or renamed
+ *
+ * "rdma dev set NAME netns NS" and "rdma dev set NAME name NEW" need
+ * CAP_NET_ADMIN in the initial user namespace only, which root in a
+ * tenant's netns may hold, and never ask the driver: the core's netns move
+ * cannot be refused by a driver that supports disassociation, which
+ * vrdma's own deletion needs, nor can a rename.  Such a vdevice left its
+ * tenancy and is destroyed, with a VRDMA_DEL_MOVED event, shortly after.
+ *
+ * Context: the RDMA core's client add or rename callback.
+ */
+void vrdma_dev_check_home(struct ib_device *ibdev)
+{
+	if (vrdma_dev_away(to_vdev(ibdev)))
+		schedule_work(&vrdma_dev_home);
+}
+
+/**
+ * vrdma_dev_home_exit() - wait for pending undos (module unload)
+ *
+ * Context: after vrdma's ib_client is unregistered, so no new one comes.
+ */
+void vrdma_dev_home_exit(void)
+{
+	flush_work(&vrdma_dev_home);
 }
 
 /**
@@ -164,7 +248,7 @@ static bool vrdma_dev_dying_match(struct net *net, struct vrdma_parent *parent)
 
 	lockdep_assert_held(&vrdma_mutex);
 	list_for_each_entry(vdev, &vrdma_dying, list)
-		if ((net && net_eq(vrdma_dev_net(vdev), net)) ||
+		if ((net && vrdma_dev_in_net(vdev, net)) ||
 		    (parent && vdev->parent == parent))
 			return true;
 	return false;
@@ -412,6 +496,8 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 		goto err_dealloc;
 	}
 	write_pnet(&vdev->ibdev.coredev.rdma_net, params->net);
+	vdev->home = params->net;
+	strscpy(vdev->home_name, params->name, sizeof(vdev->home_name));
 
 	/*
 	 * The core refuses a name in use (ENFILE) under devices_rwsem, which

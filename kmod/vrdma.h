@@ -137,6 +137,14 @@ struct vrdma_dev {
 	struct list_head parent_node;
 	struct vrdma_quota quota;
 	struct vrdma_acl __rcu *acl[VRDMA_NR_ACL];
+	/*
+	 * Where and under which name vrdma registered the vdevice; set
+	 * before registration, constant after.  The RDMA core's netlink can
+	 * move or rename it behind vrdma's back (vrdma_dev_check_home()).
+	 * @home is not referenced: the vdevice dies before it (pernet.c).
+	 */
+	struct net *home;
+	char home_name[IB_DEVICE_NAME_MAX];
 };
 
 struct vrdma_ucontext {
@@ -228,6 +236,9 @@ void vrdma_dev_wait_dying(struct net *net);
 void vrdma_dev_wait_parent(struct vrdma_parent *parent);
 void vrdma_dealloc_driver(struct ib_device *ibdev);
 struct net *vrdma_dev_net(struct vrdma_dev *vdev);
+bool vrdma_dev_in_net(struct vrdma_dev *vdev, struct net *net);
+void vrdma_dev_check_home(struct ib_device *ibdev);
+void vrdma_dev_home_exit(void);
 u32 vrdma_dev_port_state(struct vrdma_dev *vdev);
 
 /* device.c: the vdevice's ib_device_ops */

@@ -90,6 +90,7 @@ static const char *const del_reasons[] = {
 	[VRDMA_DEL_NETNS]	= "netns",
 	[VRDMA_DEL_PARENT]	= "parent",
 	[VRDMA_DEL_UNLOAD]	= "unload",
+	[VRDMA_DEL_MOVED]	= "moved",
 };
 
 const char *vrdma_del_reason_name(int reason)

@@ -206,6 +206,9 @@ enum vrdma_del_reason {
 	VRDMA_DEL_NETNS,	/* its network namespace was destroyed */
 	VRDMA_DEL_PARENT,	/* its parent device was removed */
 	VRDMA_DEL_UNLOAD,	/* the vrdma module was unloaded */
+	VRDMA_DEL_MOVED,	/* the RDMA core renamed it or moved it to
+				 * another network namespace
+				 */
 
 	__VRDMA_DEL_MAX
 };

@@ -419,7 +419,8 @@ static void test_names(void)
 	CHECK(!vrdma_driver_name(0) && !vrdma_driver_name(999));
 	CHECK(!strcmp(vrdma_del_reason_name(VRDMA_DEL_PARENT), "parent"));
 	CHECK(!vrdma_del_reason_name(-1));
-	CHECK(!vrdma_del_reason_name(4));
+	CHECK(!strcmp(vrdma_del_reason_name(VRDMA_DEL_MOVED), "moved"));
+	CHECK(!vrdma_del_reason_name(__VRDMA_DEL_MAX));
 }
 
 void suite_parse(void)

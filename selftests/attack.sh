@@ -1,0 +1,124 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A hostile tenant, with stock tools.  Root in a tenant's network namespace
+# (CAP_NET_ADMIN in the initial user namespace, as in a pod granted
+# NET_ADMIN) must not take its vdevice out of its tenancy through the RDMA
+# core's own netlink, which never asks vrdma:
+#
+#   netns A (tenant):  vA, vA2 ── rxe0      netns S (another tenant)
+#
+#   rdma dev set vA netns S   the RDMA core moves it (exit 0); vrdma undoes
+#                             that: the vdevice is destroyed, S keeps no
+#                             RDMA device, A's monitor gets a "moved" event
+#   rdma dev set vA2 name X   the same for a rename: no device keeps the
+#                             name the tenant chose
+#
+# Before the fix vA stayed usable in S and vA2 lived on as X.
+
+# shellcheck source=selftests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=selftests/lib-vdev.sh
+. "$(dirname "$0")/lib-vdev.sh"
+
+ktap_plan setup nldev_move_leaves_nothing_in_other_ns nldev_move_destroys \
+	nldev_move_event nldev_rename_leaves_no_device nldev_rename_event \
+	undo_logged klog_clean
+
+mark=$(klog_mark)
+tmpdir T || exit 1
+
+# spawn_monitor OUT NS - "vrdmactl -n NS -j monitor" in the background,
+# output in OUT; $! is vrdmactl itself, which does not hold the KTAP stream
+# open.
+spawn_monitor() {
+	echo "# [init] $VRDMACTL -n $2 -j monitor &" >&"$KTAP_FD"
+	"$VRDMACTL" -n "$2" -j monitor >"$1" 2>"$1.err" {KTAP_FD}>&- &
+}
+
+# mon_has FILE REASON NAME - the monitor printed the deletion of NAME.
+mon_has() {
+	jq -c --arg r "$2" --arg n "$3" \
+		'select(.event == "del" and .reason == $r and .dev.name == $n)' \
+		"$1" 2>/dev/null | grep -q .
+}
+
+# in_ns_devices NS NAME - NS's RDMA core lists NAME.
+in_ns_devices() {
+	ip netns exec "$1" rdma dev show "$2" >/dev/null 2>&1
+}
+
+# vdev_known NAME - vrdma lists NAME (from the host, which sees all).
+vdev_known() {
+	"$VRDMACTL" dev show "$1" >/dev/null 2>&1
+}
+
+if new_ns A a && new_ns S s && vdev_add vA "$A" && vdev_add vA2 "$A"; then
+	spawn_monitor "$T/mona" "$A"
+	mona=$!
+	cleanup_push wait "$mona"
+	cleanup_push kill "$mona"
+	sleep 1	# the monitor has joined its group once started; be generous
+	ktap_ok setup
+else
+	ktap_fail setup
+	ktap_skip_rest "setup failed"
+	exit 1
+fi
+
+# --- netns move through nldev --------------------------------------------------
+
+in_ns "$A" rdma dev set vA netns "$S"
+ktap_diag "rdma dev set vA netns: status $?"
+# The core publishes the device in S before vrdma can act: allow for that.
+if wait_for 10 bash -c "! ip netns exec '$S' rdma dev show vA >/dev/null 2>&1"; then
+	ktap_ok nldev_move_leaves_nothing_in_other_ns
+else
+	ktap_fail nldev_move_leaves_nothing_in_other_ns \
+		"S lists: $(ip netns exec "$S" rdma dev show)"
+fi
+if wait_for 10 bash -c "! '$VRDMACTL' dev show vA >/dev/null 2>&1" &&
+   ! in_ns_devices "$A" vA && ! rdma dev show vA >/dev/null 2>&1; then
+	ktap_ok nldev_move_destroys
+else
+	ktap_fail nldev_move_destroys "vrdma: $("$VRDMACTL" dev show 2>&1)"
+fi
+if wait_for 10 mon_has "$T/mona" moved vA; then
+	ktap_ok nldev_move_event
+else
+	ktap_fail nldev_move_event "monitor in A: $(cat "$T/mona" "$T/mona.err")"
+fi
+
+# --- rename through nldev ------------------------------------------------------
+
+in_ns "$A" rdma dev set vA2 name hijacked
+ktap_diag "rdma dev set vA2 name: status $?"
+if wait_for 10 bash -c "! ip netns exec '$A' rdma dev show hijacked >/dev/null 2>&1" &&
+   ! vdev_known hijacked && ! vdev_known vA2 && ! in_ns_devices "$A" vA2; then
+	ktap_ok nldev_rename_leaves_no_device
+else
+	ktap_fail nldev_rename_leaves_no_device \
+		"A lists: $(ip netns exec "$A" rdma dev show); vrdma: $("$VRDMACTL" dev show 2>&1)"
+	# Whatever it is called now, it must not outlive the test.
+	"$VRDMACTL" dev del hijacked 2>/dev/null
+fi
+# The event names the device as the tenant left it: the name it chose.
+if wait_for 10 mon_has "$T/mona" moved hijacked; then
+	ktap_ok nldev_rename_event
+else
+	ktap_fail nldev_rename_event "monitor in A: $(cat "$T/mona" "$T/mona.err")"
+fi
+
+if dmesg | tail -n "+$((mark + 1))" | grep -q "vrdma: vA: moved to another network namespace" &&
+   dmesg | tail -n "+$((mark + 1))" | grep -q "vrdma: hijacked: renamed"; then
+	ktap_ok undo_logged
+else
+	ktap_fail undo_logged "$(dmesg | tail -n "+$((mark + 1))" | grep vrdma)"
+fi
+
+if klog_clean_since "$mark"; then
+	ktap_ok klog_clean
+else
+	ktap_fail klog_clean
+fi
+ktap_finish
