@@ -33,7 +33,7 @@ KNOWN_STRICT='has no uobject|restrack says kernel|ucontext by file'
 KNOWN_QUERY_DEVICE="known vrdma defect: ex_query_device with driver data fails EIO through a vdevice (no ucontext in the write bundle)"
 
 ktap_plan setup port_active gid_table native_raw native_objects_released \
-	native_strict_clean vdev_query_device_data vdev_driver_methods vdev_raw \
+	native_strict_clean native_kill9_released vdev_query_device_data vdev_driver_methods vdev_raw \
 	vdev_strict_clean \
 	vdev_objects_released link_del_baseline module_unload klog_clean
 
@@ -111,6 +111,22 @@ else
 	ktap_fail native_objects_released "now: $(sim_objects), at rest: $base"
 fi
 strict_report "$m" native_strict_clean
+
+# kill -9 while the doorbell page and rings are mapped: the core destroys
+# the objects, the pages go when the mappings do
+# (a subshell that execs it: $! must be sim_raw itself)
+(
+	echo "# [init] $PROG sim0 60 &" >&"$KTAP_FD"
+	exec "$PROG" sim0 60 >"$T/hold" 2>&1
+) &
+pid=$!
+if wait_for 20 grep -q '^holding' "$T/hold" && kill -9 "$pid" &&
+	wait_gone 10 "$pid" && wait_for 10 sim_objects_is "$base"; then
+	ktap_ok native_kill9_released
+else
+	kill -9 "$pid" 2>/dev/null
+	ktap_fail native_kill9_released "now: $(sim_objects), at rest: $base; $(tr '\n' ' ' <"$T/hold")"
+fi
 
 # result CHECK FILE - the status word sim_raw printed for CHECK ("ok",
 # "err"), then the errno name, or nothing if it never got there.
