@@ -41,7 +41,8 @@ export PREFIX DESTDIR
 CNIDIR ?= $(PREFIX)/lib/cni
 
 .PHONY: all modules userlib tools progs clean check demo bench deps style \
-	install modules_install dkms-install sparse help check-debug hwcheck
+	install modules_install dkms-install sparse help check-debug hwcheck \
+	rdmasim
 
 all: modules userlib tools progs
 
@@ -52,6 +53,7 @@ modules:
 
 sparse:
 	$(MAKE) -C $(KDIR) M=$(TOP) VRDMA_VERSION=$(VRDMA_VERSION) C=2 W=1 modules
+	$(MAKE) -C $(KDIR) M=$(TOP)/selftests/rdmasim C=2 W=1 modules
 
 userlib:
 	$(MAKE) -C userlib
@@ -60,11 +62,20 @@ tools: userlib
 	$(MAKE) -C tools/vrdmactl
 	$(MAKE) -C tools/cni
 
-progs:
+# The selftests' helper programs and rdmasim.ko, the simulated device some
+# of them drive: a test-only module, outside the top-level Kbuild, so that
+# modules_install never installs it
+progs: rdmasim
 	$(MAKE) -C selftests/progs
+
+rdmasim:
+	@test -n "$(KDIR)" -a -d "$(KDIR)" || { \
+		echo "vrdma: no kernel build tree; run 'make deps' or set KDIR" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(TOP)/selftests/rdmasim modules
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean
+	-$(MAKE) -C $(KDIR) M=$(TOP)/selftests/rdmasim clean
 	$(MAKE) -C userlib clean
 	$(MAKE) -C tools/vrdmactl clean
 	$(MAKE) -C tools/cni clean

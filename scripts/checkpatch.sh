@@ -8,7 +8,7 @@
 # .cache/checkpatch/<package version>/ (git-ignored).  Exits non-zero on any
 # error, warning or check, after a summary.
 #
-# Kernel code (kmod/, uapi/) gets every check.  User-space code (userlib/,
+# Kernel code (kmod/, uapi/, selftests/rdmasim/) gets every check.  User-space code (userlib/,
 # tools/) is exempt from three types that only make sense inside the kernel:
 #   PREFER_KERNEL_TYPES             u32 & co. do not exist in user space;
 #                                   <stdint.h> types are the right ones
@@ -79,7 +79,7 @@ checkpatch() {
 	fi
 }
 
-checkpatch "kmod uapi"
+checkpatch "kmod uapi selftests/rdmasim"
 checkpatch "userlib tools" --ignore "$USER_IGNORE"
 echo "style: checkpatch --strict over $nfiles files: $nerr errors, $nwarn warnings, $nchk checks"
 

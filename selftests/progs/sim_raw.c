@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sim_raw - drive an rdmasim device (or a vdevice on one) through the raw
+ * uverbs ABI: no rdma-core provider exists for rdmasim, so libibverbs will
+ * not open it.  write() commands (<rdma/ib_user_verbs.h>) for the core
+ * verbs, ioctl() (<rdma/rdma_user_ioctl.h>) for the driver's own methods,
+ * mmap() of the offsets the driver hands out.
+ *
+ *   sim_raw IBDEV [HOLD_SECONDS]
+ *
+ * Prints one line per check, "CHECK ok [detail]" or "CHECK err ERRNO_NAME
+ * [detail]", and stops at the first error (later checks depend on it).
+ * With HOLD_SECONDS, it prints "holding" once everything is mapped and
+ * sleeps before tearing down (for teardown tests under live mappings).
+ * Exit status: 0 if every check passed, 1 otherwise.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/rdma_user_ioctl.h>
+#include <rdma/ib_user_ioctl_cmds.h>
+
+#include "../rdmasim/rdmasim-abi.h"
+
+static int failed;
+
+static void report(const char *check, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void report(const char *check, int err, const char *fmt, ...)
+{
+	char detail[256] = "";
+	va_list ap;
+
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(detail, sizeof(detail), fmt, ap);
+		va_end(ap);
+	}
+	if (err) {
+		printf("%s err %s %s\n", check, strerrorname_np(err) ?: "?",
+		       detail);
+		failed = 1;
+	} else {
+		printf("%s ok %s\n", check, detail);
+	}
+	fflush(stdout);
+}
+
+/* The uverbs character device of IBDEV, from sysfs */
+static int open_uverbs(const char *ibdev)
+{
+	const char *base = "/sys/class/infiniband_verbs";
+	char path[512], name[128], dev[300];
+	struct dirent *de;
+	DIR *d;
+	FILE *f;
+	int fd = -1;
+
+	d = opendir(base);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "uverbs", 6))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/ibdev", base, de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(name, sizeof(name), f)) {
+			name[strcspn(name, "\n")] = 0;
+			if (!strcmp(name, ibdev)) {
+				snprintf(dev, sizeof(dev), "/dev/infiniband/%s",
+					 de->d_name);
+				fd = open(dev, O_RDWR | O_CLOEXEC);
+			}
+		}
+		fclose(f);
+		if (fd >= 0)
+			break;
+	}
+	closedir(d);
+	return fd;
+}
+
+/*
+ * A legacy write() command: header, CMD (whose first field is the
+ * response pointer, filled here), DRV driver data in; RESP then DRESP out.
+ */
+static int write_cmd(int fd, uint32_t command, void *cmd, size_t cmd_len,
+		     const void *drv, size_t drv_len, void *resp,
+		     size_t resp_len, void *dresp, size_t dresp_len)
+{
+	char in[512], out[512];
+	struct ib_uverbs_cmd_hdr hdr = {
+		.command = command,
+		.in_words = (sizeof(hdr) + cmd_len + drv_len) / 4,
+		.out_words = (resp_len + dresp_len) / 4,
+	};
+	uint64_t rp = (uintptr_t)out;
+	size_t len = sizeof(hdr) + cmd_len + drv_len;
+
+	if (resp_len)
+		memcpy(cmd, &rp, sizeof(rp));
+	memcpy(in, &hdr, sizeof(hdr));
+	memcpy(in + sizeof(hdr), cmd, cmd_len);
+	if (drv_len)
+		memcpy(in + sizeof(hdr) + cmd_len, drv, drv_len);
+	memset(out, 0, sizeof(out));
+	if (write(fd, in, len) != (ssize_t)len)
+		return errno;
+	if (resp_len)
+		memcpy(resp, out, resp_len);
+	if (dresp_len)
+		memcpy(dresp, out + resp_len, dresp_len);
+	return 0;
+}
+
+struct ioctl_buf {
+	struct ib_uverbs_ioctl_hdr hdr;
+	struct ib_uverbs_attr attrs[8];
+};
+
+static void ioctl_init(struct ioctl_buf *b, uint16_t object, uint16_t method)
+{
+	memset(b, 0, sizeof(*b));
+	b->hdr.object_id = object;
+	b->hdr.method_id = method;
+	b->hdr.driver_id = RDMASIM_DRIVER_ID;
+}
+
+static struct ib_uverbs_attr *ioctl_attr(struct ioctl_buf *b, uint16_t id,
+					 uint16_t len, uint64_t data)
+{
+	struct ib_uverbs_attr *a = &b->attrs[b->hdr.num_attrs++];
+
+	a->attr_id = id;
+	a->len = len;
+	a->data = data;
+	return a;
+}
+
+static int ioctl_cmd(int fd, struct ioctl_buf *b)
+{
+	b->hdr.length = sizeof(b->hdr) +
+			b->hdr.num_attrs * sizeof(struct ib_uverbs_attr);
+	return ioctl(fd, RDMA_VERBS_IOCTL, b) ? errno : 0;
+}
+
+static void *map(int fd, uint64_t offset, size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		       offset);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+int main(int argc, char **argv)
+{
+	struct ib_uverbs_get_context gc = {};
+	struct ib_uverbs_get_context_resp gcr;
+	struct ib_uverbs_ex_query_device qd = {};
+	struct ib_uverbs_ex_query_device_resp qdr;
+	struct rdmasim_query_device_resp sqdr = {};
+	struct ib_uverbs_alloc_pd apd = {};
+	struct ib_uverbs_alloc_pd_resp apdr;
+	struct rdmasim_alloc_pd_resp sapdr = {};
+	struct ib_uverbs_create_cq ccq = {};
+	struct ib_uverbs_create_cq_resp ccqr;
+	struct rdmasim_create_cq sccq = {};
+	struct rdmasim_create_cq_resp sccqr = {};
+	struct ib_uverbs_create_qp cqp = {};
+	struct ib_uverbs_create_qp_resp cqpr;
+	struct rdmasim_create_qp scqp = {};
+	struct rdmasim_create_qp_resp scqpr = {};
+	struct ib_uverbs_destroy_qp dqp = {};
+	struct ib_uverbs_destroy_qp_resp dqpr;
+	struct ib_uverbs_destroy_cq dcq = {};
+	struct ib_uverbs_destroy_cq_resp dcqr;
+	struct ib_uverbs_dealloc_pd dpd = {};
+	struct ioctl_buf b;
+	struct ib_uverbs_attr *handle_attr;
+	uint32_t uar_handle = 0;
+	uint32_t page_id = 0, uar_len = 0, pdn = 0;
+	uint64_t uar_off = 0;
+	void *uar = NULL, *cqring = NULL, *sq = NULL, *rq = NULL;
+	int hold = argc > 2 ? atoi(argv[2]) : 0;
+	int fd, err;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s IBDEV [HOLD_SECONDS]\n", argv[0]);
+		return 2;
+	}
+	fd = open_uverbs(argv[1]);
+	if (fd < 0) {
+		report("open", errno ?: ENODEV, "%s", argv[1]);
+		return 1;
+	}
+	report("open", 0, "%s", argv[1]);
+
+	err = write_cmd(fd, IB_USER_VERBS_CMD_GET_CONTEXT, &gc, sizeof(gc),
+			NULL, 0, &gcr, sizeof(gcr), NULL, 0);
+	report("get_context", err, NULL);
+	if (err)
+		return 1;
+
+	/* The extended query_device: its own header, then driver words */
+	{
+		struct {
+			struct ib_uverbs_cmd_hdr hdr;
+			struct ib_uverbs_ex_cmd_hdr ex;
+			struct ib_uverbs_ex_query_device cmd;
+		} in = {};
+		char out[sizeof(qdr) + sizeof(sqdr)] = {};
+
+		in.hdr.command = IB_USER_VERBS_CMD_FLAG_EXTENDED |
+				 IB_USER_VERBS_EX_CMD_QUERY_DEVICE;
+		in.hdr.in_words = sizeof(in.cmd) / 8;
+		in.hdr.out_words = sizeof(qdr) / 8;
+		in.ex.response = (uintptr_t)out;
+		in.ex.provider_out_words = sizeof(sqdr) / 8;
+		in.cmd = qd;
+		err = write(fd, &in, sizeof(in)) == sizeof(in) ? 0 : errno;
+		memcpy(&qdr, out, sizeof(qdr));
+		memcpy(&sqdr, out + sizeof(qdr), sizeof(sqdr));
+		if (!err && (sqdr.magic != RDMASIM_MAGIC ||
+			     sqdr.abi_version != RDMASIM_ABI_VERSION))
+			err = EBADMSG;
+		/* Nothing below depends on it: go on */
+		report("query_device_driver_data", err,
+		       "magic 0x%x abi %u max_qp %u", sqdr.magic,
+		       sqdr.abi_version, qdr.base.max_qp);
+	}
+
+	err = write_cmd(fd, IB_USER_VERBS_CMD_ALLOC_PD, &apd, sizeof(apd),
+			NULL, 0, &apdr, sizeof(apdr), &sapdr, sizeof(sapdr));
+	report("alloc_pd", err, "pdn %u", sapdr.pdn);
+	if (err)
+		return 1;
+
+	/* A driver method on the core PD object, by handle */
+	ioctl_init(&b, UVERBS_OBJECT_PD, RDMASIM_METHOD_PD_QUERY);
+	ioctl_attr(&b, RDMASIM_ATTR_PD_QUERY_HANDLE, 0, apdr.pd_handle);
+	ioctl_attr(&b, RDMASIM_ATTR_PD_QUERY_PDN, sizeof(pdn),
+		   (uintptr_t)&pdn);
+	err = ioctl_cmd(fd, &b);
+	if (!err && pdn != sapdr.pdn)
+		err = EBADMSG;
+	report("pd_query_method", err, "pdn %u", pdn);
+	if (err)
+		goto out_pd;
+
+	/* The UAR-like driver object: a doorbell page */
+	ioctl_init(&b, RDMASIM_OBJECT_UAR, RDMASIM_METHOD_UAR_ALLOC);
+	handle_attr = ioctl_attr(&b, RDMASIM_ATTR_UAR_ALLOC_HANDLE, 0, 0);
+	ioctl_attr(&b, RDMASIM_ATTR_UAR_ALLOC_PAGE_ID, sizeof(page_id),
+		   (uintptr_t)&page_id);
+	ioctl_attr(&b, RDMASIM_ATTR_UAR_ALLOC_MMAP_LENGTH, sizeof(uar_len),
+		   (uintptr_t)&uar_len);
+	ioctl_attr(&b, RDMASIM_ATTR_UAR_ALLOC_MMAP_OFFSET, sizeof(uar_off),
+		   (uintptr_t)&uar_off);
+	err = ioctl_cmd(fd, &b);
+	/* The core writes the new object's handle back into the attribute */
+	uar_handle = handle_attr->data;
+	report("uar_alloc", err, "page %u length %u", page_id, uar_len);
+	if (err)
+		goto out_pd;
+	uar = map(fd, uar_off, uar_len);
+	report("uar_mmap", uar ? 0 : errno, NULL);
+	if (!uar)
+		goto out_uar;
+	/* The doorbell is a store into the page */
+	*(volatile uint32_t *)uar = 0;
+
+	/* Bad input: a page id this context does not own */
+	sccq.uar_page_id = page_id + 1000;
+	ccq.cqe = 16;
+	ccq.comp_channel = -1;
+	err = write_cmd(fd, IB_USER_VERBS_CMD_CREATE_CQ, &ccq, sizeof(ccq),
+			&sccq, sizeof(sccq), &ccqr, sizeof(ccqr), &sccqr,
+			sizeof(sccqr));
+	report("create_cq_bad_uar_refused", err == EINVAL ? 0 : (err ?: EPERM),
+	       "got %s", err ? strerrorname_np(err) : "success");
+	if (err != EINVAL)
+		goto out_uar;
+
+	sccq.uar_page_id = page_id;
+	err = write_cmd(fd, IB_USER_VERBS_CMD_CREATE_CQ, &ccq, sizeof(ccq),
+			&sccq, sizeof(sccq), &ccqr, sizeof(ccqr), &sccqr,
+			sizeof(sccqr));
+	report("create_cq", err, "cqn %u entries %u", sccqr.cqn, sccqr.nr_cqe);
+	if (err)
+		goto out_uar;
+	cqring = map(fd, sccqr.ring_mmap_offset, sccqr.ring_length);
+	report("cq_ring_mmap", cqring ? 0 : errno, NULL);
+	if (!cqring)
+		goto out_cq;
+
+	scqp.uar_page_id = page_id;
+	cqp.pd_handle = apdr.pd_handle;
+	cqp.send_cq_handle = ccqr.cq_handle;
+	cqp.recv_cq_handle = ccqr.cq_handle;
+	cqp.max_send_wr = 8;
+	cqp.max_recv_wr = 8;
+	cqp.max_send_sge = 1;
+	cqp.max_recv_sge = 1;
+	cqp.qp_type = 2;	/* IB_QPT_RC */
+	err = write_cmd(fd, IB_USER_VERBS_CMD_CREATE_QP, &cqp, sizeof(cqp),
+			&scqp, sizeof(scqp), &cqpr, sizeof(cqpr), &scqpr,
+			sizeof(scqpr));
+	report("create_qp", err, "qpn %u", cqpr.qpn);
+	if (err)
+		goto out_cq;
+	sq = map(fd, scqpr.sq_mmap_offset, scqpr.sq_length);
+	rq = map(fd, scqpr.rq_mmap_offset, scqpr.rq_length);
+	report("qp_rings_mmap", sq && rq ? 0 : errno, NULL);
+
+	if (hold) {
+		printf("holding\n");
+		fflush(stdout);
+		sleep(hold);
+	}
+
+	dqp.qp_handle = cqpr.qp_handle;
+	err = write_cmd(fd, IB_USER_VERBS_CMD_DESTROY_QP, &dqp, sizeof(dqp),
+			NULL, 0, &dqpr, sizeof(dqpr), NULL, 0);
+	report("destroy_qp", err, NULL);
+out_cq:
+	dcq.cq_handle = ccqr.cq_handle;
+	err = write_cmd(fd, IB_USER_VERBS_CMD_DESTROY_CQ, &dcq, sizeof(dcq),
+			NULL, 0, &dcqr, sizeof(dcqr), NULL, 0);
+	report("destroy_cq", err, NULL);
+out_uar:
+	ioctl_init(&b, RDMASIM_OBJECT_UAR, RDMASIM_METHOD_UAR_DESTROY);
+	ioctl_attr(&b, RDMASIM_ATTR_UAR_DESTROY_HANDLE, 0, uar_handle);
+	err = ioctl_cmd(fd, &b);
+	report("uar_destroy", err, NULL);
+out_pd:
+	dpd.pd_handle = apdr.pd_handle;
+	err = write_cmd(fd, IB_USER_VERBS_CMD_DEALLOC_PD, &dpd, sizeof(dpd),
+			NULL, 0, NULL, 0, NULL, 0);
+	report("dealloc_pd", err, NULL);
+	/* The rings outlive their objects until unmapped, as on hardware */
+	if (sq)
+		munmap(sq, scqpr.sq_length);
+	if (rq)
+		munmap(rq, scqpr.rq_length);
+	if (cqring)
+		munmap(cqring, sccqr.ring_length);
+	if (uar)
+		munmap(uar, uar_len);
+	close(fd);
+	return failed;
+}

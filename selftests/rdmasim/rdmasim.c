@@ -1,0 +1,1296 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmasim: a simulated hardware RDMA device, for the selftests only.
+ *
+ * "rdma link add sim0 type rdmasim netdev DEV" registers a RoCE device on
+ * DEV.  It behaves like a hardware driver where vrdma cares: user rings and
+ * doorbell pages are handed out as rdma_user_mmap_entry offsets, it has a
+ * driver-namespace uverbs object (a UAR-like doorbell page, modelled on
+ * mlx5's) that create_cq requires, a driver method on the core PD object,
+ * and driver data in query_device's response.  It finds its ucontext as
+ * hardware drivers do, through the attribute bundle around the udata.
+ *
+ * It is strict where real drivers are sloppy: every check that fails prints
+ * a WARN starting with "rdmasim: strict:" and counts in debugfs
+ * (rdmasim/strict), so that a selftest sees what a real driver would
+ * silently get wrong.  Like mlx4, it tells user objects from kernel ones by
+ * their uobject after creation; the kernel path reads a buffer only kernel
+ * objects have, so a user object that lost its uobject is caught by KASAN
+ * on a debug kernel (and by the WARN before it on a stock one).
+ */
+#include <linux/module.h>
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/netdevice.h>
+#include <linux/etherdevice.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/idr.h>
+#include <linux/xarray.h>
+#include <net/addrconf.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
+#include <rdma/rdma_netlink.h>
+#include <rdma/uverbs_ioctl.h>
+#include <rdma/restrack.h>
+
+#define UVERBS_MODULE_NAME rdmasim
+#include <rdma/uverbs_named_ioctl.h>
+
+#include "rdmasim-abi.h"
+
+#define SIM_MAX_QP	1024
+#define SIM_MAX_CQ	1024
+#define SIM_MAX_MR	4096
+#define SIM_MAX_ENTRIES	4096
+#define SIM_MAX_UARS	256
+#define SIM_MAX_SGE	4
+#define SIM_CQE_SIZE	32
+#define SIM_WQE_SIZE	64
+#define SIM_GID_TBL_LEN	32
+/* What a kernel object's kernel-only buffer holds, and its size */
+#define SIM_KBUF_LEN	64
+
+/* The object kinds debugfs counts, for the selftests' leak checks */
+enum sim_kind {
+	SIM_K_DEV,
+	SIM_K_UCTX,
+	SIM_K_PD,
+	SIM_K_CQ,
+	SIM_K_QP,
+	SIM_K_MR,
+	SIM_K_UAR,
+	SIM_K_MMAP,
+	SIM_K_NR,
+};
+
+static const char * const sim_kind_name[SIM_K_NR] = {
+	[SIM_K_DEV] = "dev",
+	[SIM_K_UCTX] = "ucontext",
+	[SIM_K_PD] = "pd",
+	[SIM_K_CQ] = "cq",
+	[SIM_K_QP] = "qp",
+	[SIM_K_MR] = "mr",
+	[SIM_K_UAR] = "uar",
+	[SIM_K_MMAP] = "mmap",
+};
+
+static atomic_long_t sim_count[SIM_K_NR];
+static atomic_long_t sim_strict_hits;
+static struct dentry *sim_debugfs;
+
+/* Every registered sim device, for module exit; guarded by sim_devs_lock */
+static LIST_HEAD(sim_devs);
+/* Protects sim_devs and each sim_dev's list_node and exiting flag */
+static DEFINE_MUTEX(sim_devs_lock);
+
+static bool strict_warn = true;
+module_param(strict_warn, bool, 0644);
+MODULE_PARM_DESC(strict_warn,
+		 "report a failed strict check with WARN (default) or a warning line only, for a test that expects known ones");
+
+/*
+ * sim_strict - report a broken expectation: a WARN (or, with strict_warn
+ * off, a plain warning line) with a fixed prefix the selftests grep for,
+ * and a count in debugfs.
+ */
+static __printf(1, 2) void sim_strict(const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	atomic_long_inc(&sim_strict_hits);
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	if (READ_ONCE(strict_warn))
+		WARN(1, "rdmasim: strict: %pV\n", &vaf);
+	else
+		pr_warn("rdmasim: strict: %pV\n", &vaf);
+	va_end(args);
+}
+
+struct sim_dev {
+	struct ib_device ibdev;
+	struct net_device *ndev;	/* the port's netdev, held by the core */
+	struct list_head list_node;	/* in sim_devs */
+	bool exiting;			/* module exit is unregistering it */
+	struct ida qpn_ida;		/* QP numbers from 2; 1 is the GSI QP */
+	struct ida uar_ida;		/* UAR page ids, device-wide like mlx5's */
+	atomic_t next_key;		/* MR keys, never reused while loaded */
+	atomic_t next_pdn;
+	atomic_t next_cqn;
+	/* Protects uctxs, the list of live ucontexts */
+	spinlock_t uctx_lock;
+	struct list_head uctxs;
+};
+
+struct sim_ucontext {
+	struct ib_ucontext ibuc;
+	struct list_head node;		/* in sim_dev.uctxs */
+	/* UAR page id -> mmap pgoff of its entry (xa_mk_value) */
+	struct xarray uars;
+};
+
+enum sim_mmap_type {
+	SIM_MMAP_UAR,
+	SIM_MMAP_RING,
+};
+
+struct sim_mmap {
+	struct rdma_user_mmap_entry rdma_entry;
+	void *buf;			/* alloc_pages_exact() memory */
+	size_t len;
+	enum sim_mmap_type type;
+	u32 page_id;			/* SIM_MMAP_UAR only */
+	struct sim_dev *sdev;
+};
+
+struct sim_pd {
+	struct ib_pd ibpd;
+	u32 pdn;
+};
+
+struct sim_cq {
+	struct ib_cq ibcq;
+	u32 cqn;
+	bool created_user;		/* create_cq had driver data */
+	u8 *kbuf;			/* SIM_KBUF_LEN bytes for kernel CQs only */
+	struct sim_mmap *ring;		/* user CQs: the mapped CQE ring */
+	struct rdma_user_mmap_entry *uar; /* user CQs: ref on the doorbell */
+};
+
+struct sim_qp {
+	struct ib_qp ibqp;
+	bool created_user;
+	u8 *kbuf;			/* SIM_KBUF_LEN bytes for kernel QPs only */
+	enum ib_qp_state state;
+	u32 dest_qpn;
+	struct sim_mmap *sq, *rq;	/* user QPs: the mapped work queues */
+	struct rdma_user_mmap_entry *uar;
+};
+
+struct sim_mr {
+	struct ib_mr ibmr;
+	struct ib_umem *umem;		/* NULL for the kernel's DMA MR */
+};
+
+static const struct ib_device_ops sim_dev_ops;
+
+static inline struct sim_dev *to_sdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct sim_dev, ibdev);
+}
+
+static inline struct sim_ucontext *to_suctx(struct ib_ucontext *ibuc)
+{
+	return container_of(ibuc, struct sim_ucontext, ibuc);
+}
+
+static inline struct sim_mmap *to_smmap(struct rdma_user_mmap_entry *e)
+{
+	return container_of(e, struct sim_mmap, rdma_entry);
+}
+
+/*
+ * sim_is_ours - is @ibdev a sim device?  Compared by its ops, never by a
+ * container_of on a device that may be another driver's (vrdma's vdevices
+ * copy the parent's driver_id, so that is not proof).
+ */
+static bool sim_is_ours(struct ib_device *ibdev)
+{
+	return ibdev && ibdev->ops.alloc_pd == sim_dev_ops.alloc_pd;
+}
+
+/*
+ * sim_check_dev - @obj_dev (the device an object the core passed claims to
+ * be on) must be @sdev's.  Detected by comparison, not dereferenced.
+ */
+static bool sim_check_dev(struct sim_dev *sdev, struct ib_device *obj_dev,
+			  const char *what)
+{
+	if (obj_dev == &sdev->ibdev)
+		return true;
+	sim_strict("%s: %s is on device %s, not on %s", __func__, what,
+		   obj_dev && sim_is_ours(obj_dev) ? dev_name(&obj_dev->dev) :
+		   "(not a sim device)", dev_name(&sdev->ibdev.dev));
+	return false;
+}
+
+/* Is @ibuc one of @sdev's live ucontexts?  Looked up, not dereferenced */
+static bool sim_uctx_known(struct sim_dev *sdev, struct ib_ucontext *ibuc)
+{
+	struct sim_ucontext *uctx;
+	bool found = false;
+
+	spin_lock(&sdev->uctx_lock);
+	list_for_each_entry(uctx, &sdev->uctxs, node) {
+		if (&uctx->ibuc == ibuc) {
+			found = true;
+			break;
+		}
+	}
+	spin_unlock(&sdev->uctx_lock);
+	return found;
+}
+
+/**
+ * sim_udata_uctx() - the ucontext a user verb belongs to, found the ways
+ * hardware drivers find it, and checked
+ * @sdev: the device the verb was called on
+ * @udata: the verb's driver data, not NULL
+ * @objctx: the ucontext of the object's uobject, or NULL if it has none
+ * @what: the verb, for the report
+ *
+ * rdma_udata_to_drv_context() takes the ucontext from the bundle around
+ * @udata; ib_uverbs_get_ucontext() from the bundle's uverbs file (mlx5's
+ * driver methods use it).  Both must be a live ucontext of @sdev and agree
+ * with each other and with the object's uobject.
+ *
+ * Return: the sim ucontext, or ERR_PTR(-EINVAL) if the udata's is not one
+ * of @sdev's.
+ */
+static struct sim_ucontext *sim_udata_uctx(struct sim_dev *sdev,
+					   struct ib_udata *udata,
+					   struct ib_ucontext *objctx,
+					   const char *what)
+{
+	struct uverbs_attr_bundle *attrs = rdma_udata_to_uverbs_attr_bundle(udata);
+	struct ib_ucontext *ctx = attrs->context;
+	struct ib_ucontext *fctx;
+
+	if (!sim_uctx_known(sdev, ctx)) {
+		sim_strict("%s: the udata's ucontext %p is not one of %s's",
+			   what, ctx, dev_name(&sdev->ibdev.dev));
+		return ERR_PTR(-EINVAL);
+	}
+	if (!attrs->ufile) {
+		sim_strict("%s: the udata's bundle has no uverbs file", what);
+	} else {
+		fctx = ib_uverbs_get_ucontext(attrs);
+		if (fctx != ctx)
+			sim_strict("%s: ucontext by file %p, by udata %p",
+				   what, IS_ERR(fctx) ? NULL : fctx, ctx);
+	}
+	if (objctx && objctx != ctx)
+		sim_strict("%s: ucontext by uobject %p, by udata %p",
+			   what, objctx, ctx);
+	return rdma_udata_to_drv_context(udata, struct sim_ucontext, ibuc);
+}
+
+/*
+ * sim_check_user - an object created with driver data must arrive with its
+ * uobject and as a user restrack entry.  @uobject is the object's uobject
+ * field, @res its restrack entry or NULL if the core has none for it.
+ */
+static void sim_check_user(const char *what, const void *uobject,
+			   const struct rdma_restrack_entry *res)
+{
+	if (!uobject)
+		sim_strict("%s: created with driver data but has no uobject",
+			   what);
+	if (res && rdma_is_kernel_res(res))
+		sim_strict("%s: created with driver data, restrack says kernel",
+			   what);
+}
+
+/*
+ * sim_kernel_touch - what the kernel path of an object does first: read the
+ * kernel-only buffer.  A user object has only a 1-byte one, so reading its
+ * last kernel byte is a KASAN report; the WARN comes first on any kernel.
+ */
+static u8 sim_kernel_touch(const char *what, bool created_user, u8 *kbuf)
+{
+	if (created_user)
+		sim_strict("%s: kernel path taken for an object created by user space",
+			   what);
+	return READ_ONCE(kbuf[SIM_KBUF_LEN - 1]);
+}
+
+/* Allocate the kernel-only buffer: full size for kernel objects only */
+static u8 *sim_kbuf_alloc(bool user)
+{
+	return kzalloc(user ? 1 : SIM_KBUF_LEN, GFP_KERNEL);
+}
+
+/* --- mmap entries ------------------------------------------------------- */
+
+/*
+ * sim_mmap_new - pages of @len bytes handed out through an mmap entry of
+ * @ibuc.  The memory lives until the last mapping is gone (mmap_free).
+ */
+static struct sim_mmap *sim_mmap_new(struct sim_dev *sdev,
+				     struct ib_ucontext *ibuc, size_t len,
+				     enum sim_mmap_type type)
+{
+	struct sim_mmap *m;
+	int ret;
+
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return ERR_PTR(-ENOMEM);
+	m->len = PAGE_ALIGN(len);
+	m->type = type;
+	m->sdev = sdev;
+	m->buf = alloc_pages_exact(m->len, GFP_KERNEL | __GFP_ZERO);
+	if (!m->buf) {
+		ret = -ENOMEM;
+		goto err_free_m;
+	}
+	ret = rdma_user_mmap_entry_insert(ibuc, &m->rdma_entry, m->len);
+	if (ret)
+		goto err_free_buf;
+	atomic_long_inc(&sim_count[SIM_K_MMAP]);
+	return m;
+
+err_free_buf:
+	free_pages_exact(m->buf, m->len);
+err_free_m:
+	kfree(m);
+	return ERR_PTR(ret);
+}
+
+static void sim_mmap_free(struct rdma_user_mmap_entry *entry)
+{
+	struct sim_mmap *m = to_smmap(entry);
+
+	if (m->type == SIM_MMAP_UAR)
+		ida_free(&m->sdev->uar_ida, m->page_id);
+	free_pages_exact(m->buf, m->len);
+	kfree(m);
+	atomic_long_dec(&sim_count[SIM_K_MMAP]);
+}
+
+static int sim_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *entry;
+	struct sim_mmap *m;
+	int ret;
+
+	entry = rdma_user_mmap_entry_get(ibuc, vma);
+	if (!entry)
+		return -EINVAL;
+	m = to_smmap(entry);
+	/* Cached memory: the "hardware" is a CPU that polls it */
+	ret = rdma_user_mmap_io(ibuc, vma, PHYS_PFN(virt_to_phys(m->buf)),
+				m->len, vma->vm_page_prot, entry);
+	rdma_user_mmap_entry_put(entry);
+	return ret;
+}
+
+/*
+ * sim_uar_get - a reference on the doorbell page @page_id of @uctx, as
+ * create_cq and create_qp require one.  NULL if @uctx has no such page.
+ */
+static struct rdma_user_mmap_entry *sim_uar_get(struct sim_ucontext *uctx,
+						u32 page_id)
+{
+	void *v = xa_load(&uctx->uars, page_id);
+
+	if (!v)
+		return NULL;
+	return rdma_user_mmap_entry_get_pgoff(&uctx->ibuc, xa_to_value(v));
+}
+
+/* --- device, port ------------------------------------------------------- */
+
+static int sim_query_device(struct ib_device *ibdev,
+			    struct ib_device_attr *attr,
+			    struct ib_udata *udata)
+{
+	struct sim_dev *sdev = to_sdev(ibdev);
+	struct rdmasim_query_device_resp resp = {
+		.magic = RDMASIM_MAGIC,
+		.abi_version = RDMASIM_ABI_VERSION,
+		.max_uars = SIM_MAX_UARS,
+	};
+
+	memset(attr, 0, sizeof(*attr));
+	attr->vendor_id = 0x5153;
+	attr->vendor_part_id = 1;
+	attr->hw_ver = 1;
+	attr->fw_ver = 1;
+	addrconf_addr_eui48((u8 *)&attr->sys_image_guid,
+			    sdev->ndev->dev_addr);
+	attr->max_mr_size = SZ_1G;
+	attr->page_size_cap = PAGE_SIZE;
+	attr->max_qp = SIM_MAX_QP;
+	attr->max_qp_wr = SIM_MAX_ENTRIES;
+	attr->max_send_sge = SIM_MAX_SGE;
+	attr->max_recv_sge = SIM_MAX_SGE;
+	attr->max_sge_rd = 1;
+	attr->max_cq = SIM_MAX_CQ;
+	attr->max_cqe = SIM_MAX_ENTRIES;
+	attr->max_mr = SIM_MAX_MR;
+	attr->max_pd = SIM_MAX_QP;
+	attr->max_qp_rd_atom = 16;
+	attr->max_qp_init_rd_atom = 16;
+	attr->max_res_rd_atom = SIM_MAX_QP * 16;
+	attr->max_pkeys = 1;
+	attr->local_ca_ack_delay = 15;
+	attr->kernel_cap_flags = IBK_LOCAL_DMA_LKEY | IBK_ALLOW_USER_UNREG;
+
+	/* The core's own query at registration passes an empty udata */
+	if (udata && udata->outlen)
+		return ib_copy_to_udata(udata, &resp,
+					min(udata->outlen, sizeof(resp)));
+	return 0;
+}
+
+static int sim_query_port(struct ib_device *ibdev, u32 port,
+			  struct ib_port_attr *attr)
+{
+	struct net_device *ndev = to_sdev(ibdev)->ndev;
+	bool up = netif_running(ndev) && netif_carrier_ok(ndev);
+
+	/* The core zeroed @attr */
+	attr->state = up ? IB_PORT_ACTIVE : IB_PORT_DOWN;
+	attr->phys_state = up ? IB_PORT_PHYS_STATE_LINK_UP :
+				IB_PORT_PHYS_STATE_DISABLED;
+	attr->max_mtu = IB_MTU_4096;
+	attr->active_mtu = iboe_get_mtu(READ_ONCE(ndev->mtu));
+	attr->gid_tbl_len = SIM_GID_TBL_LEN;
+	attr->port_cap_flags = IB_PORT_CM_SUP;
+	attr->max_msg_sz = SZ_1G;
+	attr->pkey_tbl_len = 1;
+	attr->active_width = IB_WIDTH_4X;
+	attr->active_speed = IB_SPEED_EDR;
+	return 0;
+}
+
+static int sim_get_port_immutable(struct ib_device *ibdev, u32 port,
+				  struct ib_port_immutable *imm)
+{
+	struct ib_port_attr attr;
+	int ret;
+
+	ret = ib_query_port(ibdev, port, &attr);
+	if (ret)
+		return ret;
+	imm->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE |
+			      RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	imm->pkey_tbl_len = attr.pkey_tbl_len;
+	imm->gid_tbl_len = attr.gid_tbl_len;
+	imm->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+static enum rdma_link_layer sim_get_link_layer(struct ib_device *ibdev,
+					       u32 port)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+static int sim_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
+			  u16 *pkey)
+{
+	if (index)
+		return -EINVAL;
+	*pkey = IB_DEFAULT_PKEY_FULL;
+	return 0;
+}
+
+/* --- ucontext ----------------------------------------------------------- */
+
+static int sim_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+{
+	struct sim_dev *sdev = to_sdev(ibuc->device);
+	struct sim_ucontext *uctx = to_suctx(ibuc);
+
+	xa_init(&uctx->uars);
+	spin_lock(&sdev->uctx_lock);
+	list_add_tail(&uctx->node, &sdev->uctxs);
+	spin_unlock(&sdev->uctx_lock);
+	atomic_long_inc(&sim_count[SIM_K_UCTX]);
+	return 0;
+}
+
+static void sim_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+	struct sim_dev *sdev = to_sdev(ibuc->device);
+	struct sim_ucontext *uctx = to_suctx(ibuc);
+
+	if (!xa_empty(&uctx->uars))
+		sim_strict("dealloc_ucontext: UAR objects outlive their ucontext");
+	xa_destroy(&uctx->uars);
+	spin_lock(&sdev->uctx_lock);
+	list_del(&uctx->node);
+	spin_unlock(&sdev->uctx_lock);
+	atomic_long_dec(&sim_count[SIM_K_UCTX]);
+}
+
+/*
+ * The core zaps every mapping made with rdma_user_mmap_io() and destroys
+ * the objects; the pages stay until mmap_free.  Nothing else to stop.
+ */
+static void sim_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+/* --- PD ----------------------------------------------------------------- */
+
+static int sim_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct sim_dev *sdev = to_sdev(ibpd->device);
+	struct sim_pd *pd = container_of(ibpd, struct sim_pd, ibpd);
+	struct rdmasim_alloc_pd_resp resp = {};
+	struct sim_ucontext *uctx;
+	int ret;
+
+	pd->pdn = atomic_inc_return(&sdev->next_pdn);
+	if (udata) {
+		sim_check_user("alloc_pd", ibpd->uobject, &ibpd->res);
+		uctx = sim_udata_uctx(sdev, udata,
+				      ibpd->uobject ? ibpd->uobject->context :
+				      NULL, "alloc_pd");
+		if (IS_ERR(uctx))
+			return PTR_ERR(uctx);
+		resp.pdn = pd->pdn;
+		ret = ib_copy_to_udata(udata, &resp,
+				       min(udata->outlen, sizeof(resp)));
+		if (ret)
+			return ret;
+	}
+	atomic_long_inc(&sim_count[SIM_K_PD]);
+	return 0;
+}
+
+static int sim_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	atomic_long_dec(&sim_count[SIM_K_PD]);
+	return 0;
+}
+
+/* --- CQ ----------------------------------------------------------------- */
+
+static int sim_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+			 struct ib_udata *udata)
+{
+	struct sim_dev *sdev = to_sdev(ibcq->device);
+	struct sim_cq *cq = container_of(ibcq, struct sim_cq, ibcq);
+	struct rdmasim_create_cq_resp resp = {};
+	struct rdmasim_create_cq ucmd = {};
+	struct sim_ucontext *uctx;
+	u32 nr;
+	int ret;
+
+	if (attr->flags || !attr->cqe || attr->cqe > SIM_MAX_ENTRIES)
+		return -EINVAL;
+	nr = roundup_pow_of_two(attr->cqe);
+	cq->created_user = !!udata;
+	cq->cqn = atomic_inc_return(&sdev->next_cqn);
+	cq->kbuf = sim_kbuf_alloc(cq->created_user);
+	if (!cq->kbuf)
+		return -ENOMEM;
+	if (!udata)
+		goto done;
+
+	sim_check_user("create_cq", ibcq->uobject, &ibcq->res);
+	/* ib_ucq_object is the core's own: the CQ's ucontext is not ours */
+	uctx = sim_udata_uctx(sdev, udata, NULL, "create_cq");
+	if (IS_ERR(uctx)) {
+		ret = PTR_ERR(uctx);
+		goto err_free_kbuf;
+	}
+	if (udata->inlen < sizeof(ucmd)) {
+		ret = -EINVAL;
+		goto err_free_kbuf;
+	}
+	ret = ib_copy_from_udata(&ucmd, udata, sizeof(ucmd));
+	if (ret)
+		goto err_free_kbuf;
+	/* As mlx5 needs a UAR page for the CQ's doorbell */
+	cq->uar = sim_uar_get(uctx, ucmd.uar_page_id);
+	if (!cq->uar) {
+		ret = -EINVAL;
+		goto err_free_kbuf;
+	}
+	cq->ring = sim_mmap_new(sdev, &uctx->ibuc, nr * SIM_CQE_SIZE,
+				SIM_MMAP_RING);
+	if (IS_ERR(cq->ring)) {
+		ret = PTR_ERR(cq->ring);
+		goto err_put_uar;
+	}
+	resp.ring_mmap_offset = rdma_user_mmap_get_offset(&cq->ring->rdma_entry);
+	resp.ring_length = cq->ring->len;
+	resp.cqn = cq->cqn;
+	resp.cqe_size = SIM_CQE_SIZE;
+	resp.nr_cqe = nr;
+	ret = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	if (ret)
+		goto err_remove_ring;
+done:
+	ibcq->cqe = nr;
+	atomic_long_inc(&sim_count[SIM_K_CQ]);
+	return 0;
+
+err_remove_ring:
+	rdma_user_mmap_entry_remove(&cq->ring->rdma_entry);
+err_put_uar:
+	rdma_user_mmap_entry_put(cq->uar);
+err_free_kbuf:
+	kfree(cq->kbuf);
+	return ret;
+}
+
+static int sim_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct sim_cq *cq = container_of(ibcq, struct sim_cq, ibcq);
+
+	/* Decided by the uobject, as mlx4 does */
+	if (!ibcq->uobject)
+		sim_kernel_touch("destroy_cq", cq->created_user, cq->kbuf);
+	if (cq->ring)
+		rdma_user_mmap_entry_remove(&cq->ring->rdma_entry);
+	if (cq->uar)
+		rdma_user_mmap_entry_put(cq->uar);
+	kfree(cq->kbuf);
+	atomic_long_dec(&sim_count[SIM_K_CQ]);
+	return 0;
+}
+
+static int sim_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
+{
+	struct sim_cq *cq = container_of(ibcq, struct sim_cq, ibcq);
+
+	/* User CQs are polled in their mapped ring, never through here */
+	if (ibcq->uobject)
+		return -EOPNOTSUPP;
+	sim_kernel_touch("poll_cq", cq->created_user, cq->kbuf);
+	return 0;
+}
+
+static int sim_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	return 0;
+}
+
+/* --- QP ----------------------------------------------------------------- */
+
+static void sim_qp_unmap(struct sim_qp *qp)
+{
+	if (qp->sq)
+		rdma_user_mmap_entry_remove(&qp->sq->rdma_entry);
+	if (qp->rq)
+		rdma_user_mmap_entry_remove(&qp->rq->rdma_entry);
+	if (qp->uar)
+		rdma_user_mmap_entry_put(qp->uar);
+	qp->sq = NULL;
+	qp->rq = NULL;
+	qp->uar = NULL;
+}
+
+static int sim_create_user_qp(struct sim_dev *sdev, struct sim_qp *qp,
+			      struct ib_qp_init_attr *init,
+			      struct ib_udata *udata)
+{
+	struct ib_qp *ibqp = &qp->ibqp;
+	struct rdmasim_create_qp_resp resp = {};
+	struct rdmasim_create_qp ucmd = {};
+	struct sim_ucontext *uctx;
+	u32 nsq, nrq;
+	int ret;
+
+	sim_check_user("create_qp", ibqp->uobject, &ibqp->res);
+	/* ib_uqp_object is the core's own: compare with the PD's ucontext */
+	uctx = sim_udata_uctx(sdev, udata,
+			      ibqp->pd->uobject ? ibqp->pd->uobject->context :
+			      NULL, "create_qp");
+	if (IS_ERR(uctx))
+		return PTR_ERR(uctx);
+	if (init->qp_type != IB_QPT_RC || udata->inlen < sizeof(ucmd))
+		return -EINVAL;
+	ret = ib_copy_from_udata(&ucmd, udata, sizeof(ucmd));
+	if (ret)
+		return ret;
+	qp->uar = sim_uar_get(uctx, ucmd.uar_page_id);
+	if (!qp->uar)
+		return -EINVAL;
+	nsq = roundup_pow_of_two(max(init->cap.max_send_wr, 1U));
+	nrq = roundup_pow_of_two(max(init->cap.max_recv_wr, 1U));
+	qp->sq = sim_mmap_new(sdev, &uctx->ibuc, nsq * SIM_WQE_SIZE,
+			      SIM_MMAP_RING);
+	if (IS_ERR(qp->sq)) {
+		ret = PTR_ERR(qp->sq);
+		qp->sq = NULL;
+		goto err_unmap;
+	}
+	qp->rq = sim_mmap_new(sdev, &uctx->ibuc, nrq * SIM_WQE_SIZE,
+			      SIM_MMAP_RING);
+	if (IS_ERR(qp->rq)) {
+		ret = PTR_ERR(qp->rq);
+		qp->rq = NULL;
+		goto err_unmap;
+	}
+	resp.sq_mmap_offset = rdma_user_mmap_get_offset(&qp->sq->rdma_entry);
+	resp.rq_mmap_offset = rdma_user_mmap_get_offset(&qp->rq->rdma_entry);
+	resp.sq_length = qp->sq->len;
+	resp.rq_length = qp->rq->len;
+	resp.wqe_size = SIM_WQE_SIZE;
+	ret = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	if (ret)
+		goto err_unmap;
+	init->cap.max_send_wr = nsq;
+	init->cap.max_recv_wr = nrq;
+	return 0;
+
+err_unmap:
+	sim_qp_unmap(qp);
+	return ret;
+}
+
+static int sim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+			 struct ib_udata *udata)
+{
+	struct sim_dev *sdev = to_sdev(ibqp->device);
+	struct sim_qp *qp = container_of(ibqp, struct sim_qp, ibqp);
+	int ret;
+
+	if (init->srq || init->create_flags ||
+	    init->cap.max_send_wr > SIM_MAX_ENTRIES ||
+	    init->cap.max_recv_wr > SIM_MAX_ENTRIES ||
+	    init->cap.max_send_sge > SIM_MAX_SGE ||
+	    init->cap.max_recv_sge > SIM_MAX_SGE ||
+	    init->cap.max_inline_data)
+		return -EINVAL;
+	if (!sim_check_dev(sdev, ibqp->pd->device, "create_qp's PD") ||
+	    !sim_check_dev(sdev, init->send_cq->device, "create_qp's send CQ") ||
+	    !sim_check_dev(sdev, init->recv_cq->device, "create_qp's recv CQ"))
+		return -EINVAL;
+	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_GSI)
+		return -EOPNOTSUPP;
+	if (init->qp_type == IB_QPT_GSI && udata)
+		return -EINVAL;
+
+	qp->created_user = !!udata;
+	qp->state = IB_QPS_RESET;
+	qp->kbuf = sim_kbuf_alloc(qp->created_user);
+	if (!qp->kbuf)
+		return -ENOMEM;
+	if (init->qp_type == IB_QPT_GSI) {
+		ibqp->qp_num = 1;
+	} else {
+		ret = ida_alloc_range(&sdev->qpn_ida, 2, 0xffffff, GFP_KERNEL);
+		if (ret < 0)
+			goto err_free_kbuf;
+		ibqp->qp_num = ret;
+	}
+	if (udata) {
+		ret = sim_create_user_qp(sdev, qp, init, udata);
+		if (ret)
+			goto err_free_qpn;
+	}
+	atomic_long_inc(&sim_count[SIM_K_QP]);
+	return 0;
+
+err_free_qpn:
+	if (ibqp->qp_num > 1)
+		ida_free(&sdev->qpn_ida, ibqp->qp_num);
+err_free_kbuf:
+	kfree(qp->kbuf);
+	return ret;
+}
+
+static int sim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+			 int mask, struct ib_udata *udata)
+{
+	struct sim_qp *qp = container_of(ibqp, struct sim_qp, ibqp);
+	enum ib_qp_state cur = qp->state, next;
+
+	if (mask & IB_QP_CUR_STATE)
+		cur = attr->cur_qp_state;
+	next = mask & IB_QP_STATE ? attr->qp_state : cur;
+	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask))
+		return -EINVAL;
+	if ((mask & IB_QP_PORT) && attr->port_num != 1)
+		return -EINVAL;
+	if (mask & IB_QP_DEST_QPN)
+		qp->dest_qpn = attr->dest_qp_num;
+	qp->state = next;
+	return 0;
+}
+
+static int sim_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+			struct ib_qp_init_attr *init)
+{
+	struct sim_qp *qp = container_of(ibqp, struct sim_qp, ibqp);
+
+	memset(attr, 0, sizeof(*attr));
+	memset(init, 0, sizeof(*init));
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
+	attr->dest_qp_num = qp->dest_qpn;
+	attr->port_num = 1;
+	init->qp_type = ibqp->qp_type;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	return 0;
+}
+
+static int sim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct sim_dev *sdev = to_sdev(ibqp->device);
+	struct sim_qp *qp = container_of(ibqp, struct sim_qp, ibqp);
+
+	if (!ibqp->uobject)
+		sim_kernel_touch("destroy_qp", qp->created_user, qp->kbuf);
+	sim_qp_unmap(qp);
+	if (ibqp->qp_num > 1)
+		ida_free(&sdev->qpn_ida, ibqp->qp_num);
+	kfree(qp->kbuf);
+	atomic_long_dec(&sim_count[SIM_K_QP]);
+	return 0;
+}
+
+static int sim_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+			 const struct ib_send_wr **bad)
+{
+	struct sim_qp *qp = container_of(ibqp, struct sim_qp, ibqp);
+
+	/* A user QP's doorbell is a store into its UAR page */
+	if (ibqp->uobject) {
+		*bad = wr;
+		return -EOPNOTSUPP;
+	}
+	sim_kernel_touch("post_send", qp->created_user, qp->kbuf);
+	/* The kernel path has no wire: the MAD layer's sends are dropped */
+	return 0;
+}
+
+static int sim_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+			 const struct ib_recv_wr **bad)
+{
+	struct sim_qp *qp = container_of(ibqp, struct sim_qp, ibqp);
+
+	if (ibqp->uobject) {
+		*bad = wr;
+		return -EOPNOTSUPP;
+	}
+	sim_kernel_touch("post_recv", qp->created_user, qp->kbuf);
+	return 0;
+}
+
+/* --- MR ----------------------------------------------------------------- */
+
+static struct ib_mr *sim_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct sim_dev *sdev = to_sdev(ibpd->device);
+	struct sim_mr *mr;
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->ibmr.lkey = atomic_inc_return(&sdev->next_key) << 8;
+	mr->ibmr.rkey = mr->ibmr.lkey;
+	atomic_long_inc(&sim_count[SIM_K_MR]);
+	return &mr->ibmr;
+}
+
+static struct ib_mr *sim_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				     u64 virt, int access,
+				     struct ib_udata *udata)
+{
+	struct sim_dev *sdev = to_sdev(ibpd->device);
+	struct sim_ucontext *uctx;
+	struct sim_mr *mr;
+	int ret;
+
+	if (!sim_check_dev(sdev, ibpd->device, "reg_user_mr's PD"))
+		return ERR_PTR(-EINVAL);
+	if (!udata) {
+		sim_strict("reg_user_mr: called without driver data");
+		return ERR_PTR(-EINVAL);
+	}
+	/* The MR's uobject is set only after this returns: check its PD's */
+	sim_check_user("reg_user_mr's PD", ibpd->uobject, &ibpd->res);
+	uctx = sim_udata_uctx(sdev, udata,
+			      ibpd->uobject ? ibpd->uobject->context : NULL,
+			      "reg_user_mr");
+	if (IS_ERR(uctx))
+		return ERR_CAST(uctx);
+	if (!length || length > SZ_1G)
+		return ERR_PTR(-EINVAL);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		ret = PTR_ERR(mr->umem);
+		goto err_free_mr;
+	}
+	mr->ibmr.lkey = atomic_inc_return(&sdev->next_key) << 8;
+	mr->ibmr.rkey = mr->ibmr.lkey;
+	mr->ibmr.iova = virt;
+	mr->ibmr.length = length;
+	atomic_long_inc(&sim_count[SIM_K_MR]);
+	return &mr->ibmr;
+
+err_free_mr:
+	kfree(mr);
+	return ERR_PTR(ret);
+}
+
+static int sim_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct sim_mr *mr = container_of(ibmr, struct sim_mr, ibmr);
+
+	if (mr->umem)
+		ib_umem_release(mr->umem);
+	kfree(mr);
+	atomic_long_dec(&sim_count[SIM_K_MR]);
+	return 0;
+}
+
+/* --- driver uverbs objects and methods ----------------------------------- */
+
+static int sim_uar_cleanup(struct ib_uobject *uobject,
+			   enum rdma_remove_reason why,
+			   struct uverbs_attr_bundle *attrs)
+{
+	struct sim_mmap *m = uobject->object;
+
+	xa_erase(&to_suctx(uobject->context)->uars, m->page_id);
+	rdma_user_mmap_entry_remove(&m->rdma_entry);
+	atomic_long_dec(&sim_count[SIM_K_UAR]);
+	return 0;
+}
+
+static int UVERBS_HANDLER(RDMASIM_METHOD_UAR_ALLOC)(struct uverbs_attr_bundle *attrs)
+{
+	struct ib_uobject *uobj =
+		uverbs_attr_get_uobject(attrs, RDMASIM_ATTR_UAR_ALLOC_HANDLE);
+	struct ib_ucontext *ibuc = ib_uverbs_get_ucontext(attrs);
+	struct sim_ucontext *uctx;
+	struct sim_dev *sdev;
+	struct sim_mmap *m;
+	u64 offset;
+	u32 length;
+	int ret;
+
+	if (IS_ERR(ibuc))
+		return PTR_ERR(ibuc);
+	if (!sim_is_ours(ibuc->device)) {
+		sim_strict("UAR_ALLOC: the ucontext is on %s, not a sim device",
+			   dev_name(&ibuc->device->dev));
+		return -EINVAL;
+	}
+	sdev = to_sdev(ibuc->device);
+	uctx = sim_udata_uctx(sdev, &attrs->driver_udata, uobj->context,
+			      "UAR_ALLOC");
+	if (IS_ERR(uctx))
+		return PTR_ERR(uctx);
+
+	ret = ida_alloc_max(&sdev->uar_ida, SIM_MAX_UARS - 1, GFP_KERNEL);
+	if (ret < 0)
+		return ret;
+	m = sim_mmap_new(sdev, &uctx->ibuc, PAGE_SIZE, SIM_MMAP_UAR);
+	if (IS_ERR(m)) {
+		ida_free(&sdev->uar_ida, ret);
+		return PTR_ERR(m);
+	}
+	/* From here mmap_free gives the id back */
+	m->page_id = ret;
+	ret = xa_insert(&uctx->uars, m->page_id,
+			xa_mk_value(m->rdma_entry.start_pgoff), GFP_KERNEL);
+	if (ret) {
+		rdma_user_mmap_entry_remove(&m->rdma_entry);
+		return ret;
+	}
+	uobj->object = m;
+	uverbs_finalize_uobj_create(attrs, RDMASIM_ATTR_UAR_ALLOC_HANDLE);
+	atomic_long_inc(&sim_count[SIM_K_UAR]);
+
+	offset = rdma_user_mmap_get_offset(&m->rdma_entry);
+	length = m->len;
+	ret = uverbs_copy_to(attrs, RDMASIM_ATTR_UAR_ALLOC_MMAP_OFFSET,
+			     &offset, sizeof(offset));
+	if (ret)
+		return ret;
+	ret = uverbs_copy_to(attrs, RDMASIM_ATTR_UAR_ALLOC_PAGE_ID,
+			     &m->page_id, sizeof(m->page_id));
+	if (ret)
+		return ret;
+	return uverbs_copy_to(attrs, RDMASIM_ATTR_UAR_ALLOC_MMAP_LENGTH,
+			      &length, sizeof(length));
+}
+
+DECLARE_UVERBS_NAMED_METHOD(RDMASIM_METHOD_UAR_ALLOC,
+			    UVERBS_ATTR_IDR(RDMASIM_ATTR_UAR_ALLOC_HANDLE, RDMASIM_OBJECT_UAR,
+					    UVERBS_ACCESS_NEW, UA_MANDATORY),
+			    UVERBS_ATTR_PTR_OUT(RDMASIM_ATTR_UAR_ALLOC_PAGE_ID,
+						UVERBS_ATTR_TYPE(u32), UA_MANDATORY),
+			    UVERBS_ATTR_PTR_OUT(RDMASIM_ATTR_UAR_ALLOC_MMAP_LENGTH,
+						UVERBS_ATTR_TYPE(u32), UA_MANDATORY),
+			    UVERBS_ATTR_PTR_OUT(RDMASIM_ATTR_UAR_ALLOC_MMAP_OFFSET,
+						UVERBS_ATTR_TYPE(u64), UA_MANDATORY));
+
+DECLARE_UVERBS_NAMED_METHOD_DESTROY(RDMASIM_METHOD_UAR_DESTROY,
+				    UVERBS_ATTR_IDR(RDMASIM_ATTR_UAR_DESTROY_HANDLE,
+						    RDMASIM_OBJECT_UAR,
+						    UVERBS_ACCESS_DESTROY,
+						    UA_MANDATORY));
+
+DECLARE_UVERBS_NAMED_OBJECT(RDMASIM_OBJECT_UAR,
+			    UVERBS_TYPE_ALLOC_IDR(sim_uar_cleanup),
+			    &UVERBS_METHOD(RDMASIM_METHOD_UAR_ALLOC),
+			    &UVERBS_METHOD(RDMASIM_METHOD_UAR_DESTROY));
+
+static int UVERBS_HANDLER(RDMASIM_METHOD_PD_QUERY)(struct uverbs_attr_bundle *attrs)
+{
+	struct ib_pd *ibpd = uverbs_attr_get_obj(attrs,
+						 RDMASIM_ATTR_PD_QUERY_HANDLE);
+	struct sim_pd *pd;
+
+	if (IS_ERR(ibpd))
+		return PTR_ERR(ibpd);
+	/* The core found the PD by handle: it must be a sim PD */
+	if (!sim_is_ours(ibpd->device)) {
+		sim_strict("PD_QUERY: the PD is on %s, not a sim device",
+			   dev_name(&ibpd->device->dev));
+		return -EINVAL;
+	}
+	pd = container_of(ibpd, struct sim_pd, ibpd);
+	return uverbs_copy_to(attrs, RDMASIM_ATTR_PD_QUERY_PDN, &pd->pdn,
+			      sizeof(pd->pdn));
+}
+
+DECLARE_UVERBS_NAMED_METHOD(RDMASIM_METHOD_PD_QUERY,
+			    UVERBS_ATTR_IDR(RDMASIM_ATTR_PD_QUERY_HANDLE, UVERBS_OBJECT_PD,
+					    UVERBS_ACCESS_READ, UA_MANDATORY),
+			    UVERBS_ATTR_PTR_OUT(RDMASIM_ATTR_PD_QUERY_PDN,
+						UVERBS_ATTR_TYPE(u32), UA_MANDATORY));
+
+ADD_UVERBS_METHODS(sim_pd_methods, UVERBS_OBJECT_PD,
+		   &UVERBS_METHOD(RDMASIM_METHOD_PD_QUERY));
+
+static const struct uapi_definition sim_uapi_defs[] = {
+	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(RDMASIM_OBJECT_UAR),
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_PD, &sim_pd_methods),
+	{}
+};
+
+/* --- registration ------------------------------------------------------- */
+
+static void sim_dealloc_driver(struct ib_device *ibdev)
+{
+	struct sim_dev *sdev = to_sdev(ibdev);
+
+	mutex_lock(&sim_devs_lock);
+	list_del(&sdev->list_node);
+	mutex_unlock(&sim_devs_lock);
+	ida_destroy(&sdev->qpn_ida);
+	ida_destroy(&sdev->uar_ida);
+	atomic_long_dec(&sim_count[SIM_K_DEV]);
+}
+
+static const struct ib_device_ops sim_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMASIM_DRIVER_ID,
+	.uverbs_abi_ver = RDMASIM_ABI_VERSION,
+
+	.alloc_pd = sim_alloc_pd,
+	.alloc_ucontext = sim_alloc_ucontext,
+	.create_cq = sim_create_cq,
+	.create_qp = sim_create_qp,
+	.dealloc_driver = sim_dealloc_driver,
+	.dealloc_pd = sim_dealloc_pd,
+	.dealloc_ucontext = sim_dealloc_ucontext,
+	.dereg_mr = sim_dereg_mr,
+	.destroy_cq = sim_destroy_cq,
+	.destroy_qp = sim_destroy_qp,
+	.disassociate_ucontext = sim_disassociate_ucontext,
+	.get_dma_mr = sim_get_dma_mr,
+	.get_link_layer = sim_get_link_layer,
+	.get_port_immutable = sim_get_port_immutable,
+	.mmap = sim_mmap,
+	.mmap_free = sim_mmap_free,
+	.modify_qp = sim_modify_qp,
+	.poll_cq = sim_poll_cq,
+	.post_recv = sim_post_recv,
+	.post_send = sim_post_send,
+	.query_device = sim_query_device,
+	.query_pkey = sim_query_pkey,
+	.query_port = sim_query_port,
+	.query_qp = sim_query_qp,
+	.reg_user_mr = sim_reg_user_mr,
+	.req_notify_cq = sim_req_notify_cq,
+
+	INIT_RDMA_OBJ_SIZE(ib_cq, sim_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_pd, sim_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, sim_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, sim_ucontext, ibuc),
+};
+
+/* Is there a sim device on @ndev?  Called under sim_devs_lock */
+static bool sim_ndev_taken(struct net_device *ndev)
+{
+	struct sim_dev *sdev;
+
+	list_for_each_entry(sdev, &sim_devs, list_node)
+		if (sdev->ndev == ndev)
+			return true;
+	return false;
+}
+
+static int sim_newlink(const char *ibdev_name, struct net_device *ndev)
+{
+	struct sim_dev *sdev;
+	int ret;
+
+	if (ndev->type != ARPHRD_ETHER)
+		return -EINVAL;
+	sdev = ib_alloc_device(sim_dev, ibdev);
+	if (!sdev)
+		return -ENOMEM;
+	/* From here ib_dealloc_device() calls dealloc_driver, which undoes */
+	atomic_long_inc(&sim_count[SIM_K_DEV]);
+	sdev->ndev = ndev;
+	ida_init(&sdev->qpn_ida);
+	ida_init(&sdev->uar_ida);
+	spin_lock_init(&sdev->uctx_lock);
+	INIT_LIST_HEAD(&sdev->uctxs);
+	INIT_LIST_HEAD(&sdev->list_node);
+
+	sdev->ibdev.node_type = RDMA_NODE_IB_CA;
+	sdev->ibdev.phys_port_cnt = 1;
+	sdev->ibdev.num_comp_vectors = 1;
+	sdev->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
+	addrconf_addr_eui48((u8 *)&sdev->ibdev.node_guid, ndev->dev_addr);
+	strscpy(sdev->ibdev.node_desc, "rdmasim",
+		sizeof(sdev->ibdev.node_desc));
+	ib_set_device_ops(&sdev->ibdev, &sim_dev_ops);
+	sdev->ibdev.driver_def = sim_uapi_defs;
+
+	ret = ib_device_set_netdev(&sdev->ibdev, ndev, 1);
+	if (ret)
+		goto err_dealloc;
+
+	mutex_lock(&sim_devs_lock);
+	if (sim_ndev_taken(ndev)) {
+		mutex_unlock(&sim_devs_lock);
+		ret = -EEXIST;
+		goto err_dealloc;
+	}
+	list_add_tail(&sdev->list_node, &sim_devs);
+	mutex_unlock(&sim_devs_lock);
+
+	ret = ib_register_device(&sdev->ibdev, ibdev_name, NULL);
+	if (ret)
+		goto err_dealloc;
+	return 0;
+
+err_dealloc:
+	ib_dealloc_device(&sdev->ibdev);
+	return ret;
+}
+
+static struct rdma_link_ops sim_link_ops = {
+	.type = "rdmasim",
+	.newlink = sim_newlink,
+};
+
+/* The netdev goes: the device goes, as a NIC's does on hot unplug */
+static int sim_netdev_event(struct notifier_block *nb, unsigned long event,
+			    void *ptr)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+	struct sim_dev *sdev;
+
+	if (event != NETDEV_UNREGISTER)
+		return NOTIFY_DONE;
+	mutex_lock(&sim_devs_lock);
+	list_for_each_entry(sdev, &sim_devs, list_node) {
+		/* A failed get: it is being unregistered already */
+		if (sdev->ndev == ndev && ib_device_try_get(&sdev->ibdev)) {
+			ib_unregister_device_queued(&sdev->ibdev);
+			ib_device_put(&sdev->ibdev);
+		}
+	}
+	mutex_unlock(&sim_devs_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block sim_netdev_nb = {
+	.notifier_call = sim_netdev_event,
+};
+
+static int sim_objects_show(struct seq_file *s, void *unused)
+{
+	int i;
+
+	for (i = 0; i < SIM_K_NR; i++)
+		seq_printf(s, "%s %ld\n", sim_kind_name[i],
+			   atomic_long_read(&sim_count[i]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sim_objects);
+
+static int sim_strict_show(struct seq_file *s, void *unused)
+{
+	seq_printf(s, "%ld\n", atomic_long_read(&sim_strict_hits));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sim_strict);
+
+static int __init sim_init(void)
+{
+	int ret;
+
+	ret = register_netdevice_notifier(&sim_netdev_nb);
+	if (ret)
+		return ret;
+	sim_debugfs = debugfs_create_dir("rdmasim", NULL);
+	debugfs_create_file("objects", 0444, sim_debugfs, NULL,
+			    &sim_objects_fops);
+	debugfs_create_file("strict", 0444, sim_debugfs, NULL,
+			    &sim_strict_fops);
+	rdma_link_register(&sim_link_ops);
+	return 0;
+}
+
+/*
+ * Unregister every sim device: not with ib_unregister_driver(), which
+ * would also take vrdma's vdevices on a sim parent (they report its
+ * driver_id), but one by one from our own list.
+ */
+static void sim_unregister_all(void)
+{
+	struct sim_dev *sdev;
+
+	for (;;) {
+		mutex_lock(&sim_devs_lock);
+		sdev = NULL;
+		list_for_each_entry(sdev, &sim_devs, list_node) {
+			if (!sdev->exiting)
+				break;
+		}
+		if (list_entry_is_head(sdev, &sim_devs, list_node)) {
+			mutex_unlock(&sim_devs_lock);
+			break;
+		}
+		sdev->exiting = true;
+		get_device(&sdev->ibdev.dev);
+		mutex_unlock(&sim_devs_lock);
+		ib_unregister_device(&sdev->ibdev);
+		put_device(&sdev->ibdev.dev);
+	}
+}
+
+static void __exit sim_exit(void)
+{
+	rdma_link_unregister(&sim_link_ops);
+	unregister_netdevice_notifier(&sim_netdev_nb);
+	sim_unregister_all();
+	debugfs_remove_recursive(sim_debugfs);
+}
+
+module_init(sim_init);
+module_exit(sim_exit);
+
+MODULE_DESCRIPTION("rdmasim: a simulated hardware RDMA device for vrdma's selftests");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS_RDMA_LINK("rdmasim");
