@@ -27,6 +27,8 @@ PACKAGES=(
 	# build
 	build-essential pkg-config clang libclang-rt-14-dev sparse dkms kmod
 	linux-headers-amd64 libibverbs-dev libmnl-dev
+	# kernel probes: private ib_core prototypes from BTF (conftest.sh)
+	bpftool
 	# the test VM and its guest tools (the guest runs the host's root)
 	linux-image-amd64 qemu-system-x86 busybox-static cpio xz-utils zstd
 	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils
