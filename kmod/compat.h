@@ -1,14 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Prototypes of RDMA core symbols that ib_core exports but declares only in
- * its private headers (drivers/infiniband/core/core_priv.h and restrack.h
- * in Linux 6.1).  They are checked against Module.symvers at build time.
+ * The one place that knows how kernels differ.  vrdma_config.h, generated
+ * per kernel release by scripts/conftest.sh (compile probes against the
+ * target tree, never version numbers), says which features the target has;
+ * the shims below are named after those features.
+ *
+ * Some RDMA core symbols are exported by ib_core but declared only in its
+ * private headers (drivers/infiniband/core/core_priv.h and restrack.h).
+ * Their prototypes below are declared only when conftest.sh found exactly
+ * that prototype in the BTF of the target's ib_core.ko; the build stops
+ * before reaching this header otherwise.
  */
 #ifndef _VRDMA_COMPAT_H
 #define _VRDMA_COMPAT_H
 
+#include <net/genetlink.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/restrack.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "vrdma_config.h"
+
+#ifndef VRDMA_HAVE_IB_CREATE_QP_USER_UDATA
+#error "ib_create_qp_user() prototype not checked against the target kernel"
+#endif
 
 struct ib_uqp_object;
 
@@ -25,5 +40,54 @@ void rdma_restrack_set_name(struct rdma_restrack_entry *res,
 			    const char *caller);
 void rdma_restrack_add(struct rdma_restrack_entry *res);
 void rdma_restrack_del(struct rdma_restrack_entry *res);
+
+/*
+ * Generic netlink: from 6.2 pre_doit/post_doit see the split ops of the
+ * command; both have the flags vrdma looks at.
+ */
+#ifdef VRDMA_HAVE_GENL_SPLIT_OPS
+#define vrdma_genl_doit_ops genl_split_ops
+#else
+#define vrdma_genl_doit_ops genl_ops
+#endif
+
+/*
+ * create_cq: from 6.11 the core passes the whole attribute bundle; the
+ * driver data is its driver_udata.  vrdma_cq_create_arg is the type of the
+ * op's third argument; the parent is called with the shadow bundle that
+ * vrdma_shadow_udata() filled, so that it finds its own ucontext there.
+ */
+#ifdef VRDMA_HAVE_CREATE_CQ_ATTRS
+#define vrdma_cq_create_arg uverbs_attr_bundle
+
+static inline struct ib_udata *
+vrdma_create_cq_udata(struct uverbs_attr_bundle *attrs)
+{
+	return attrs ? &attrs->driver_udata : NULL;
+}
+
+static inline int vrdma_parent_create_cq(struct ib_device *pdev,
+					 struct ib_cq *cq,
+					 const struct ib_cq_init_attr *attr,
+					 struct uverbs_attr_bundle *sb)
+{
+	return pdev->ops.create_cq(cq, attr, sb);
+}
+#else
+#define vrdma_cq_create_arg ib_udata
+
+static inline struct ib_udata *vrdma_create_cq_udata(struct ib_udata *udata)
+{
+	return udata;
+}
+
+static inline int vrdma_parent_create_cq(struct ib_device *pdev,
+					 struct ib_cq *cq,
+					 const struct ib_cq_init_attr *attr,
+					 struct uverbs_attr_bundle *sb)
+{
+	return pdev->ops.create_cq(cq, attr, &sb->driver_udata);
+}
+#endif
 
 #endif /* _VRDMA_COMPAT_H */

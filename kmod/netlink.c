@@ -572,8 +572,8 @@ static const struct genl_ops vrdma_ops[] = {
  * (common for pods with NET_ADMIN) must still not raise its own limits,
  * lift its own address ACLs or create devices in other namespaces.
  */
-static int vrdma_nl_pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
-			     struct genl_info *info)
+static int vrdma_nl_pre_doit(const struct vrdma_genl_doit_ops *ops,
+			     struct sk_buff *skb, struct genl_info *info)
 {
 	if ((ops->flags & GENL_ADMIN_PERM) &&
 	    !net_eq(genl_info_net(info), &init_net)) {

@@ -45,13 +45,15 @@ static void vrdma_cq_restrack_new(struct ib_cq *shadow)
  * vrdma_create_cq() - create a CQ and its shadow on the parent
  * @ibcq: the vdevice CQ, allocated by the core
  * @attr: size, completion vector and flags
- * @udata: the provider's driver data (queue mmap info comes back in it)
+ * @arg: the provider's driver data (queue mmap info comes back in it), or
+ *	 from 6.11 the attribute bundle around it (compat.h)
  *
  * Return: 0 or a negative errno.
  */
 int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		    struct ib_udata *udata)
+		    struct vrdma_cq_create_arg *arg)
 {
+	struct ib_udata *udata = vrdma_create_cq_udata(arg);
 	struct vrdma_dev *vdev = to_vdev(ibcq->device);
 	struct ib_cq *shadow = vrdma_shadow_cq(ibcq);
 	struct ib_device *pdev = vdev->pdev;
@@ -77,7 +79,7 @@ int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	vrdma_cq_restrack_new(shadow);
 
 	ret = vrdma_fault(VRDMA_FAULT_CQ) ?:
-	      pdev->ops.create_cq(shadow, attr, pudata);
+	      vrdma_parent_create_cq(pdev, shadow, attr, &sb);
 	if (ret)
 		goto err_restrack;
 	rdma_restrack_add(&shadow->res);

@@ -318,7 +318,7 @@ int vrdma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 
 /* verbs_cq.c */
 int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		    struct ib_udata *udata);
+		    struct vrdma_cq_create_arg *arg);
 int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int vrdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);

@@ -29,6 +29,8 @@ PACKAGES=(
 	linux-headers-amd64 libibverbs-dev libmnl-dev
 	# the CNI plugin (tools/cni) parses and writes JSON with json-c
 	libjson-c-dev
+	# kernel probes: private ib_core prototypes from BTF (conftest.sh)
+	bpftool
 	# the test VM and its guest tools (the guest runs the host's root)
 	linux-image-amd64 qemu-system-x86 busybox-static cpio xz-utils zstd
 	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils

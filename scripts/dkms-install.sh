@@ -8,7 +8,8 @@
 #   scripts/dkms-install.sh [-k KERNELRELEASE]   add, build, install
 #   scripts/dkms-install.sh --remove             unregister every kernel's copy
 #
-# The module source (Kbuild, kmod/, uapi/, VERSION, dkms.conf) is copied to
+# The module source (Kbuild, kmod/, uapi/, the probe scripts, VERSION,
+# dkms.conf) is copied to
 # /usr/src/vrdma-VERSION; a previous registration of the same version is
 # removed first, so the script can be run again after an update.
 # KERNELRELEASE defaults to the running kernel.
@@ -57,10 +58,12 @@ rm -rf "$SRC"
 [ -d "/lib/modules/$KVER/build" ] ||
 	die "no kernel headers for $KVER (apt-get install linux-headers-$KVER)"
 
-mkdir -p "$SRC/kmod" "$SRC/uapi/linux"
+mkdir -p "$SRC/kmod" "$SRC/uapi/linux" "$SRC/scripts"
 install -m 0644 "$TOP/Kbuild" "$TOP/VERSION" "$TOP/dkms.conf" "$SRC/"
 install -m 0644 "$TOP/uapi/linux/vrdma.h" "$SRC/uapi/linux/"
 install -m 0644 "$TOP/kmod/Kbuild" "$SRC/kmod/"
+# The kernel feature probes kmod/Kbuild runs before compiling
+install -m 0755 "$TOP/scripts/conftest.sh" "$TOP/scripts/btf-proto.sh" "$SRC/scripts/"
 # Sources only: never a build product of the tree (*.mod.c is generated)
 find "$TOP/kmod" -maxdepth 1 -type f \( -name '*.h' -o \
 	\( -name '*.c' ! -name '*.mod.c' \) \) -exec install -m 0644 {} "$SRC/kmod/" \;
