@@ -121,15 +121,16 @@ int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	 * ib_destroy_cq_user() without its kfree(): the core frees the
 	 * shadow with the vdevice CQ.  The entry leaves the parent's
 	 * restrack before the parent's object goes, so that nldev never
-	 * dumps a CQ being destroyed, and comes back if the parent refuses.
+	 * dumps a CQ being destroyed.  It does not come back if the parent
+	 * refuses: nldev reads a user CQ's context through its uobject,
+	 * which uverbs frees even when the CQ itself is leaked (a driver
+	 * failure at cleanup), so the parent's dump no longer lists a CQ
+	 * whose destruction failed.  A retry finds the entry already gone.
 	 */
 	rdma_restrack_del(&shadow->res);
 	ret = shadow->device->ops.destroy_cq(shadow, pudata);
-	if (ret) {
-		vrdma_cq_restrack_new(shadow);
-		rdma_restrack_add(&shadow->res);
+	if (ret)
 		return ret;
-	}
 	vrdma_quota_uncharge(vdev, VRDMA_RES_CQ, 1);
 	vrdma_obj_dec(VRDMA_OBJ_CQ);
 	return 0;
