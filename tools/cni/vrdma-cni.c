@@ -547,9 +547,10 @@ static int teardown(const struct cni_conf *c, struct vrdma_handle *h,
 {
 	int ret = 0;
 
+	/* Its state stays while the vdevice may: DEL and GC retry from it */
 	if (h && vdev_del(h, a->vdev, e))
-		ret = -1;
-	if (attach_forget(c, a) && !ret)
+		return -1;
+	if (attach_forget(c, a))
 		ret = cni_fail(e, CNI_ERR_IO, "cannot remove the state file", "%s",
 			       a->vdev);
 	if (cdi_sync_pod(c, a->pod_key, e))
@@ -598,7 +599,8 @@ static int cmd_add(const struct cni_conf *c, const struct cni_env *env,
 	if (pod_limits(c, &limits, e) || acl_from_prev(c, &sgids, &peers, e))
 		return -1;
 	attach_init(&a, env->container_id, c->network, env->ifname);
-	if (pod_key(env, a.pod_key, sizeof(a.pod_key), e))
+	/* The pod's CDI device name, needed (and checked) only for CDI */
+	if (c->cdi && pod_key(env, a.pod_key, sizeof(a.pod_key), e))
 		return -1;
 	snprintf(a.netns, sizeof(a.netns), "%s", env->netns);
 	/* A name whose state names another attachment: never take it over */

@@ -155,6 +155,14 @@ error "ADD without CNI_NETNS"       4 ADD "$(conf)" CNI_NETNS=
 error "ADD into a missing netns"    3 ADD "$(conf)" CNI_NETNS=/nonexistent/ns
 error "bad VRDMA_CDI_NAME"          4 ADD "$(conf)" CNI_ARGS="IgnoreUnknown=1;VRDMA_CDI_NAME=a/b"
 error "bad pod name for CDI"        4 ADD "$(conf)" CNI_ARGS="K8S_POD_NAMESPACE=ns;K8S_POD_NAME=-x-"
+# Without CDI a pod's name is no device name: nothing to refuse it for
+# (it fails later here, for want of the module, with another code)
+run ADD "$(conf '{"cdi": false}')" CNI_ARGS="K8S_POD_NAMESPACE=ns;K8S_POD_NAME=-x-"
+if jq -e '.code == 4' "$tmp/out" >/dev/null 2>&1; then
+	bad "pod name unchecked without CDI" "refused: $(jq -r .msg "$tmp/out")"
+else
+	ok "pod name unchecked without CDI"
+fi
 
 # --- per-pod limits --------------------------------------------------------------------
 
