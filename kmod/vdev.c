@@ -333,12 +333,6 @@ static void vrdma_dev_init_attrs(struct vrdma_dev *vdev)
 	 */
 	ibdev->uverbs_cmd_mask |= pdev->uverbs_cmd_mask;
 	strscpy(ibdev->node_desc, pdev->node_desc, sizeof(ibdev->node_desc));
-	/*
-	 * The parent's bus device (a PCI function for hardware, none for
-	 * rxe) is the vdevice's too: libibverbs binds providers that match
-	 * by PCI id alone (hns) through the class device's "device" link.
-	 */
-	ibdev->dev.parent = pdev->dev.parent;
 
 	/* A locally administered EUI-64, distinct from the parent's. */
 	get_random_bytes(&guid, sizeof(guid));
