@@ -7,25 +7,17 @@
  */
 #include "vrdma.h"
 
+static bool vrdma_pernet_match(struct vrdma_dev *vdev, void *net)
+{
+	return vrdma_dev_in_net(vdev, net);
+}
+
 static void vrdma_pernet_pre_exit(struct net *net)
 {
-	struct vrdma_dev *vdev, *found;
+	struct vrdma_dev *vdev;
 
-	for (;;) {
-		found = NULL;
-		mutex_lock(&vrdma_mutex);
-		list_for_each_entry(vdev, &vrdma_devs, list) {
-			if (vrdma_dev_in_net(vdev, net)) {
-				found = vdev;
-				vrdma_dev_unlink(vdev);
-				break;
-			}
-		}
-		mutex_unlock(&vrdma_mutex);
-		if (!found)
-			break;
-		vrdma_dev_destroy(found, VRDMA_DEL_NETNS);
-	}
+	while ((vdev = vrdma_dev_unlink_next(vrdma_pernet_match, net)))
+		vrdma_dev_destroy(vdev, VRDMA_DEL_NETNS);
 	/* Those other paths are tearing down must not outlive the netns. */
 	vrdma_dev_wait_dying(net);
 }

@@ -92,35 +92,57 @@ static bool vrdma_dev_away(struct vrdma_dev *vdev)
 	       strcmp(vdev->ibdev.name, vdev->home_name);
 }
 
+/**
+ * vrdma_dev_unlink_next() - take the first vdevice a predicate picks
+ * @match: the predicate, called with vrdma_mutex held
+ * @arg: its argument
+ *
+ * Callers loop until NULL, destroying each vdevice returned
+ * (vrdma_dev_destroy()): unregistration cannot run under vrdma_mutex.
+ *
+ * Context: process context; takes vrdma_mutex.
+ * Return: the vdevice, unlinked, or NULL if none matches.
+ */
+struct vrdma_dev *vrdma_dev_unlink_next(bool (*match)(struct vrdma_dev *vdev,
+						      void *arg),
+					void *arg)
+{
+	struct vrdma_dev *vdev, *found = NULL;
+
+	mutex_lock(&vrdma_mutex);
+	list_for_each_entry(vdev, &vrdma_devs, list) {
+		if (match(vdev, arg)) {
+			found = vdev;
+			vrdma_dev_unlink(vdev);
+			break;
+		}
+	}
+	mutex_unlock(&vrdma_mutex);
+	return found;
+}
+
 /*
  * Destroys every vdevice that is no longer where and what vrdma made it.
  * The RDMA core calls vrdma_dev_check_home() with its locks held, from
  * which no device can be unregistered: it queues this instead.
  */
+static bool vrdma_dev_away_match(struct vrdma_dev *vdev, void *unused)
+{
+	return vrdma_dev_away(vdev);
+}
+
 static void vrdma_dev_home_work(struct work_struct *work)
 {
-	struct vrdma_dev *vdev, *found;
+	struct vrdma_dev *vdev;
 
-	for (;;) {
-		found = NULL;
-		mutex_lock(&vrdma_mutex);
-		list_for_each_entry(vdev, &vrdma_devs, list) {
-			if (vrdma_dev_away(vdev)) {
-				found = vdev;
-				vrdma_dev_unlink(vdev);
-				break;
-			}
-		}
-		mutex_unlock(&vrdma_mutex);
-		if (!found)
-			break;
-		if (!net_eq(vrdma_dev_net(found), found->home))
+	while ((vdev = vrdma_dev_unlink_next(vrdma_dev_away_match, NULL))) {
+		if (!net_eq(vrdma_dev_net(vdev), vdev->home))
 			pr_info("vrdma: %s: moved to another network namespace by the RDMA core; destroying it\n",
-				found->ibdev.name);
+				vdev->ibdev.name);
 		else
 			pr_info("vrdma: %s: renamed from %s by the RDMA core; destroying it\n",
-				found->ibdev.name, found->home_name);
-		vrdma_dev_destroy(found, VRDMA_DEL_MOVED);
+				vdev->ibdev.name, vdev->home_name);
+		vrdma_dev_destroy(vdev, VRDMA_DEL_MOVED);
 	}
 }
 

@@ -231,6 +231,9 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 struct vrdma_dev *vrdma_dev_find(const char *name);
 void vrdma_dev_unlink(struct vrdma_dev *vdev);
 void vrdma_dev_destroy(struct vrdma_dev *vdev, enum vrdma_del_reason reason);
+struct vrdma_dev *vrdma_dev_unlink_next(bool (*match)(struct vrdma_dev *vdev,
+						      void *arg),
+					void *arg);
 void vrdma_dev_destroy_all(void);
 void vrdma_dev_wait_dying(struct net *net);
 void vrdma_dev_wait_parent(struct vrdma_parent *parent);
