@@ -4,6 +4,9 @@
 #
 #   make                 module, libvrdma and vrdmactl
 #   make check [T=name]  the selftest suite in a qemu guest (installs deps)
+#                        on the default kernel, then its core subset on every
+#                        other supported kernel (KERNELS=all: the full suite
+#                        on each; KERNEL=6.12: the full suite on that one only)
 #   make check-debug     the suite on a KASAN/lockdep/kmemleak debug kernel
 #   make demo            two containers talking RDMA through vdevices
 #   make bench           benchmarks, vdevice against the native parent
@@ -14,20 +17,20 @@
 #                        CNI plugin
 #   make dkms-install    register the module with DKMS, build and install it
 #
-# KDIR selects the kernel build tree; V=1 shows the full commands.
+# KERNEL or KDIR select the kernel; V=1 shows the full commands.
 
 SHELL := /bin/bash
 TOP := $(CURDIR)
 
-# The running kernel's tree, else the newest installed one; the debug
-# kernel of "make check-debug" only when named (KDIR=...).
+# KERNEL names the kernel to build for and boot (scripts/kernels.sh: a
+# release or its start, "6.12"); without it the default, which is the
+# running kernel's tree if installed, else Debian 12's own.  KDIR, if given,
+# wins.  The debug kernel of "make check-debug" only when named in full.
+KERNEL ?= default
 ifeq ($(KDIR),)
-KDIR := $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
-	echo /lib/modules/$$(uname -r)/build; else \
-	ls -d /lib/modules/*/build 2>/dev/null | grep -v -- '-vrdma-debug/' | \
-	sort -V | tail -n 1; fi)
+KDIR := $(shell ./scripts/kernels.sh kdir $(KERNEL))
 endif
-KVER := $(shell v=$$(make -s -C $(KDIR) kernelrelease 2>/dev/null) && echo $$v || basename $$(dirname $(KDIR)))
+export KDIR
 
 VRDMA_VERSION := $(shell ./scripts/version.sh 2>/dev/null || cat VERSION)
 export VRDMA_VERSION
@@ -92,7 +95,7 @@ check:
 	$(MAKE) -C tools/vrdmactl test
 	$(MAKE) -C tools/cni test
 	./scripts/check-manifests.sh
-	./selftests/vm/run.sh $(if $(T),--tests "$(T)")
+	KERNEL=$(KERNEL) KERNELS=$(KERNELS) ./selftests/vm/check.sh $(if $(T),--tests "$(T)")
 
 check-debug:
 	@./scripts/deps.sh --quiet

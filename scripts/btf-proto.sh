@@ -45,10 +45,14 @@ trap 'rm -rf "$WORK"' EXIT
 unpack() {
 	local magic=$1 off
 	shift
-	off=$(LC_ALL=C grep -aboP "$magic" "$image" | head -n 1 | cut -d: -f1) || return 1
+	# head exits after the first offset, grep may then die of SIGPIPE:
+	# under pipefail that must not read as "no such stream"
+	off=$( { LC_ALL=C grep -aboP "$magic" "$image" || true; } | head -n 1 | cut -d: -f1)
 	[ -n "$off" ] || return 1
 	tail -c +"$((off + 1))" "$image" | "$@" > "$WORK/vmlinux" 2>/dev/null || true
-	readelf -S "$WORK/vmlinux" 2>/dev/null | grep -q '\.BTF'
+	# not "| grep -q": readelf would die of SIGPIPE, failing the pipeline
+	readelf -S "$WORK/vmlinux" > "$WORK/sections" 2>/dev/null || true
+	grep -q '\.BTF' "$WORK/sections"
 }
 unpack '\xfd7zXZ\x00' xz -dcq || unpack '\x28\xb5\x2f\xfd' zstd -dcq ||
 	unpack '\x1f\x8b\x08' gzip -dcq || die "no BTF found in $image"

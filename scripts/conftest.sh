@@ -107,6 +107,19 @@ have() {
 	done
 } > "$WORK/vrdma_config.h"
 
+# API changes vrdma does not follow yet: refuse the kernel with the change's
+# name rather than fail to compile (or, worse, compile) further on.
+refuse_if() {
+	if have "$1"; then
+		die "$2: not supported yet"
+	fi
+}
+refuse_if REG_USER_MR_DMAH "reg_user_mr() takes a struct ib_dmah (6.17)"
+refuse_if CREATE_USER_CQ "user CQs are created by create_user_cq() (7.1)"
+refuse_if RESIZE_USER_CQ "resize_cq() became resize_user_cq() (7.1)"
+refuse_if BUNDLE_METHOD_ELM "the attribute bundle carries method_elm (7.2)"
+refuse_if DEVICE_ATTR_U32 "ib_device_attr counts are u32 (7.3)"
+
 symvers=$KDIR/Module.symvers
 [ -f "$symvers" ] || die "no Module.symvers in $KDIR: cannot check the exports vrdma uses"
 

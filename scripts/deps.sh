@@ -9,9 +9,10 @@
 #   scripts/deps.sh --quiet   silent when everything is present
 #
 # The test VM boots /boot/vmlinuz-$KVER for the kernel the module is built
-# against (same KDIR rule as the Makefile: the running kernel's build tree if
-# present, else the newest /lib/modules/*/build), so the kernel image of
-# exactly that version is installed too.  Runs as root, without a terminal
+# against (the default of scripts/kernels.sh: the running kernel's build tree
+# if present, else Debian 12's own), so the kernel image of exactly that
+# version is installed too; and the other supported kernels' headers and
+# images (kernels.sh packages).  Runs as root, without a terminal
 # (CI=true, no stdin).
 
 set -euo pipefail
@@ -76,17 +77,16 @@ apt_install() {
 	"${apt[@]}" install -y --no-install-recommends "$@" < /dev/null
 }
 
-# The kernel the Makefile builds against, and whose image the VM boots.
+# The kernel the Makefile builds against by default, and whose image the
+# VM boots (scripts/kernels.sh).
 kver() {
-	local kdir
-	if [ -d "/lib/modules/$(uname -r)/build" ]; then
-		kdir=/lib/modules/$(uname -r)/build
-	else
-		kdir=$(find /lib/modules -mindepth 2 -maxdepth 2 -name build 2>/dev/null |
-		       grep -v -- '-vrdma-debug/' | sort -V | tail -n 1)
-	fi
-	[ -n "$kdir" ] && basename "$(dirname "$kdir")"
+	"$(dirname "$0")/kernels.sh" release default 2>/dev/null
 }
+
+# The other supported kernels (make check runs a core subset on each):
+# headers and image, from Debian 12's own archive.
+mapfile -t OTHER_KERNELS < <("$(dirname "$0")/kernels.sh" packages)
+PACKAGES+=("${OTHER_KERNELS[@]}")
 
 mapfile -t need < <(missing "${PACKAGES[@]}")
 if [ "${#need[@]}" -gt 0 ]; then

@@ -45,7 +45,9 @@ conf_version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$TOP/dkms.conf")
 
 # dkms status may also print warnings: look for the module's own line
 registered() {
-	dkms status -m "$NAME" -v "$VERSION" 2>/dev/null | grep -q "^$NAME/$VERSION"
+	# grep -c reads to the end: with -q, dkms could die of SIGPIPE and
+	# pipefail would read that as "not registered"
+	[ "$(dkms status -m "$NAME" -v "$VERSION" 2>/dev/null | grep -c "^$NAME/$VERSION")" -gt 0 ]
 }
 
 if registered; then

@@ -41,6 +41,8 @@
 #include <rdma/uverbs_named_ioctl.h>
 
 #include "rdmasim-abi.h"
+/* VRDMA_HAVE_*: the probed API of the target kernel (scripts/conftest.sh) */
+#include "vrdma_config.h"
 
 #define SIM_MAX_QP	1024
 #define SIM_MAX_CQ	1024
@@ -566,8 +568,9 @@ static int sim_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 
 /* --- CQ ----------------------------------------------------------------- */
 
-static int sim_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-			 struct ib_udata *udata)
+static int sim_create_cq_udata(struct ib_cq *ibcq,
+			       const struct ib_cq_init_attr *attr,
+			       struct ib_udata *udata)
 {
 	struct sim_dev *sdev = to_sdev(ibcq->device);
 	struct sim_cq *cq = container_of(ibcq, struct sim_cq, ibcq);
@@ -635,6 +638,18 @@ err_free_kbuf:
 	kfree(cq->kbuf);
 	return ret;
 }
+
+#ifdef VRDMA_HAVE_CREATE_CQ_ATTRS
+/* From 6.11 the whole bundle, as mlx5 takes it; NULL for a kernel CQ */
+static int sim_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+			 struct uverbs_attr_bundle *attrs)
+{
+	return sim_create_cq_udata(ibcq, attr,
+				   attrs ? &attrs->driver_udata : NULL);
+}
+#else
+#define sim_create_cq sim_create_cq_udata
+#endif
 
 static int sim_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
