@@ -9,8 +9,11 @@
  *                                       across an unload and reload
  *   /sys/kernel/debug/vrdma/fail/POINT  how many of the next passes through
  *                                       POINT fail (fault injection)
+ *   /sys/kernel/debug/vrdma/delay/POINT how long, in ms, the next pass
+ *                                       through POINT sleeps
  */
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/seq_file.h>
 
 #include "vrdma.h"
@@ -53,6 +56,32 @@ static const char * const vrdma_fault_names[VRDMA_NR_FAULT] = {
 	[VRDMA_FAULT_NETNS] = "netns",
 };
 
+/* Pending delays per point, in ms; lock-free (atomic_xchg). */
+static atomic_t vrdma_delay_ms[VRDMA_NR_DELAY];
+
+static const char * const vrdma_delay_names[VRDMA_NR_DELAY] = {
+	[VRDMA_DELAY_REGISTERED] = "registered",
+};
+
+/* Bounds a test's mistake: the windows are in syscalls that hold nothing */
+#define VRDMA_DELAY_MAX_MS	10000
+
+/**
+ * vrdma_delay() - sleep at a race window if a test asked for it
+ * @point: the window
+ *
+ * Consumes the pending delay of @point, if there is one.
+ *
+ * Context: process context, no locks held.
+ */
+void vrdma_delay(enum vrdma_delay point)
+{
+	int ms = atomic_xchg(&vrdma_delay_ms[point], 0);
+
+	if (ms > 0)
+		msleep(min(ms, VRDMA_DELAY_MAX_MS));
+}
+
 /**
  * vrdma_fault() - whether to fail this pass through a fault point
  * @point: the fault point
@@ -91,7 +120,7 @@ DEFINE_SHOW_ATTRIBUTE(vrdma_objects);
  */
 void vrdma_debugfs_init(void)
 {
-	struct dentry *fail;
+	struct dentry *fail, *delay;
 	int i;
 
 	vrdma_debugfs_root = debugfs_create_dir("vrdma", NULL);
@@ -101,6 +130,10 @@ void vrdma_debugfs_init(void)
 	for (i = 0; i < VRDMA_NR_FAULT; i++)
 		debugfs_create_atomic_t(vrdma_fault_names[i], 0600, fail,
 					&vrdma_fault_count[i]);
+	delay = debugfs_create_dir("delay", vrdma_debugfs_root);
+	for (i = 0; i < VRDMA_NR_DELAY; i++)
+		debugfs_create_atomic_t(vrdma_delay_names[i], 0600, delay,
+					&vrdma_delay_ms[i]);
 }
 
 /**
@@ -117,6 +150,8 @@ void vrdma_debugfs_exit(void)
 	debugfs_remove_recursive(vrdma_debugfs_root);
 	for (i = 0; i < VRDMA_NR_FAULT; i++)
 		atomic_set(&vrdma_fault_count[i], 0);
+	for (i = 0; i < VRDMA_NR_DELAY; i++)
+		atomic_set(&vrdma_delay_ms[i], 0);
 	/* The leak audit of an unload: everything must be gone by now. */
 	for (i = 0; i < VRDMA_NR_OBJ; i++)
 		WARN(atomic_read(&vrdma_obj_count[i]),

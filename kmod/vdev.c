@@ -422,6 +422,7 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 	struct ib_device *pdev;
 	struct vrdma_dev *vdev;
 	struct vrdma_event ev;
+	bool away;
 	int ret;
 
 	if (strlen(params->name) > VRDMA_DEV_NAME_MAX) {
@@ -535,6 +536,7 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 		goto err_dealloc;
 	}
 
+	vrdma_delay(VRDMA_DELAY_REGISTERED);
 	mutex_lock(&vrdma_mutex);
 	if (parent->dying) {
 		/* The parent's removal ran meanwhile and cannot see us. */
@@ -545,11 +547,20 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 		return -ENODEV;
 	}
 	vrdma_dev_link(vdev);
+	/*
+	 * A move or rename by the core since ib_register_device() found no
+	 * vdevice on vrdma_devs to undo: look again now that it is there.
+	 * The undo is queued after the "new" event, so that listeners see
+	 * the two in order.
+	 */
+	away = vrdma_dev_away(vdev);
 	vrdma_nl_event_prepare(&ev, vdev, VRDMA_CMD_DEV_NEW, VRDMA_DEL_USER);
 	vrdma_parent_unpin(parent);
 	mutex_unlock(&vrdma_mutex);
 
 	vrdma_nl_event_send(&ev);
+	if (away)
+		schedule_work(&vrdma_dev_home);
 	return 0;
 
 err_dealloc:

@@ -432,6 +432,19 @@ static inline void *vrdma_fault_ptr(enum vrdma_fault point)
 	return ret ? ERR_PTR(ret) : NULL;
 }
 
+/*
+ * debugfs.c: race windows held open.  Writing N to
+ * /sys/kernel/debug/vrdma/delay/<point> makes the next pass through that
+ * point sleep N milliseconds (at most 10 s), so that a test can act inside
+ * a window that is otherwise too short to hit.
+ */
+enum vrdma_delay {
+	VRDMA_DELAY_REGISTERED,	/* registered, not yet on vrdma_devs */
+	VRDMA_NR_DELAY
+};
+
+void vrdma_delay(enum vrdma_delay point);
+
 void vrdma_debugfs_init(void);
 void vrdma_debugfs_exit(void);
 

@@ -13,8 +13,13 @@
 #                             RDMA device, A's monitor gets a "moved" event
 #   rdma dev set vA2 name X   the same for a rename: no device keeps the
 #                             name the tenant chose
+#   the same rename while vrdma is still creating vW (registered with the
+#                             core, not yet on vrdma's list: the window is
+#                             held open by /sys/kernel/debug/vrdma/delay/
+#                             registered): undone all the same
 #
-# Before the fix vA stayed usable in S and vA2 lived on as X.
+# Before the fix vA stayed usable in S and vA2 lived on as X; a rename in
+# the creation window stayed until vrdma checked again after it.
 
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -23,7 +28,7 @@
 
 ktap_plan setup nldev_move_leaves_nothing_in_other_ns nldev_move_destroys \
 	nldev_move_event nldev_rename_leaves_no_device nldev_rename_event \
-	undo_logged klog_clean
+	rename_in_create_window_undone undo_logged klog_clean
 
 mark=$(klog_mark)
 tmpdir T || exit 1
@@ -108,6 +113,31 @@ if wait_for 10 mon_has "$T/mona" moved hijacked; then
 else
 	ktap_fail nldev_rename_event "monitor in A: $(cat "$T/mona" "$T/mona.err")"
 fi
+
+# --- rename while vrdma is creating the vdevice --------------------------------
+
+# The core lists vW in A once registered; vrdma links it 3 s later.
+DELAY=/sys/kernel/debug/vrdma/delay/registered
+echo 3000 >"$DELAY"
+echo "# [init] $VRDMACTL dev add vW parent $PARENT netns $A &  (3 s window)" >&"$KTAP_FD"
+"$VRDMACTL" dev add vW parent "$PARENT" netns "$A" {KTAP_FD}>&- &
+addpid=$!
+if wait_for 10 in_ns_devices "$A" vW; then
+	in_ns "$A" rdma dev set vW name hijackw
+	ktap_diag "rdma dev set vW name (in the window): status $?"
+fi
+wait "$addpid"
+ktap_diag "vrdmactl dev add vW: status $?"
+echo 0 >"$DELAY"
+if wait_for 10 bash -c "! ip netns exec '$A' rdma dev show hijackw >/dev/null 2>&1" &&
+   ! vdev_known hijackw && ! vdev_known vW && ! in_ns_devices "$A" vW; then
+	ktap_ok rename_in_create_window_undone
+else
+	ktap_fail rename_in_create_window_undone \
+		"A lists: $(ip netns exec "$A" rdma dev show); vrdma: $("$VRDMACTL" dev show 2>&1)"
+fi
+"$VRDMACTL" dev del hijackw 2>/dev/null
+"$VRDMACTL" dev del vW 2>/dev/null
 
 if dmesg | tail -n "+$((mark + 1))" | grep -q "vrdma: vA: moved to another network namespace" &&
    dmesg | tail -n "+$((mark + 1))" | grep -q "vrdma: hijacked: renamed"; then
