@@ -64,8 +64,10 @@ mkdir -p "$SRC/kmod" "$SRC/uapi/linux" "$SRC/scripts"
 install -m 0644 "$TOP/Kbuild" "$TOP/VERSION" "$TOP/dkms.conf" "$SRC/"
 install -m 0644 "$TOP/uapi/linux/vrdma.h" "$SRC/uapi/linux/"
 install -m 0644 "$TOP/kmod/Kbuild" "$SRC/kmod/"
-# The kernel feature probes kmod/Kbuild runs before compiling
+# The kernel feature probes kmod/Kbuild runs before compiling, and the
+# Kbuild fragment that runs them
 install -m 0755 "$TOP/scripts/conftest.sh" "$TOP/scripts/btf-proto.sh" "$SRC/scripts/"
+install -m 0644 "$TOP/scripts/compat.mk" "$SRC/scripts/"
 # Sources only: never a build product of the tree (*.mod.c is generated)
 find "$TOP/kmod" -maxdepth 1 -type f \( -name '*.h' -o \
 	\( -name '*.c' ! -name '*.mod.c' \) \) -exec install -m 0644 {} "$SRC/kmod/" \;

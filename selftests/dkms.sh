@@ -57,6 +57,8 @@ cleanup_push "$SRC/scripts/dkms-install.sh" --remove
 if run_logged dkms make -C "$SRC" dkms-install; then
 	ktap_ok dkms_install
 else
+	# dkms keeps the compiler's output to itself
+	ktap_diag "make.log:" "$(tail -n 15 /var/lib/dkms/vrdma/*/build/make.log 2>&1)"
 	ktap_fail dkms_install
 fi
 
