@@ -288,3 +288,21 @@ out_unlock:
 	rcu_read_unlock();
 	return ret;
 }
+
+/**
+ * vrdma_acl_restricted() - does a vdevice have any address ACL?
+ * @vdev: the vdevice
+ *
+ * What an ACL cannot check (UD QPs, multicast) is refused when this holds.
+ * An ACL published later does not reach UD QPs created before it: set ACLs
+ * when creating the vdevice (Documentation/security.rst).
+ *
+ * Context: any; does not sleep.
+ * Return: true if a source or peer ACL restricts the vdevice.
+ */
+bool vrdma_acl_restricted(struct vrdma_dev *vdev)
+{
+	/* Only whether there is one: no dereference, no read-side section */
+	return rcu_access_pointer(vdev->acl[VRDMA_ACL_SGID]) ||
+	       rcu_access_pointer(vdev->acl[VRDMA_ACL_PEER]);
+}

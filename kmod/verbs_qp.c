@@ -25,6 +25,18 @@ static struct ib_cq *vrdma_shadow_cq_or_null(struct ib_cq *ibcq)
 	return ibcq ? vrdma_shadow_cq(ibcq) : NULL;
 }
 
+/*
+ * Creation flags a tenant's QP may carry to the parent.  Not granted:
+ * SOURCE_QPN (a UD QP sending as another QP: QP1's MADs on mlx5, forged
+ * management traffic), the cross-channel flags (their WQEs name other
+ * queues by number, which vrdma does not confine to the tenant's), the
+ * raw-packet ones (vrdma has no raw-packet QPs) and the kernel-only ones,
+ * which uverbs never passes and vrdma refuses should it start to.
+ */
+#define VRDMA_QP_CREATE_ALLOWED (IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK | \
+				 IB_QP_CREATE_SCATTER_FCS | \
+				 IB_QP_CREATE_PCI_WRITE_END_PADDING)
+
 /**
  * vrdma_create_qp() - create a QP and its shadow on the parent
  * @ibqp: the vdevice QP, allocated and partly set up by the core
@@ -50,6 +62,15 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		return -EOPNOTSUPP;
 	if (init->rwq_ind_tbl || init->xrcd)
 		return -EOPNOTSUPP;
+	if (init->create_flags & ~VRDMA_QP_CREATE_ALLOWED)
+		return -EOPNOTSUPP;
+	/*
+	 * A UD QP's address vectors reach the parent in user-written WQE
+	 * memory (rxe takes one from any WQE, mlx5 and hns only so), past
+	 * every check of the ACLs: a vdevice that has one gets no UD QP.
+	 */
+	if (init->qp_type == IB_QPT_UD && vrdma_acl_restricted(vdev))
+		return -EACCES;
 
 	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
 	if (IS_ERR(pudata))
@@ -354,6 +375,9 @@ int vrdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
  */
 int vrdma_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 {
+	/* No ACL names groups; a UD QP made before the ACL gets none either */
+	if (vrdma_acl_restricted(to_vdev(ibqp->device)))
+		return -EACCES;
 	return ib_attach_mcast(to_vqp(ibqp)->shadow, gid, lid);
 }
 

@@ -15,6 +15,12 @@
 # address vector from a source address to a destination, and prints
 # "rtr=ok|EACCES|... ah=ok|EACCES|...".  Destinations are the parent's own
 # addresses, so that the core can resolve them (rxe loops back).
+#
+# What an ACL cannot bind is refused on a vdevice that has one
+# (selftests/progs/qp_probe): UD QPs, whose address vectors providers
+# write into user memory (rxe, mlx5, hns), and multicast attach; and
+# IB_QP_CREATE_SOURCE_QPN (sending as another QP, QP1's MADs on mlx5) on
+# every vdevice.
 
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -29,10 +35,13 @@ IPB=10.71.2.1
 ktap_plan setup probe_works_on_parent default_allows_all a_own_subnet \
 	a_other_peer_refused a_other_sgid_refused a_host_sgid_refused \
 	b_own_subnet b_other_peer_refused show_text show_json \
+	ud_refused_with_acl ud_and_mcast_without_acl source_qpn_never_granted \
+	mcast_refused_once_restricted \
 	set_replaces_peers set_any_lifts set_sgids_only kernel_rejects_bad_acls \
 	bad_acl_left_nothing concurrent_set_and_connect no_leak klog_clean
 
 mark=$(klog_mark)
+tmpdir T || exit 1
 [ -x "$PROBE" ] || { ktap_diag "missing $PROBE"; exit 1; }
 
 setup() {
@@ -101,6 +110,64 @@ if [ "$json" = "$want" ]; then
 else
 	ktap_fail show_json "got $json"
 fi
+
+# --- what the ACL cannot bind -------------------------------------------------
+
+QP_PROBE=$TOP/selftests/progs/qp_probe
+native=$(in_init "$QP_PROBE" "$PARENT" 2>&1 | tr '\n' ' ')
+ktap_diag "on $PARENT itself: $native"
+out=$(in_ns "$A" "$QP_PROBE" vA 2>&1 | tr '\n' ' ')
+if [[ $out == "ud=EACCES block_mcast_lb=EACCES source_qpn=EOPNOTSUPP mcast=- " ]]; then
+	ktap_ok ud_refused_with_acl
+else
+	ktap_fail ud_refused_with_acl "vA (sgid and peer ACLs): $out"
+fi
+# A vdevice without ACLs grants what the parent grants (rxe: UD QPs and
+# multicast, no creation flags at all)
+out=$(in_ns "$U" "$QP_PROBE" vU 2>&1 | tr '\n' ' ')
+if [[ $native == "ud=ok block_mcast_lb="*" mcast=ok " &&
+      ${out%% source_qpn=*} == "${native%% source_qpn=*}" &&
+      ${out##* mcast=} == "${native##* mcast=}" ]]; then
+	ktap_ok ud_and_mcast_without_acl "$out"
+else
+	ktap_fail ud_and_mcast_without_acl "$PARENT: $native; vU: $out"
+fi
+# rxe refuses every creation flag itself, so whether vrdma refuses
+# SOURCE_QPN before the parent sees it shows with the QP fault knob
+# (debugfs fail/qp: the next N shadow QP creations fail with ENOMEM):
+# armed with 3, the plain UD QP and the one with an allowed flag reach it,
+# the SOURCE_QPN one must not, and leave one failure pending.
+KNOB=/sys/kernel/debug/vrdma/fail/qp
+echo 3 >"$KNOB"
+out=$(in_ns "$U" "$QP_PROBE" vU 2>&1 | tr '\n' ' ')
+left=$(cat "$KNOB")
+echo 0 >"$KNOB"
+if [[ $out == "ud=ENOMEM block_mcast_lb=ENOMEM source_qpn=EOPNOTSUPP mcast=- " &&
+      $left == 1 ]]; then
+	ktap_ok source_qpn_never_granted
+else
+	ktap_fail source_qpn_never_granted "vU with fail/qp=3: $out, fail/qp left at $left"
+fi
+# An ACL set after a UD QP exists still stops its multicast attach.
+rm -f "$T/go"
+in_ns "$U" "$QP_PROBE" vU "$T/go" >"$T/late" 2>&1 &
+late=$!
+if wait_for 30 grep -q '^ud=ok' "$T/late" &&
+   in_init "$VRDMACTL" dev set vU sgid 10.99.0.1; then
+	touch "$T/go"
+	wait "$late"
+	out=$(tr '\n' ' ' <"$T/late")
+	if [[ $out == *" mcast=EACCES "* ]]; then
+		ktap_ok mcast_refused_once_restricted
+	else
+		ktap_fail mcast_refused_once_restricted "vU: $out"
+	fi
+else
+	touch "$T/go"
+	wait "$late"
+	ktap_fail mcast_refused_once_restricted "setup: $(cat "$T/late")"
+fi
+in_init "$VRDMACTL" dev set vU sgid any
 
 # A new peer list replaces the old one; the sgid list stays.
 if in_init "$VRDMACTL" dev set vA peer 10.71.2.0/24 peer fd00::/8; then
