@@ -82,9 +82,20 @@ compiles_nothing() {
 }
 ktap_check staged_compiles_nothing compiles_nothing
 
+# ko_file DIR NAME - the module file NAME in DIR: modules_install
+# compresses modules as the kernel's own are (6.12: NAME.ko.xz)
+ko_file() {
+	local f
+	for f in "$1/$2.ko" "$1/$2.ko.xz" "$1/$2.ko.zst" "$1/$2.ko.gz"; do
+		if [ -e "$f" ]; then
+			echo "$f"
+			return 0
+		fi
+	done
+	return 1
+}
+
 EXPECTED=(
-	"lib/modules/$KVER/updates/kmod/vrdma.ko"
-	"lib/modules/$KVER/updates/kmod/vrdma_vma.ko"
 	usr/lib/libvrdma.so.1.0.0 usr/lib/libvrdma.so.1 usr/lib/libvrdma.so
 	usr/lib/libvrdma.a usr/lib/pkgconfig/vrdma.pc
 	usr/include/libvrdma.h usr/include/linux/vrdma.h
@@ -101,6 +112,10 @@ staged_complete() {
 	for f in "${EXPECTED[@]}"; do
 		[ -e "$STAGE/$f" ] || missing="$missing $f"
 	done
+	for f in vrdma vrdma_vma; do
+		ko_file "$STAGE/lib/modules/$KVER/updates/kmod" "$f" >/dev/null ||
+			missing="$missing lib/modules/$KVER/updates/kmod/$f.ko"
+	done
 	ktap_diag "staged files:" "$(cd "$STAGE" && find . ! -type d | sort)"
 	if [ -n "$missing" ]; then
 		ktap_diag "missing:$missing"
@@ -111,7 +126,7 @@ staged_complete() {
 		[ "$(readlink "$STAGE/usr/lib/libvrdma.so.1")" = libvrdma.so.1.0.0 ] &&
 		[ "$(readlink "$STAGE/usr/lib/libvrdma.so")" = libvrdma.so.1 ] &&
 		grep -qx 'prefix=/usr' "$STAGE/usr/lib/pkgconfig/vrdma.pc" &&
-		modinfo -F vermagic "$STAGE/lib/modules/$KVER/updates/kmod/vrdma.ko" |
+		modinfo -F vermagic "$(ko_file "$STAGE/lib/modules/$KVER/updates/kmod" vrdma)" |
 		grep -q "^$KVER "
 }
 ktap_check staged_files_complete staged_complete
@@ -136,6 +151,11 @@ INSTALLED=()
 for f in "${EXPECTED[@]}"; do
 	INSTALLED+=("/${f/#usr\//usr/local/}")
 done
+for f in vrdma vrdma_vma; do
+	for z in "" .xz .zst .gz; do
+		INSTALLED+=("/lib/modules/$KVER/updates/kmod/$f.ko$z")
+	done
+done
 
 remove_installed() {
 	rm -f "${INSTALLED[@]}"
@@ -159,7 +179,8 @@ swap_to_modprobe() {
 	path=$(modinfo -n vrdma 2>&1)
 	vpath=$(modinfo -n vrdma_vma 2>&1)
 	ktap_diag "modinfo -n vrdma: $path; vrdma_vma: $vpath"
-	[ "$path" = "$1/vrdma.ko" ] && [ "$vpath" = "$1/vrdma_vma.ko" ] || return 1
+	[ "$path" = "$(ko_file "$1" vrdma)" ] &&
+		[ "$vpath" = "$(ko_file "$1" vrdma_vma)" ] || return 1
 	in_init rmmod vrdma vrdma_vma || return 1
 	in_init modprobe vrdma || return 1
 	ktap_diag "lsmod: $(lsmod | grep '^vrdma')"
