@@ -75,8 +75,8 @@ pingpong() {
 # only duration mode gives believable figures (see DESIGN.md).
 write_bw() {
 	rdma_pair "$T" write_bw "$BLUE" "$GREEN" "$OOB_NET.1.1" 18516 \
-		"ib_write_bw -d vblue -x $GIDX -s 65536 -D 5" \
-		"ib_write_bw -d vgreen -x $GIDX -s 65536 -D 5" || return 1
+		"ib_write_bw -F -d vblue -x $GIDX -s 65536 -D 5" \
+		"ib_write_bw -F -d vgreen -x $GIDX -s 65536 -D 5" || return 1
 	sed -n '/#bytes/,$p' "$T/write_bw.cli" | sed 's/^/     /'
 	echo "     (a TCG guest: absolute figures mean little; 'make bench' compares"
 	echo "      vdevices with the native parent, checked against wall-clock time)"

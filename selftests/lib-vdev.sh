@@ -58,20 +58,6 @@ port_listening() {
 # -p PORT to both), logging to DIR/NAME.{srv,cli}.  Succeeds when both end
 # with status 0; prints their output tails as diagnostics otherwise.
 rdma_pair() {
-	# perftest's out-of-band TCP exchange ("ethernet_read_keys: Couldn't
-	# read remote address" on both sides, after the header) fails now and
-	# then, seen on ib_read_bw and ib_atomic_bw on idle and busy hosts
-	# alike; not root-caused (Documentation/testing.rst).
-	# Such a run is repeated once, on the next port, and said so.
-	if _rdma_pair "$@"; then
-		return 0
-	fi
-	grep -q "Couldn't read remote address" "$1/$2.srv" "$1/$2.cli" || return 1
-	ktap_diag "$2: perftest's out-of-band exchange failed; once more"
-	_rdma_pair "$1" "$2" "$3" "$4" "$5" "$(($6 + 100))" "$7" "$8"
-}
-
-_rdma_pair() {
 	local dir=$1 name=$2 sns=$3 cns=$4 addr=$5 port=$6 scmd=$7 ccmd=$8
 	local spid src crc
 	# shellcheck disable=SC2086  # commands are word lists
@@ -94,7 +80,7 @@ _rdma_pair() {
 	ktap_diag "client:" "$(tail -5 "$dir/$name.cli")"
 	# stderr is unbuffered and stdout to a file is not, so perftest's
 	# error lines land above its last report lines, out of the tails
-	ktap_diag "errors:" "$(grep -hiE 'error|fail|unable|couldn|timeout' \
+	ktap_diag "errors:" "$(grep -hiE 'error|fail|unable|couldn|timeout|report|correlation' \
 		"$dir/$name.srv" "$dir/$name.cli" | head -n 10)"
 	return 1
 }
