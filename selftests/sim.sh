@@ -28,7 +28,7 @@ ktap_plan setup port_active gid_table native_raw native_unforwarded_answers \
 	native_objects_released native_strict_clean native_kill9_released \
 	vdev_query_device_data vdev_driver_methods vdev_raw vdev_unforwarded_refused \
 	vdev_strict_clean vdev_objects_released vdev_kill9_released \
-	vdev_kill9_strict_clean \
+	vdev_kill9_strict_clean vdev_del_uar_alive \
 	link_del_baseline module_unload klog_clean
 
 # sim_objects - rdmasim's object counters on one line, "dev=1 pd=1 ...".
@@ -200,6 +200,30 @@ else
 	ktap_fail vdev_kill9_strict_clean "no vdevice"
 fi
 
+# The vdevice goes while a process holds a UAR object, CQ and QP on it:
+# the core's disassociation destroys them through vrdma's cleanup; the
+# pages go when the process does
+if [ -n "${S:-}" ]; then
+	(
+		echo "# [$S] $PROG vS 60 &" >&"$KTAP_FD"
+		exec ip netns exec "$S" "$PROG" vS 60 >"$T/vdel" 2>&1
+	) &
+	pid=$!
+	if wait_for 20 grep -q '^holding' "$T/vdel" &&
+		grep -q '^uar_alloc ok' "$T/vdel" &&
+		in_init "$VRDMACTL" dev del vS >/dev/null &&
+		wait_for 10 grep -q '^ucontext 0' "$SIMDBG/objects" &&
+		wait_for 10 grep -q '^uar 0' "$SIMDBG/objects" &&
+		kill -9 "$pid" && wait_gone 10 "$pid" &&
+		wait_for 10 sim_objects_is "$base"; then
+		ktap_ok vdev_del_uar_alive
+	else
+		kill -9 "$pid" 2>/dev/null
+		ktap_fail vdev_del_uar_alive "now: $(sim_objects), at rest: $base; $(tr '\n' ' ' <"$T/vdel")"
+	fi
+else
+	ktap_fail vdev_del_uar_alive "no vdevice"
+fi
 in_init "$VRDMACTL" dev del vS >/dev/null 2>&1
 if in_init rdma link del sim0 &&
 	wait_for 10 sim_objects_is "dev=0 ucontext=0 pd=0 cq=0 qp=0 mr=0 uar=0 mmap=0 "; then
