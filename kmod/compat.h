@@ -25,6 +25,17 @@
 #error "ib_create_qp_user() prototype not checked against the target kernel"
 #endif
 
+/*
+ * The two fields of the private struct ib_uverbs_file that
+ * ib_uverbs_get_ucontext() reads, at the offsets conftest.sh found in the
+ * BTF of the target's ib_uverbs.ko (a stand-in file for forwarded driver
+ * methods, fwd.c); VRDMA_UFILE_SPAN covers both.
+ */
+#if !defined(VRDMA_UFILE_OFF_DEVICE) || !defined(VRDMA_UFILE_OFF_UCONTEXT) || \
+	!defined(VRDMA_UFILE_SPAN)
+#error "struct ib_uverbs_file layout not checked against the target kernel"
+#endif
+
 struct ib_uqp_object;
 
 struct ib_qp *ib_create_qp_user(struct ib_device *dev, struct ib_pd *pd,

@@ -30,6 +30,7 @@ static const char * const vrdma_obj_names[VRDMA_NR_OBJ] = {
 	[VRDMA_OBJ_MR] = "mr",
 	[VRDMA_OBJ_MW] = "mw",
 	[VRDMA_OBJ_AH] = "ah",
+	[VRDMA_OBJ_DRV] = "drvobj",
 };
 
 /* What vrdma_vma.ko counts, under the names of the objects file */

@@ -222,6 +222,7 @@ void vrdma_dev_set_ops(struct vrdma_dev *vdev)
 	vdev->ibdev.ops.uverbs_abi_ver = vdev->pdev->ops.uverbs_abi_ver;
 	vdev->ibdev.ops.uverbs_no_driver_id_binding =
 		vdev->pdev->ops.uverbs_no_driver_id_binding;
+	vrdma_fwd_init(vdev);
 
 	for (i = 0; i < ARRAY_SIZE(vrdma_optional_ops); i++) {
 		off = vrdma_optional_ops[i];

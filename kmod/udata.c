@@ -59,7 +59,8 @@ struct ib_udata *vrdma_shadow_udata(struct uverbs_attr_bundle *sb,
 	memset(sb, 0, sizeof(*sb));
 	if (udata)
 		sb->driver_udata = *udata;
-	sb->ufile = vctx->ufile;
+	/* ib_uverbs_get_ucontext() of @sb names the shadow too (fwd.c) */
+	sb->ufile = vrdma_fwd_ufile(vctx);
 	sb->context = vrdma_shadow_uctx(vctx);
 	return &sb->driver_udata;
 }

@@ -69,6 +69,7 @@ int vrdma_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	if (ret)
 		goto err_put_restrack;
 	rdma_restrack_add(&shadow->res);
+	vrdma_fwd_ufile_init(ibuc);
 	vrdma_obj_inc(VRDMA_OBJ_UCTX);
 	return 0;
 

@@ -49,16 +49,30 @@ int vrdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	 * holds the task until rdma_restrack_del().
 	 */
 	shadow->device = pdev;
-	shadow->uobject = ibpd->uobject;
 	atomic_set(&shadow->usecnt, 0);
 	rdma_restrack_set_name(&shadow->res, NULL);
+	/*
+	 * A user PD's shadow has a uobject of its own, naming the shadow
+	 * ucontext: parents reach the ucontext through it (rdmasim checks).
+	 */
+	shadow->uobject = NULL;
+	if (ibpd->uobject) {
+		shadow->uobject = vrdma_shadow_uobject_new(ibpd->uobject,
+							   shadow);
+		if (!shadow->uobject) {
+			ret = -ENOMEM;
+			goto err_put_task;
+		}
+	}
 
 	ret = vrdma_fault(VRDMA_FAULT_PD) ?: pdev->ops.alloc_pd(shadow, pudata);
 	if (ret)
-		goto err_put_task;
+		goto err_free_uobject;
 	vrdma_obj_inc(VRDMA_OBJ_PD);
 	return 0;
 
+err_free_uobject:
+	kfree(shadow->uobject);
 err_put_task:
 	rdma_restrack_del(&shadow->res);
 	vrdma_quota_uncharge(vdev, VRDMA_RES_PD, 1);
@@ -89,6 +103,7 @@ int vrdma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	if (ret)
 		return ret;
 	rdma_restrack_del(&shadow->res);
+	kfree(shadow->uobject);
 	vrdma_quota_uncharge(vdev, VRDMA_RES_PD, 1);
 	vrdma_obj_dec(VRDMA_OBJ_PD);
 	return 0;

@@ -44,6 +44,7 @@
 #include <linux/vrdma.h>
 
 #include "compat.h"
+#include "fwd.h"
 #include "vma.h"
 
 #define VRDMA_NR_RES	(VRDMA_RES_MAX + 1)
@@ -145,11 +146,21 @@ struct vrdma_dev {
 	 */
 	struct net *home;
 	char home_name[IB_DEVICE_NAME_MAX];
+	/* The parent's driver methods it forwards (fwd.c); constant */
+	struct vrdma_fwd fwd;
 };
 
+/**
+ * struct vrdma_ucontext - a vdevice user context
+ * @ibuc: the core's part
+ * @holder: holds the shadow ucontext on the parent
+ * @fufile: the stand-in uverbs file forwarded driver methods see, whose
+ *	ucontext is the shadow (fwd.c); set up once, constant after
+ */
 struct vrdma_ucontext {
 	struct ib_ucontext ibuc;
 	struct vrdma_uctx_holder *holder;
+	u8 fufile[VRDMA_UFILE_SPAN] __aligned(8);
 };
 
 struct vrdma_qp {
@@ -303,6 +314,13 @@ void vrdma_nl_event_prepare(struct vrdma_event *ev, struct vrdma_dev *vdev,
 			    u8 cmd, enum vrdma_del_reason reason);
 void vrdma_nl_event_send(struct vrdma_event *ev);
 
+/* fwd.c: the parent's driver methods */
+void vrdma_fwd_init(struct vrdma_dev *vdev);
+void vrdma_fwd_ufile_init(struct ib_ucontext *ibuc);
+struct ib_uverbs_file *vrdma_fwd_ufile(struct ib_ucontext *vctx);
+struct ib_uobject *vrdma_shadow_uobject_new(struct ib_uobject *uobj,
+					    void *shadow);
+
 /* udata.c: shadow attribute bundles */
 struct ib_udata *vrdma_shadow_udata(struct uverbs_attr_bundle *sb,
 				    struct ib_udata *udata,
@@ -389,6 +407,7 @@ enum vrdma_obj {
 	VRDMA_OBJ_MR,
 	VRDMA_OBJ_MW,
 	VRDMA_OBJ_AH,
+	VRDMA_OBJ_DRV,		/* objects of the parent's own types */
 	VRDMA_NR_OBJ
 };
 

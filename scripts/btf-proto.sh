@@ -8,13 +8,27 @@
 #   scripts/btf-proto.sh KDIR KERNELRELEASE FUNC...
 #   struct ib_qp *ib_create_qp_user(struct ib_device *, ..., const char *)
 #
+# or, with -s, the layout of a structure private to an RDMA core module
+# (MODULE.ko in drivers/infiniband/core), one line per field asked for:
+#
+#   scripts/btf-proto.sh -s ib_uverbs KDIR KERNELRELEASE STRUCT FIELD...
+#   size STRUCT 264
+#   FIELD BYTE_OFFSET struct ib_ucontext *
+#
 # The kernel image and ib_core.ko come from the linux-image package of that
 # release (/boot/vmlinuz-KREL or, from 7.x, /usr/lib/modules/KREL/vmlinuz;
 # ib_core.ko possibly xz- or zstd-compressed).  Needs bpftool and python3.
 
 set -euo pipefail
 
-[ $# -ge 3 ] || { echo "usage: $0 KDIR KERNELRELEASE FUNC..." >&2; exit 2; }
+MODULE=ib_core
+STRUCT_MODE=
+if [ "${1:-}" = -s ]; then
+	MODULE=$2
+	STRUCT_MODE=1
+	shift 2
+fi
+[ $# -ge 3 ] || { echo "usage: $0 [-s MODULE] KDIR KERNELRELEASE FUNC...|STRUCT FIELD..." >&2; exit 2; }
 KDIR=$1
 KREL=$2
 shift 2
@@ -58,25 +72,27 @@ unpack '\xfd7zXZ\x00' xz -dcq || unpack '\x28\xb5\x2f\xfd' zstd -dcq ||
 	unpack '\x1f\x8b\x08' gzip -dcq || die "no BTF found in $image"
 
 ko=
-for f in "$moddir"/kernel/drivers/infiniband/core/ib_core.ko*; do
+for f in "$moddir/kernel/drivers/infiniband/core/$MODULE.ko"*; do
 	[ -f "$f" ] && { ko=$f; break; }
 done
-[ -n "$ko" ] || die "no ib_core.ko in $moddir"
+[ -n "$ko" ] || die "no $MODULE.ko in $moddir"
 case $ko in
-*.xz) xz -dc "$ko" > "$WORK/ib_core.ko" ;;
-*.zst) zstd -dcq "$ko" > "$WORK/ib_core.ko" ;;
-*) cp "$ko" "$WORK/ib_core.ko" ;;
+*.xz) xz -dc "$ko" > "$WORK/mod.ko" ;;
+*.zst) zstd -dcq "$ko" > "$WORK/mod.ko" ;;
+*) cp "$ko" "$WORK/mod.ko" ;;
 esac
 
 bpftool -j btf dump file "$WORK/vmlinux" > "$WORK/base.json" ||
 	die "bpftool cannot read the BTF of $image"
-bpftool -j -B "$WORK/vmlinux" btf dump file "$WORK/ib_core.ko" > "$WORK/mod.json" ||
+bpftool -j -B "$WORK/vmlinux" btf dump file "$WORK/mod.ko" > "$WORK/mod.json" ||
 	die "bpftool cannot read the BTF of $ko"
 
 # Render each function's FUNC_PROTO in C, normalised: "T *name(A *, B)"
-python3 - "$WORK/base.json" "$WORK/mod.json" "$@" <<'PY'
+python3 - "$STRUCT_MODE" "$WORK/base.json" "$WORK/mod.json" "$@" <<'PY'
 import json
 import sys
+
+struct_mode = sys.argv.pop(1) == "1"
 
 types = {}
 for path in sys.argv[1:3]:
@@ -102,6 +118,25 @@ def ty(tid):
         return "fn"
     return TAGS.get(kind, "") + t["name"]
 
+
+if struct_mode:
+    name = sys.argv[3]
+    # The module's own copy: a private struct is defined only there
+    st = [t for t in types.values()
+          if t["kind"] == "STRUCT" and t["name"] == name]
+    if not st:
+        print("size %s none" % name)
+        sys.exit(0)
+    st = st[-1]
+    print("size %s %d" % (name, st["size"]))
+    members = {m["name"]: m for m in st["members"]}
+    for field in sys.argv[4:]:
+        m = members.get(field)
+        if m is None or m["bits_offset"] % 8:
+            print("%s none" % field)
+        else:
+            print("%s %d %s" % (field, m["bits_offset"] // 8, ty(m["type_id"])))
+    sys.exit(0)
 
 funcs = {t["name"]: t for t in types.values() if t["kind"] == "FUNC"}
 for name in sys.argv[3:]:

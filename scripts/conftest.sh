@@ -154,5 +154,25 @@ for want in "void ib_qp_usecnt_inc(struct ib_qp *)" "void ib_qp_usecnt_dec(struc
 	check_proto "$want" "" || die "private ib_core symbol changed: wanted '$want'"
 done
 
+# Forwarded driver methods (kmod/fwd.c) hand the parent's handler a
+# stand-in for the private struct ib_uverbs_file with the two fields
+# ib_uverbs_get_ucontext() reads: their offsets and types come from the
+# BTF of the target's ib_uverbs.ko, else no build.
+layout=$("$HERE/btf-proto.sh" -s ib_uverbs "$KDIR" "$KREL" ib_uverbs_file device ucontext) ||
+	die "cannot read struct ib_uverbs_file from the BTF of ib_uverbs.ko (see above)"
+ufile_off() {
+	awk -v f="$1" -v t="$2" '$1 == f { o = $2; $1 = $2 = ""; sub(/^ +/, ""); if ($0 == t) print o }' <<< "$layout"
+}
+off_dev=$(ufile_off device "struct ib_uverbs_device *")
+off_ctx=$(ufile_off ucontext "struct ib_ucontext *")
+if [ -z "$off_dev" ] || [ -z "$off_ctx" ]; then
+	die "struct ib_uverbs_file is not what vrdma knows: $(tr '\n' ';' <<< "$layout")"
+fi
+{
+	echo "#define VRDMA_UFILE_OFF_DEVICE $off_dev"
+	echo "#define VRDMA_UFILE_OFF_UCONTEXT $off_ctx"
+	echo "#define VRDMA_UFILE_SPAN $(( (off_dev > off_ctx ? off_dev : off_ctx) + 8 ))"
+} >> "$WORK/vrdma_config.h"
+
 echo "#endif /* _VRDMA_CONFIG_H */" >> "$WORK/vrdma_config.h"
 mv "$WORK/vrdma_config.h" "$OUT/vrdma_config.h"

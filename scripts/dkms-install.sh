@@ -8,8 +8,8 @@
 #   scripts/dkms-install.sh [-k KERNELRELEASE]   add, build, install
 #   scripts/dkms-install.sh --remove             unregister every kernel's copy
 #
-# The module source (Kbuild, kmod/, uapi/, the probe scripts, VERSION,
-# dkms.conf) is copied to
+# The module source (Kbuild, kmod/, uapi/, rdmasim's ABI header, the probe
+# scripts, VERSION, dkms.conf) is copied to
 # /usr/src/vrdma-VERSION; a previous registration of the same version is
 # removed first, so the script can be run again after an update.
 # KERNELRELEASE defaults to the running kernel.
@@ -60,9 +60,11 @@ rm -rf "$SRC"
 [ -d "/lib/modules/$KVER/build" ] ||
 	die "no kernel headers for $KVER (apt-get install linux-headers-$KVER)"
 
-mkdir -p "$SRC/kmod" "$SRC/uapi/linux" "$SRC/scripts"
+mkdir -p "$SRC/kmod" "$SRC/uapi/linux" "$SRC/scripts" "$SRC/selftests/rdmasim"
 install -m 0644 "$TOP/Kbuild" "$TOP/VERSION" "$TOP/dkms.conf" "$SRC/"
 install -m 0644 "$TOP/uapi/linux/vrdma.h" "$SRC/uapi/linux/"
+# rdmasim's ABI: the methods vrdma forwards to it (kmod/fwd_rdmasim.c)
+install -m 0644 "$TOP/selftests/rdmasim/rdmasim-abi.h" "$SRC/selftests/rdmasim/"
 install -m 0644 "$TOP/kmod/Kbuild" "$SRC/kmod/"
 # The kernel feature probes kmod/Kbuild runs before compiling, and the
 # Kbuild fragment that runs them

@@ -7,7 +7,8 @@
 # that WARN ("rdmasim: strict:") where vrdma hands a hardware driver what
 # it would misread.  selftests/progs/sim_raw drives it with raw uverbs
 # commands (no rdma-core provider exists for it), natively on sim0 and
-# through a vdevice on sim0.
+# through a vdevice on sim0, where vrdma forwards rdmasim's driver methods
+# (kmod/fwd_rdmasim.c) but for one left out on purpose (UAR_QUERY).
 #
 #   netns S: vS (on sim0)           init_net: sim0 on veth1, rxe0 on veth0
 #
@@ -22,23 +23,13 @@ SIM_KO=$TOP/selftests/rdmasim/rdmasim.ko
 PROG=$TOP/selftests/progs/sim_raw
 SIMDBG=/sys/kernel/debug/rdmasim
 PARENT=sim0
-# What vrdma lacks today, for the SKIP reasons
-NO_DRV_METHODS="vrdma does not forward driver-namespace methods (issue 16 finding 3)"
-# The strict checks that still fire through a vdevice, both stricter than
-# any parent driver's verbs op in 6.1 (they read neither): the shadow
-# bundle's uverbs file is the vdevice's, so ib_uverbs_get_ucontext() names
-# the vdevice context, and so does the uobject a shadow shares with its
-# vdevice object, while rdma_udata_to_drv_context() names the shadow.  Only
-# driver methods use the file's context, and vrdma forwards none (issue 16
-# finding 3).  Reported with plain warning lines (strict_warn=N) and as a
-# SKIP; SIM_VDEV_WARN=Y makes them WARNs again.  Until the shadow-ownership
-# fix, "has no uobject" and "restrack says kernel" fired too: they fail now.
-KNOWN_STRICT='ucontext by file|ucontext by uobject'
 
-ktap_plan setup port_active gid_table native_raw native_objects_released \
-	native_strict_clean native_kill9_released vdev_query_device_data vdev_driver_methods vdev_raw \
-	vdev_strict_clean \
-	vdev_objects_released link_del_baseline module_unload klog_clean
+ktap_plan setup port_active gid_table native_raw native_unforwarded_answers \
+	native_objects_released native_strict_clean native_kill9_released \
+	vdev_query_device_data vdev_driver_methods vdev_raw vdev_unforwarded_refused \
+	vdev_strict_clean vdev_objects_released vdev_kill9_released \
+	vdev_kill9_strict_clean vdev_del_uar_alive \
+	link_del_baseline module_unload klog_clean
 
 # sim_objects - rdmasim's object counters on one line, "dev=1 pd=1 ...".
 sim_objects() {
@@ -55,18 +46,14 @@ sim_strict() {
 	cat "$SIMDBG/strict"
 }
 
-# strict_report MARK NAME [KNOWN] - ok if no strict check fired since
-# kernel log line MARK; a SKIP naming them if each that fired matches the
-# extended regular expression KNOWN; otherwise not ok, with the messages.
+# strict_report MARK NAME - ok if no strict check fired since kernel log
+# line MARK; otherwise not ok, with the messages.
 strict_report() {
 	local fired
 	fired=$(dmesg | tail -n "+$(($1 + 1))" | grep -ao 'rdmasim: strict: .*' |
 		sed 's/ [0-9a-f]\{8,\}\b/ ADDR/g; s/0x[0-9a-f]*/ADDR/g' | sort | uniq -c)
 	if [ -z "$fired" ]; then
 		ktap_ok "$2"
-	elif [ -n "${3:-}" ] && ! grep -qvE -- "$3" <<<"$fired"; then
-		ktap_diag "$fired"
-		ktap_skip "$2" "known vrdma defects (issue: Hardware parents: correct and safe): $(grep -oE -- "$3" <<<"$fired" | sort -u | tr '\n' ';')"
 	else
 		ktap_fail "$2" "strict checks fired"
 		ktap_diag "$fired"
@@ -108,6 +95,12 @@ if in_init "$PROG" sim0 >"$T/native" 2>&1; then
 else
 	ktap_fail native_raw "$(tr '\n' ' ' <"$T/native")"
 fi
+# The parent method vrdma does not forward works natively
+if grep -qx 'uar_query_method answered page [0-9]*' "$T/native"; then
+	ktap_ok native_unforwarded_answers
+else
+	ktap_fail native_unforwarded_answers "$(grep uar_query_method "$T/native")"
+fi
 if wait_for 10 sim_objects_is "$base"; then
 	ktap_ok native_objects_released
 else
@@ -131,14 +124,20 @@ else
 	ktap_fail native_kill9_released "now: $(sim_objects), at rest: $base; $(tr '\n' ' ' <"$T/hold")"
 fi
 
+# passed CHECK FILE - sim_raw reported CHECK as ok.
+passed() {
+	grep -q "^$1 ok" "$2"
+}
+
 # result CHECK FILE - the status word sim_raw printed for CHECK ("ok",
 # "err"), then the errno name, or nothing if it never got there.
 result() {
 	awk -v c="$1" '$1 == c { print $2, $3; exit }' "$2"
 }
 
+# Through a vdevice: driver methods are forwarded to rdmasim with the
+# shadow objects (kmod/fwd.c); rdmasim's strict checks must stay silent
 m=$(klog_mark)
-echo "${SIM_VDEV_WARN:-N}" >/sys/module/rdmasim/parameters/strict_warn
 if new_ns S s && vdev_add vS "$S"; then
 	in_ns "$S" "$PROG" vS >"$T/vdev" 2>&1
 	ktap_diag "$(cat "$T/vdev")"
@@ -149,37 +148,82 @@ case $(result query_device_driver_data "$T/vdev") in
 "ok "*) ktap_ok vdev_query_device_data ;;
 *) ktap_fail vdev_query_device_data "$(result query_device_driver_data "$T/vdev")" ;;
 esac
-case $(result pd_query_method "$T/vdev"),$(result uar_alloc "$T/vdev") in
-"ok ",*"ok ")
+if passed pd_query_method "$T/vdev" &&
+	passed uar_alloc "$T/vdev"; then
 	ktap_ok vdev_driver_methods
-	if [ "$(result dealloc_pd "$T/vdev")" = "ok " ] &&
-		! grep -q ' err ' "$T/vdev"; then
-		ktap_ok vdev_raw
-	else
-		ktap_fail vdev_raw "$(grep ' err ' "$T/vdev")"
-	fi
-	;;
-*"err EPROTONOSUPPORT"*|*"err EOPNOTSUPP"*)
-	ktap_skip vdev_driver_methods "$NO_DRV_METHODS"
-	ktap_skip vdev_raw "create_cq needs a UAR: $NO_DRV_METHODS"
-	;;
-*)
-	ktap_fail vdev_driver_methods "$(grep ' err ' "$T/vdev")"
-	ktap_fail vdev_raw "see vdev_driver_methods"
-	;;
-esac
-echo Y >/sys/module/rdmasim/parameters/strict_warn
-if [ "${SIM_VDEV_WARN:-N}" = Y ]; then
-	strict_report "$m" vdev_strict_clean
 else
-	strict_report "$m" vdev_strict_clean "$KNOWN_STRICT"
+	ktap_fail vdev_driver_methods "$(grep ' err ' "$T/vdev")"
 fi
+# UAR alloc, its mmap, create_cq with its page id, QP, destroy all
+if passed uar_mmap "$T/vdev" &&
+	passed create_cq "$T/vdev" &&
+	passed uar_destroy "$T/vdev" &&
+	passed dealloc_pd "$T/vdev" &&
+	! grep -q ' err ' "$T/vdev"; then
+	ktap_ok vdev_raw
+else
+	ktap_fail vdev_raw "$(grep ' err ' "$T/vdev")"
+fi
+# Not whitelisted: refused, never run with the vdevice's objects
+if grep -qxE 'uar_query_method refused (EOPNOTSUPP|EPROTONOSUPPORT)' "$T/vdev"; then
+	ktap_ok vdev_unforwarded_refused "$(grep uar_query_method "$T/vdev")"
+else
+	ktap_fail vdev_unforwarded_refused "$(grep uar_query_method "$T/vdev" || echo "not reached")"
+fi
+strict_report "$m" vdev_strict_clean
 if wait_for 10 sim_objects_is "$base"; then
 	ktap_ok vdev_objects_released
 else
 	ktap_fail vdev_objects_released "now: $(sim_objects), at rest: $base"
 fi
 
+# kill -9 through the vdevice with the UAR object, CQ and QP alive and
+# mapped: the core's cleanup reaches rdmasim's UAR cleanup through vrdma
+m=$(klog_mark)
+if [ -n "${S:-}" ]; then
+	(
+		echo "# [$S] $PROG vS 60 &" >&"$KTAP_FD"
+		exec ip netns exec "$S" "$PROG" vS 60 >"$T/vhold" 2>&1
+	) &
+	pid=$!
+	if wait_for 20 grep -q '^holding' "$T/vhold" &&
+		grep -q '^uar_alloc ok' "$T/vhold" && kill -9 "$pid" &&
+		wait_gone 10 "$pid" && wait_for 10 sim_objects_is "$base"; then
+		ktap_ok vdev_kill9_released
+	else
+		kill -9 "$pid" 2>/dev/null
+		ktap_fail vdev_kill9_released "now: $(sim_objects), at rest: $base; $(tr '\n' ' ' <"$T/vhold")"
+	fi
+	strict_report "$m" vdev_kill9_strict_clean
+else
+	ktap_fail vdev_kill9_released "no vdevice"
+	ktap_fail vdev_kill9_strict_clean "no vdevice"
+fi
+
+# The vdevice goes while a process holds a UAR object, CQ and QP on it:
+# the core's disassociation destroys them through vrdma's cleanup; the
+# pages go when the process does
+if [ -n "${S:-}" ]; then
+	(
+		echo "# [$S] $PROG vS 60 &" >&"$KTAP_FD"
+		exec ip netns exec "$S" "$PROG" vS 60 >"$T/vdel" 2>&1
+	) &
+	pid=$!
+	if wait_for 20 grep -q '^holding' "$T/vdel" &&
+		grep -q '^uar_alloc ok' "$T/vdel" &&
+		in_init "$VRDMACTL" dev del vS >/dev/null &&
+		wait_for 10 grep -q '^ucontext 0' "$SIMDBG/objects" &&
+		wait_for 10 grep -q '^uar 0' "$SIMDBG/objects" &&
+		kill -9 "$pid" && wait_gone 10 "$pid" &&
+		wait_for 10 sim_objects_is "$base"; then
+		ktap_ok vdev_del_uar_alive
+	else
+		kill -9 "$pid" 2>/dev/null
+		ktap_fail vdev_del_uar_alive "now: $(sim_objects), at rest: $base; $(tr '\n' ' ' <"$T/vdel")"
+	fi
+else
+	ktap_fail vdev_del_uar_alive "no vdevice"
+fi
 in_init "$VRDMACTL" dev del vS >/dev/null 2>&1
 if in_init rdma link del sim0 &&
 	wait_for 10 sim_objects_is "dev=0 ucontext=0 pd=0 cq=0 qp=0 mr=0 uar=0 mmap=0 "; then

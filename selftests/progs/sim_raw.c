@@ -281,6 +281,29 @@ int main(int argc, char **argv)
 	/* The doorbell is a store into the page */
 	*(volatile uint32_t *)uar = 0;
 
+	/*
+	 * A parent method vrdma does not forward: natively it answers,
+	 * through a vdevice it must be refused (EOPNOTSUPP, or EPROTONOSUPPORT
+	 * when it is not in the vdevice's uverbs tree).  Informational: the
+	 * caller knows which one to expect; nothing below depends on it.
+	 */
+	{
+		uint32_t qpage = ~0U;
+
+		ioctl_init(&b, RDMASIM_OBJECT_UAR, RDMASIM_METHOD_UAR_QUERY);
+		ioctl_attr(&b, RDMASIM_ATTR_UAR_QUERY_HANDLE, 0, uar_handle);
+		ioctl_attr(&b, RDMASIM_ATTR_UAR_QUERY_PAGE_ID, sizeof(qpage),
+			   (uintptr_t)&qpage);
+		err = ioctl_cmd(fd, &b);
+		if (!err)
+			printf("uar_query_method answered page %u%s\n", qpage,
+			       qpage == page_id ? "" : " (wrong page)");
+		else
+			printf("uar_query_method refused %s\n",
+			       strerrorname_np(err) ?: "?");
+		fflush(stdout);
+	}
+
 	/* Bad input: a page id this context does not own */
 	sccq.uar_page_id = page_id + 1000;
 	ccq.cqe = 16;

@@ -23,6 +23,13 @@ enum rdmasim_objects {
 enum rdmasim_uar_methods {
 	RDMASIM_METHOD_UAR_ALLOC = (1U << UVERBS_ID_NS_SHIFT),
 	RDMASIM_METHOD_UAR_DESTROY,
+	/* vrdma does not forward it: the refusal is what is tested */
+	RDMASIM_METHOD_UAR_QUERY,
+};
+
+enum rdmasim_uar_query_attrs {
+	RDMASIM_ATTR_UAR_QUERY_HANDLE = (1U << UVERBS_ID_NS_SHIFT),
+	RDMASIM_ATTR_UAR_QUERY_PAGE_ID,		/* out u32 */
 };
 
 enum rdmasim_uar_alloc_attrs {

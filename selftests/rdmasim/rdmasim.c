@@ -1049,10 +1049,40 @@ DECLARE_UVERBS_NAMED_METHOD_DESTROY(RDMASIM_METHOD_UAR_DESTROY,
 						    UVERBS_ACCESS_DESTROY,
 						    UA_MANDATORY));
 
+/*
+ * A method vrdma does not forward: through a vdevice it must be refused
+ * before it gets here, so any call on an object that is not a sim
+ * ucontext's is reported.
+ */
+static int UVERBS_HANDLER(RDMASIM_METHOD_UAR_QUERY)(struct uverbs_attr_bundle *attrs)
+{
+	struct ib_uobject *uobj =
+		uverbs_attr_get_uobject(attrs, RDMASIM_ATTR_UAR_QUERY_HANDLE);
+	struct sim_mmap *m;
+
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	if (!sim_is_ours(uobj->context->device)) {
+		sim_strict("UAR_QUERY: the UAR's ucontext is on %s, not a sim device",
+			   dev_name(&uobj->context->device->dev));
+		return -EINVAL;
+	}
+	m = uobj->object;
+	return uverbs_copy_to(attrs, RDMASIM_ATTR_UAR_QUERY_PAGE_ID,
+			      &m->page_id, sizeof(m->page_id));
+}
+
+DECLARE_UVERBS_NAMED_METHOD(RDMASIM_METHOD_UAR_QUERY,
+			    UVERBS_ATTR_IDR(RDMASIM_ATTR_UAR_QUERY_HANDLE, RDMASIM_OBJECT_UAR,
+					    UVERBS_ACCESS_READ, UA_MANDATORY),
+			    UVERBS_ATTR_PTR_OUT(RDMASIM_ATTR_UAR_QUERY_PAGE_ID,
+						UVERBS_ATTR_TYPE(u32), UA_MANDATORY));
+
 DECLARE_UVERBS_NAMED_OBJECT(RDMASIM_OBJECT_UAR,
 			    UVERBS_TYPE_ALLOC_IDR(sim_uar_cleanup),
 			    &UVERBS_METHOD(RDMASIM_METHOD_UAR_ALLOC),
-			    &UVERBS_METHOD(RDMASIM_METHOD_UAR_DESTROY));
+			    &UVERBS_METHOD(RDMASIM_METHOD_UAR_DESTROY),
+			    &UVERBS_METHOD(RDMASIM_METHOD_UAR_QUERY));
 
 static int UVERBS_HANDLER(RDMASIM_METHOD_PD_QUERY)(struct uverbs_attr_bundle *attrs)
 {
