@@ -16,14 +16,17 @@
  * Lifetime: every object the thread touches is reached under simdp_lock,
  * and the verbs that destroy a QP, CQ or MR remove it under that lock
  * before the ring memory or the umem can go, so the thread never sees a
- * freed ring.  The thread sleeps when no QP has work (backing off from
- * tens of microseconds to a few milliseconds) and waits without a timeout
+ * freed ring.  When no QP has work the thread yields for a few passes,
+ * then sleeps (backing off from tens of microseconds to a few
+ * milliseconds), and it waits without a timeout
  * when no user QP exists at all.
  */
 #include <linux/kthread.h>
 #include <linux/wait.h>
 #include <linux/delay.h>
 #include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/sizes.h>
 #include <linux/scatterlist.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -34,10 +37,17 @@
 
 /* WQEs one QP may execute in one pass, so that no QP starves the others */
 #define SIMDP_BUDGET		16
-/* Idle passes polled at SIMDP_POLL_US before sleeping SIMDP_IDLE_MS */
+/*
+ * Idle passes: the first SIMDP_SPIN_POLLS only yield the CPU (a process
+ * refilling its ring is usually that quick), the next up to
+ * SIMDP_IDLE_POLLS sleep SIMDP_POLL_US, then each sleeps SIMDP_IDLE_MS
+ */
+#define SIMDP_SPIN_POLLS	64
 #define SIMDP_IDLE_POLLS	256
 #define SIMDP_POLL_US		50
 #define SIMDP_IDLE_MS		4
+/* The bounce buffer: one 64 KiB message moves in one step */
+#define SIMDP_BOUNCE_LEN	SZ_64K
 
 struct simdp_cq {
 	u8 *ring;			/* nr CQEs, then the rdmasim_cq_db */
@@ -88,7 +98,7 @@ static LIST_HEAD(simdp_qps);
 static unsigned int simdp_nr_qps;
 static DECLARE_WAIT_QUEUE_HEAD(simdp_wq);
 static struct task_struct *simdp_task;
-/* The thread's bounce buffer, PAGE_SIZE bytes, used under simdp_lock */
+/* The thread's bounce buffer, SIMDP_BOUNCE_LEN bytes, used under simdp_lock */
 static void *simdp_bounce;
 
 /* Counters for debugfs (rdmasim/datapath) */
@@ -205,7 +215,7 @@ static void simdp_copy(const struct simdp_seg *dst, int nd,
 		if (WARN_ON_ONCE(s == ns || d == nd))
 			return;
 		n = min3(len, src[s].len - soff, dst[d].len - doff);
-		n = min_t(size_t, n, PAGE_SIZE);
+		n = min_t(size_t, n, SIMDP_BOUNCE_LEN);
 		simdp_umem_copy(src[s].mr, src[s].off + soff, n, false);
 		simdp_umem_copy(dst[d].mr, dst[d].off + doff, n, true);
 		soff += n;
@@ -383,7 +393,11 @@ static int simdp_thread(void *unused)
 			atomic_long_inc(&simdp_sleeps);
 			wait_event_idle(simdp_wq, kthread_should_stop() ||
 					READ_ONCE(simdp_nr_qps));
-		} else if (++idle < SIMDP_IDLE_POLLS) {
+		} else if (idle < SIMDP_SPIN_POLLS) {
+			idle++;
+			cond_resched();
+		} else if (idle < SIMDP_IDLE_POLLS) {
+			idle++;
 			usleep_range(SIMDP_POLL_US, 2 * SIMDP_POLL_US);
 		} else {
 			atomic_long_inc(&simdp_sleeps);
@@ -601,7 +615,7 @@ int simdp_init(struct dentry *debugfs)
 
 	BUILD_BUG_ON(sizeof(struct rdmasim_wqe) != 64);
 	BUILD_BUG_ON(sizeof(struct rdmasim_cqe) != 32);
-	simdp_bounce = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	simdp_bounce = kvmalloc(SIMDP_BOUNCE_LEN, GFP_KERNEL);
 	if (!simdp_bounce)
 		return -ENOMEM;
 	simdp_task = kthread_run(simdp_thread, NULL, "rdmasim_dp");
@@ -614,7 +628,7 @@ int simdp_init(struct dentry *debugfs)
 	return 0;
 
 err_free_bounce:
-	kfree(simdp_bounce);
+	kvfree(simdp_bounce);
 	return ret;
 }
 
@@ -624,5 +638,5 @@ err_free_bounce:
 void simdp_exit(void)
 {
 	kthread_stop(simdp_task);
-	kfree(simdp_bounce);
+	kvfree(simdp_bounce);
 }
