@@ -29,6 +29,13 @@
 #              beside it in the JSON as a cross-check.
 #   msg rate   ib_write_bw -s 2 -q BENCH_QPS, messages / the same window
 #   control    selftests/progs/ctlbench on rxe0 and on a vdevice
+#   bypass     the data path of a hardware-like parent: rdmasim (sim0 on
+#              veth1) and a vdevice on it, selftests/progs/sim_dp -r
+#              posting to the mapped rings with no system call: 2-byte
+#              SENDs and 64 KiB RDMA WRITEs, messages / sim_dp's own
+#              CLOCK_MONOTONIC window; the process's wall-clock time and
+#              the device's executed-WQE counter beside it as cross-checks.
+#              The expected ratio is 1.00: same rings, same device thread
 #   scale      create/delete 1..1000 vdevices (vrdmactl batches, timed per
 #              batch of 100 to see whether the cost grows with the count);
 #              kernel memory per vdevice (Slab + VmallocUsed + Percpu from
@@ -49,7 +56,8 @@
 # BENCH_SIZES BENCH_BYTES BENCH_MAX_MSGS BENCH_QPS BENCH_RATE_MSGS
 # BENCH_CTL_ITERS BENCH_MEM_OBJS BENCH_SCALE BENCH_SCALE_NS BENCH_RXE_REF
 # BENCH_SETTLE BENCH_PROFILE_OPS BENCH_PROFILE_ITERS BENCH_PROFILE_HZ
-# BENCH_OUT, and BENCH_PARTS (default "lat bw rate ctl scale"; "profile"
+# BENCH_BYPASS_MSGS BENCH_BYPASS_WRITE_MSGS
+# BENCH_OUT, and BENCH_PARTS (default "lat bw rate ctl bypass scale"; "profile"
 # adds a perf profile of the control path) to run a subset.
 
 # shellcheck source=selftests/lib.sh
@@ -58,7 +66,7 @@
 . "$(dirname "$0")/lib-vdev.sh"
 
 REPS=${BENCH_REPS:-5}
-PARTS=${BENCH_PARTS:-"lat bw rate ctl scale"}
+PARTS=${BENCH_PARTS:-"lat bw rate ctl bypass scale"}
 LAT_ITERS=${BENCH_LAT_ITERS:-30000}
 LAT_SIZES=${BENCH_LAT_SIZES:-"2 64 1024 16384 65536 1048576"}
 SIZES=${BENCH_SIZES:-"64 1024 16384 65536 1048576"}
@@ -79,6 +87,12 @@ SCALE=${BENCH_SCALE:-"1 100 1000"}
 SCALE_NS=${BENCH_SCALE_NS:-4}
 RXE_REF=${BENCH_RXE_REF:-16}
 SETTLE=${BENCH_SETTLE:-1}
+# Messages per bypass run: 2-byte SENDs, 64 KiB RDMA WRITEs
+BYPASS_MSGS=${BENCH_BYPASS_MSGS:-20000}
+BYPASS_WRITE_MSGS=${BENCH_BYPASS_WRITE_MSGS:-2000}
+SIM_KO=$TOP/selftests/rdmasim/rdmasim.ko
+SIM_DP=$TOP/selftests/progs/sim_dp
+SIM_DPSTAT=/sys/kernel/debug/rdmasim/datapath
 PROFILE_OPS=${BENCH_PROFILE_OPS:-"pd mr_4k"}
 PROFILE_ITERS=${BENCH_PROFILE_ITERS:-20000}
 PROFILE_HZ=${BENCH_PROFILE_HZ:-4000}
@@ -393,6 +407,79 @@ control() {	# REP
 	done
 }
 
+# --- bypass: the mapped rings of a hardware-like parent --------------------------
+
+BYPASS=
+BYPASS_NS=
+
+# bypass_setup - rdmasim's sim0 on veth1 and the vdevice vP on it in a
+# netns of its own; BYPASS=native or "native vdev"
+bypass_setup() {
+	local out
+	if ! [ -x "$SIM_DP" ] || ! [ -r "$SIM_KO" ] ||
+		! { [ -d /sys/module/rdmasim ] || in_init insmod "$SIM_KO"; } ||
+		! in_init rdma link add sim0 type rdmasim netdev veth1; then
+		fail "bypass: no rdmasim"
+		return 1
+	fi
+	cleanup_push rmmod rdmasim
+	cleanup_push rdma link del sim0
+	# The strict checks that still fire through a vdevice (sim.sh's
+	# KNOWN_STRICT) are sim.sh's business: plain lines here, not WARNs
+	echo N >/sys/module/rdmasim/parameters/strict_warn
+	cleanup_push sh -c 'echo Y >/sys/module/rdmasim/parameters/strict_warn'
+	BYPASS=native
+	if ! { new_ns BYPASS_NS p && PARENT=sim0 vdev_add vP "$BYPASS_NS"; }; then
+		fail "bypass: vdevice on sim0"
+		return 0
+	fi
+	# Without driver-method forwarding create_cq gets no doorbell page
+	out=$(in_ns "$BYPASS_NS" "$SIM_DP" vP -n 1 2>&1)
+	case $out in
+	*"uar_alloc err"*)
+		say "bypass: vdevice skipped: vrdma does not forward driver methods ($(grep -o 'uar_alloc err [A-Z]*' <<<"$out"))"
+		;;
+	*) BYPASS="native vdev" ;;
+	esac
+}
+
+dp_wqes() {
+	awk '$1 == "wqes" { print $2 }' "$SIM_DPSTAT"
+}
+
+# bypass REP - both cases, both kinds (those that work), alternating order
+bypass() {
+	local rep=$1 kind c op size n out w0 t0 wall wqes secs rate
+	for kind in $(kinds_for "$rep"); do
+		[[ " $BYPASS " == *" $kind "* ]] || continue
+		for c in "send 2 $BYPASS_MSGS" "write 65536 $BYPASS_WRITE_MSGS"; do
+			read -r op size n <<<"$c"
+			w0=$(dp_wqes)
+			t0=$(now)
+			if [ "$kind" = native ]; then
+				out=$(in_init "$SIM_DP" sim0 -r "$op" -z "$size" -n "$n" 2>&1)
+			else
+				out=$(in_ns "$BYPASS_NS" "$SIM_DP" vP -r "$op" -z "$size" -n "$n" 2>&1)
+			fi
+			wall=$(elapsed "$t0")
+			wqes=$(($(dp_wqes) - w0))
+			printf '%s
+' "$out" >>"$LOG"
+			# rate OP SIZE N SECONDS MSGS_PER_SEC
+			read -r _ _ _ _ secs rate < <(grep '^rate ' <<<"$out")
+			if [ -z "$rate" ] || [ "$wqes" -lt "$n" ]; then
+				fail "bypass $op $kind rep $rep (device executed $wqes of $n)"
+				continue
+			fi
+			sample bypass "$op" "$kind" "$size" "$rep" Mmsgps \
+				"$(awk -v r="$rate" 'BEGIN { printf "%.6f", r / 1e6 }')"
+			sample bypass "$op" "$kind" "$size" "$rep" window_s "$secs"
+			sample bypass "$op" "$kind" "$size" "$rep" process_s "$wall"
+			sample bypass "$op" "$kind" "$size" "$rep" device_wqes "$wqes"
+		done
+	done
+}
+
 # --- control path profile (BENCH_PARTS=profile, not in the default run) -------
 #
 # perf record (cpu-clock, PROFILE_HZ samples per second of the process's own
@@ -598,6 +685,9 @@ T_START=$(now)
 say "$(uname -r), $(nproc) CPUs, reps $REPS; output in $OUT"
 part() { [[ " $PARTS " == *" $1 "* ]]; }
 
+if part bypass; then
+	bypass_setup
+fi
 for ((rep = 0; rep < REPS; rep++)); do
 	if part lat; then
 		say "repetition $((rep + 1))/$REPS: latency"
@@ -621,6 +711,10 @@ for ((rep = 0; rep < REPS; rep++)); do
 	if part ctl; then
 		say "repetition $((rep + 1))/$REPS: control path"
 		control "$rep"
+	fi
+	if part bypass && [ -n "$BYPASS" ]; then
+		say "repetition $((rep + 1))/$REPS: bypass ($BYPASS)"
+		bypass "$rep"
 	fi
 done
 if part profile; then

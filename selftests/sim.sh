@@ -12,7 +12,12 @@
 #
 #   netns S: vS (on sim0)           init_net: sim0 on veth1, rxe0 on veth0
 #
-# The data path (doorbell thread, zero system calls) is not written yet.
+# selftests/progs/sim_dp drives the data path (datapath.c: a kernel thread
+# polls the doorbell records and executes SEND, RDMA WRITE and READ between
+# two connected QPs, completions in the mapped CQ ring), natively and
+# through the vdevice; its data phase is traced (raw_syscalls:sys_enter of
+# its pid, the function tracer on vrdma's functions) between two markers
+# it writes, to show zero system calls and zero calls into vrdma.
 
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -21,15 +26,22 @@
 
 SIM_KO=$TOP/selftests/rdmasim/rdmasim.ko
 PROG=$TOP/selftests/progs/sim_raw
+DP=$TOP/selftests/progs/sim_dp
+# Work requests per operation in sim_dp's checks, and their size
+DP_N=${SIM_DP_N:-64}
+DP_SIZE=4096
 SIMDBG=/sys/kernel/debug/rdmasim
 PARENT=sim0
-
 ktap_plan setup port_active gid_table native_raw native_unforwarded_answers \
 	native_objects_released native_strict_clean native_kill9_released \
+	native_datapath native_bad_wqes native_zero_syscalls \
+	native_syscall_count_can_fail native_kill9_busy_released \
 	vdev_query_device_data vdev_driver_methods vdev_raw vdev_unforwarded_refused \
-	vdev_strict_clean vdev_objects_released vdev_kill9_released \
-	vdev_kill9_strict_clean vdev_del_uar_alive \
-	link_del_baseline module_unload klog_clean
+	vdev_datapath vdev_zero_syscalls vdev_zero_vrdma_calls \
+	vdev_counts_can_fail vdev_strict_clean vdev_objects_released \
+	vdev_kill9_released vdev_kill9_strict_clean vdev_del_uar_alive \
+	vdev_del_busy_released link_del_busy link_del_baseline module_unload \
+	klog_clean
 
 # sim_objects - rdmasim's object counters on one line, "dev=1 pd=1 ...".
 sim_objects() {
@@ -60,8 +72,112 @@ strict_report() {
 	fi
 }
 
+# --- tracing the data phase ---------------------------------------------
+
+# trace_init - tracefs mounted at $T/tr (outside /sys, which "ip netns exec"
+# remounts), with the function tracer and the raw_syscalls events.
+trace_init() {
+	TR=$T/tr
+	mkdir -p "$TR" && mount -t tracefs nodev "$TR" || return 1
+	cleanup_push umount "$TR"
+	grep -qw function "$TR/available_tracers" &&
+		[ -d "$TR/events/raw_syscalls/sys_enter" ]
+}
+
+# dp_traced OUT NS ARGS... - run sim_dp ARGS in netns NS (init_net if
+# NS is "-") with marks around its data phase, tracing its own system
+# calls and every vrdma function any task calls.  sim_dp's output in OUT,
+# the trace between the marks in OUT.window.
+dp_traced() {
+	local out=$1 ns=$2 rc
+	shift 2
+	echo 0 >"$TR/tracing_on"
+	echo nop >"$TR/current_tracer"
+	: >"$TR/trace"
+	echo ':mod:vrdma' >"$TR/set_ftrace_filter" &&
+		echo ':mod:vrdma_vma' >>"$TR/set_ftrace_filter" || return 1
+	echo function >"$TR/current_tracer"
+	echo 1 >"$TR/events/raw_syscalls/sys_enter/enable"
+	echo 1 >"$TR/tracing_on"
+	# The shell that execs sim_dp names its own pid for the events
+	if [ "$ns" = - ]; then
+		# shellcheck disable=SC2016 # expanded by that shell
+		in_init sh -c 'echo $$ >"$1/set_event_pid"; shift; exec "$@"' \
+			sh "$TR" "$DP" "$@" -m "$TR/trace_marker" >"$out" 2>&1
+	else
+		# shellcheck disable=SC2016 # expanded by that shell
+		in_ns "$ns" sh -c 'echo $$ >"$1/set_event_pid"; shift; exec "$@"' \
+			sh "$TR" "$DP" "$@" -m "$TR/trace_marker" >"$out" 2>&1
+	fi
+	rc=$?
+	echo 0 >"$TR/tracing_on"
+	cat "$TR/trace" >"$out.trace"
+	echo 0 >"$TR/events/raw_syscalls/sys_enter/enable"
+	echo nop >"$TR/current_tracer"
+	: >"$TR/set_ftrace_filter"
+	: >"$TR/set_event_pid"
+	: >"$TR/trace"
+	awk '/tracing_mark_write: sim_dp data begin/ { w = 1; next }
+	     /tracing_mark_write: sim_dp data end/ { w = 0 } w' \
+		"$out.trace" >"$out.window"
+	grep -q 'sim_dp data end' "$out.trace" || rc=1
+	return $rc
+}
+
+# window_syscalls OUT - system calls sim_dp made in its data phase: the
+# sys_enter events between the marks, less the last one if it is the
+# write(2) of the closing mark itself (NR 1).
+window_syscalls() {
+	local n
+	n=$(grep -c 'sys_enter:' "$1.window")
+	if grep 'sys_enter:' "$1.window" | tail -n 1 | grep -q 'NR 1 '; then
+		n=$((n - 1))
+	fi
+	echo "$n"
+}
+
+# window_vrdma OUT - calls of vrdma functions between the marks (any task)
+window_vrdma() {
+	grep -v -e '^#' -e 'sys_enter:' -e 'tracing_mark_write:' "$1.window" |
+		grep -c .
+}
+
+# dp_ok CHECK FILE - sim_dp printed "CHECK ok"
+dp_ok() {
+	awk -v c="$1" '$1 == c && $2 == "ok" { f = 1 } END { exit !f }' "$2"
+}
+
+# dp_wqes - WQEs the device's thread has executed since the module loaded
+dp_wqes() {
+	awk '$1 == "wqes" { print $2 }' "$SIMDBG/datapath"
+}
+
+# dp_wqes_above N - the thread has executed more than N WQEs
+dp_wqes_above() {
+	[ "$(dp_wqes)" -gt "$1" ]
+}
+
+# dp_busy OUT - sim_dp -k printed "busy" to OUT and the thread executes
+dp_busy() {
+	local w
+	wait_for 30 grep -q '^busy' "$1" || return 1
+	w=$(dp_wqes)
+	wait_for 20 dp_wqes_above "$((w + 16))"
+}
+
 mark=$(klog_mark)
 tmpdir T
+
+# passed CHECK FILE - sim_raw reported CHECK as ok.
+passed() {
+	grep -q "^$1 ok" "$2"
+}
+
+# result CHECK FILE - the status word sim_raw printed for CHECK ("ok",
+# "err"), then the errno name, or nothing if it never got there.
+result() {
+	awk -v c="$1" '$1 == c { print $2, $3; exit }' "$2"
+}
 if [ -x "$PROG" ] && [ -r "$SIM_KO" ] && load_modules &&
 	{ [ -d /sys/module/rdmasim ] || in_init insmod "$SIM_KO"; } &&
 	in_init rdma link add sim0 type rdmasim netdev veth1; then
@@ -124,16 +240,65 @@ else
 	ktap_fail native_kill9_released "now: $(sim_objects), at rest: $base; $(tr '\n' ' ' <"$T/hold")"
 fi
 
-# passed CHECK FILE - sim_raw reported CHECK as ok.
-passed() {
-	grep -q "^$1 ok" "$2"
-}
+# The data path natively: payloads, bad WQEs, then the traced data phase
+m=$(klog_mark)
+in_init "$DP" sim0 -n "$DP_N" -z "$DP_SIZE" -b >"$T/dp" 2>&1
+ktap_diag "$(cat "$T/dp")"
+if dp_ok send "$T/dp" && dp_ok write "$T/dp" && dp_ok read "$T/dp" &&
+	dp_ok teardown "$T/dp"; then
+	ktap_ok native_datapath "$DP_N each of SEND, RDMA WRITE, RDMA READ x $DP_SIZE bytes verified"
+else
+	ktap_fail native_datapath "$(grep ' err ' "$T/dp")"
+fi
+bad=$(grep -cE '^(bad_lkey|rkey_out_of_bounds|rkey_no_remote_write|rkey_no_remote_read|bad_opcode|too_many_sges|bad_doorbell) ok' "$T/dp")
+if [ "$bad" = 7 ] && wait_for 10 sim_objects_is "$base"; then
+	ktap_ok native_bad_wqes "7 bad WQEs, 7 error completions"
+else
+	ktap_fail native_bad_wqes "$bad of 7; now: $(sim_objects), at rest: $base"
+fi
 
-# result CHECK FILE - the status word sim_raw printed for CHECK ("ok",
-# "err"), then the errno name, or nothing if it never got there.
-result() {
-	awk -v c="$1" '$1 == c { print $2, $3; exit }' "$2"
-}
+TRACE_OK=
+if trace_init; then
+	TRACE_OK=y
+else
+	ktap_diag "no tracefs function tracer or raw_syscalls events"
+fi
+if [ -n "$TRACE_OK" ] && dp_traced "$T/dpn" - sim0 -n "$DP_N" -z "$DP_SIZE" &&
+	dp_ok read "$T/dpn"; then
+	sc=$(window_syscalls "$T/dpn")
+	vc=$(window_vrdma "$T/dpn")
+	if [ "$sc" = 0 ]; then
+		ktap_ok native_zero_syscalls "data phase: $sc system calls, $vc vrdma calls"
+	else
+		ktap_fail native_zero_syscalls "data phase: $sc system calls"
+		ktap_diag "$(grep 'sys_enter:' "$T/dpn.window" | head -n 5)"
+	fi
+else
+	ktap_fail native_zero_syscalls "$(grep ' err ' "$T/dpn" 2>/dev/null)"
+	ktap_diag "$(cat "$T/dpn" 2>/dev/null); trace: $(wc -l <"$T/dpn.trace" 2>/dev/null) lines, $(grep -c 'sim_dp data' "$T/dpn.trace" 2>/dev/null) marks"
+fi
+# The same count with one system call in the data phase must see it
+if [ -n "$TRACE_OK" ] && dp_traced "$T/dps" - sim0 -n 8 -s &&
+	sc=$(window_syscalls "$T/dps") && [ "$sc" -ge 1 ]; then
+	ktap_ok native_syscall_count_can_fail "with -s: $sc system call(s) seen"
+else
+	ktap_fail native_syscall_count_can_fail "with -s: ${sc:-?} system calls seen"
+fi
+
+# kill -9 while the device's thread executes the process's WQEs
+(
+	echo "# [init] $DP sim0 -k &" >&"$KTAP_FD"
+	exec "$DP" sim0 -k >"$T/busy" 2>&1
+) &
+pid=$!
+if dp_busy "$T/busy" && kill -9 "$pid" && wait_gone 10 "$pid" &&
+	wait_for 10 sim_objects_is "$base"; then
+	ktap_ok native_kill9_busy_released "$(tr '\n' ' ' <"$SIMDBG/datapath")"
+else
+	kill -9 "$pid" 2>/dev/null
+	ktap_fail native_kill9_busy_released "now: $(sim_objects), at rest: $base; $(tr '\n' ' ' <"$T/busy")"
+fi
+
 
 # Through a vdevice: driver methods are forwarded to rdmasim with the
 # shadow objects (kmod/fwd.c); rdmasim's strict checks must stay silent
@@ -169,6 +334,57 @@ if grep -qxE 'uar_query_method refused (EOPNOTSUPP|EPROTONOSUPPORT)' "$T/vdev"; 
 	ktap_ok vdev_unforwarded_refused "$(grep uar_query_method "$T/vdev")"
 else
 	ktap_fail vdev_unforwarded_refused "$(grep uar_query_method "$T/vdev" || echo "not reached")"
+fi
+
+# The data path through the vdevice: the same rings, the same thread;
+# vrdma is out of the way once the objects exist
+VDEV_DP=
+case $(result uar_alloc "$T/vdev") in
+"ok ") VDEV_DP=y ;;
+esac
+if [ -z "$VDEV_DP" ]; then
+	for t in vdev_datapath vdev_zero_syscalls vdev_zero_vrdma_calls \
+		vdev_counts_can_fail; do
+		ktap_fail "$t" "no UAR: see vdev_driver_methods"
+	done
+elif [ -z "$TRACE_OK" ]; then
+	ktap_fail vdev_datapath "no tracing"
+	ktap_skip vdev_zero_syscalls "no tracefs function tracer"
+	ktap_skip vdev_zero_vrdma_calls "no tracefs function tracer"
+	ktap_skip vdev_counts_can_fail "no tracefs function tracer"
+else
+	dp_traced "$T/dpv" "$S" vS -n "$DP_N" -z "$DP_SIZE"
+	ktap_diag "$(cat "$T/dpv")"
+	if dp_ok send "$T/dpv" && dp_ok write "$T/dpv" &&
+		dp_ok read "$T/dpv" && dp_ok teardown "$T/dpv"; then
+		ktap_ok vdev_datapath "$DP_N each of SEND, RDMA WRITE, RDMA READ x $DP_SIZE bytes verified"
+		sc=$(window_syscalls "$T/dpv")
+		vc=$(window_vrdma "$T/dpv")
+		if [ "$sc" = 0 ]; then
+			ktap_ok vdev_zero_syscalls "data phase: 0 system calls"
+		else
+			ktap_fail vdev_zero_syscalls "data phase: $sc system calls"
+		fi
+		if [ "$vc" = 0 ]; then
+			ktap_ok vdev_zero_vrdma_calls "data phase: 0 vrdma calls; whole run: $(grep -v -e '^#' -e 'sys_enter:' -e 'tracing_mark_write:' "$T/dpv.trace" | grep -c .)"
+		else
+			ktap_fail vdev_zero_vrdma_calls "data phase: $vc vrdma calls"
+			ktap_diag "$(grep -v -e '^#' -e 'sys_enter:' -e 'tracing_mark_write:' "$T/dpv.window" | head -n 5)"
+		fi
+	else
+		ktap_fail vdev_datapath "$(grep ' err ' "$T/dpv")"
+		ktap_fail vdev_zero_syscalls "see vdev_datapath"
+		ktap_fail vdev_zero_vrdma_calls "see vdev_datapath"
+	fi
+	# One QUERY_PORT in the data phase: both counts must see it
+	dp_traced "$T/dpvs" "$S" vS -n 8 -s
+	sc=$(window_syscalls "$T/dpvs")
+	vc=$(window_vrdma "$T/dpvs")
+	if [ "$sc" -ge 1 ] && [ "$vc" -ge 1 ]; then
+		ktap_ok vdev_counts_can_fail "with -s: $sc system call(s), $vc vrdma call(s) seen"
+	else
+		ktap_fail vdev_counts_can_fail "with -s: $sc system calls, $vc vrdma calls seen"
+	fi
 fi
 strict_report "$m" vdev_strict_clean
 if wait_for 10 sim_objects_is "$base"; then
@@ -224,11 +440,43 @@ if [ -n "${S:-}" ]; then
 else
 	ktap_fail vdev_del_uar_alive "no vdevice"
 fi
+# vdevice delete while the thread executes the process's WQEs: the
+# process keeps its (now zapped) mappings until killed (a vdevice of its
+# own: vdev_del_uar_alive deleted vS)
+if [ -n "$VDEV_DP" ] && vdev_add vS2 "$S"; then
+	spawn_in_ns "$S" "$DP" vS2 -k >"$T/vbusy" 2>&1
+	pid=$!
+	if dp_busy "$T/vbusy" && in_init "$VRDMACTL" dev del vS2 &&
+		wait_for 20 sim_objects_is "$base" && kill -9 "$pid" &&
+		wait_gone 10 "$pid"; then
+		ktap_ok vdev_del_busy_released
+	else
+		kill -9 "$pid" 2>/dev/null
+		ktap_fail vdev_del_busy_released "now: $(sim_objects), at rest: $base; $(tr '\n' ' ' <"$T/vbusy")"
+	fi
+else
+	ktap_fail vdev_del_busy_released "no UAR or no vdevice: see vdev_driver_methods"
+fi
+
 in_init "$VRDMACTL" dev del vS >/dev/null 2>&1
+# The parent goes while the thread executes a process's WQEs
+(
+	echo "# [init] $DP sim0 -k &" >&"$KTAP_FD"
+	exec "$DP" sim0 -k >"$T/lbusy" 2>&1
+) &
+pid=$!
+if dp_busy "$T/lbusy"; then
+	ktap_ok link_del_busy "$(tr '\n' ' ' <"$SIMDBG/datapath")"
+else
+	ktap_fail link_del_busy "$(tr '\n' ' ' <"$T/lbusy")"
+fi
+# (the core zaps the process's mappings: it spins on a zero page until killed)
 if in_init rdma link del sim0 &&
-	wait_for 10 sim_objects_is "dev=0 ucontext=0 pd=0 cq=0 qp=0 mr=0 uar=0 mmap=0 "; then
+	wait_for 20 sim_objects_is "dev=0 ucontext=0 pd=0 cq=0 qp=0 mr=0 uar=0 mmap=0 " &&
+	kill -9 "$pid" && wait_gone 10 "$pid"; then
 	ktap_ok link_del_baseline
 else
+	kill -9 "$pid" 2>/dev/null
 	ktap_fail link_del_baseline "$(sim_objects)"
 fi
 if in_init rmmod rdmasim; then

@@ -97,4 +97,76 @@ struct rdmasim_create_qp_resp {
 	__u32 reserved;
 };
 
+/*
+ * The data path (datapath.c).  A work queue ring (SQ or RQ) holds the
+ * max_send_wr (max_recv_wr) entries create_qp returned, wqe_size bytes
+ * each, then a doorbell record: user space writes a WQE, then the record's
+ * producer index (free-running, release order); the simulated hardware
+ * polls the record, executes the WQE and writes the consumer index.  A CQ
+ * ring holds nr_cqe entries of cqe_size bytes, then the user's consumer
+ * index.  A CQE is valid when its gen is (index / nr_cqe) + 1, written
+ * last.  The indices are free-running and survive modify_qp (unlike a
+ * real HCA's, a reset does not empty the queues).
+ */
+enum rdmasim_wqe_opcode {
+	RDMASIM_OP_SEND = 1,
+	RDMASIM_OP_RDMA_WRITE,
+	RDMASIM_OP_RDMA_READ,
+	RDMASIM_OP_RECV,		/* in CQEs only */
+};
+
+#define RDMASIM_WQE_SIGNALED	0x1	/* a CQE even on success (SQ) */
+#define RDMASIM_WQE_MAX_SGE	2
+
+struct rdmasim_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+struct rdmasim_wqe {
+	__aligned_u64 wr_id;
+	__u8 opcode;
+	__u8 flags;
+	__u8 num_sge;
+	__u8 reserved0;
+	__u32 reserved1;
+	__aligned_u64 remote_addr;	/* RDMA WRITE and READ */
+	__u32 rkey;
+	__u32 reserved2;
+	struct rdmasim_sge sge[RDMASIM_WQE_MAX_SGE];
+};
+
+struct rdmasim_wq_db {
+	__u32 pi;			/* written by user space */
+	__u32 ci;			/* written by the device */
+};
+
+enum rdmasim_wc_status {
+	RDMASIM_WC_SUCCESS,
+	RDMASIM_WC_LOC_LEN_ERR,		/* the receive buffers are too short */
+	RDMASIM_WC_LOC_PROT_ERR,	/* bad lkey, bounds, PD or access */
+	RDMASIM_WC_REM_ACCESS_ERR,	/* bad rkey, bounds, PD or access */
+	RDMASIM_WC_REM_INV_REQ_ERR,	/* the peer's receive failed */
+	RDMASIM_WC_RETRY_EXC_ERR,	/* no peer QP ready with that number */
+	RDMASIM_WC_BAD_WQE,		/* unknown opcode, too many SGEs */
+	RDMASIM_WC_WR_FLUSH_ERR,	/* the QP was in error */
+};
+
+struct rdmasim_cqe {
+	__aligned_u64 wr_id;
+	__u32 byte_len;
+	__u32 qpn;
+	__u8 opcode;			/* enum rdmasim_wqe_opcode */
+	__u8 status;			/* enum rdmasim_wc_status */
+	__u16 reserved0;
+	__u32 gen;			/* written last */
+	__aligned_u64 reserved1;
+};
+
+struct rdmasim_cq_db {
+	__u32 ci;			/* written by user space */
+	__u32 reserved;
+};
+
 #endif /* RDMASIM_ABI_H */

@@ -41,6 +41,7 @@
 #include <rdma/uverbs_named_ioctl.h>
 
 #include "rdmasim-abi.h"
+#include "sim-dp.h"
 /* VRDMA_HAVE_*: the probed API of the target kernel (scripts/conftest.sh) */
 #include "vrdma_config.h"
 
@@ -128,6 +129,7 @@ struct sim_dev {
 	/* Protects uctxs, the list of live ucontexts */
 	spinlock_t uctx_lock;
 	struct list_head uctxs;
+	struct simdp_dev dp;		/* the data path's tables */
 };
 
 struct sim_ucontext {
@@ -163,6 +165,7 @@ struct sim_cq {
 	u8 *kbuf;			/* SIM_KBUF_LEN bytes for kernel CQs only */
 	struct sim_mmap *ring;		/* user CQs: the mapped CQE ring */
 	struct rdma_user_mmap_entry *uar; /* user CQs: ref on the doorbell */
+	struct simdp_cq *dp;		/* user CQs: the data path's view */
 };
 
 struct sim_qp {
@@ -173,11 +176,13 @@ struct sim_qp {
 	u32 dest_qpn;
 	struct sim_mmap *sq, *rq;	/* user QPs: the mapped work queues */
 	struct rdma_user_mmap_entry *uar;
+	struct simdp_qp *dp;		/* user QPs: the data path's view */
 };
 
 struct sim_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;		/* NULL for the kernel's DMA MR */
+	struct simdp_mr *dp;		/* user MRs: the data path's view */
 };
 
 static const struct ib_device_ops sim_dev_ops;
@@ -611,11 +616,18 @@ static int sim_create_cq_udata(struct ib_cq *ibcq,
 		ret = -EINVAL;
 		goto err_free_kbuf;
 	}
-	cq->ring = sim_mmap_new(sdev, &uctx->ibuc, nr * SIM_CQE_SIZE,
+	/* The CQEs, then the consumer index record (rdmasim-abi.h) */
+	cq->ring = sim_mmap_new(sdev, &uctx->ibuc, (nr + 1) * SIM_CQE_SIZE,
 				SIM_MMAP_RING);
 	if (IS_ERR(cq->ring)) {
 		ret = PTR_ERR(cq->ring);
 		goto err_put_uar;
+	}
+	cq->dp = simdp_cq_add(cq->ring->buf, nr, cq->cqn);
+	if (IS_ERR(cq->dp)) {
+		ret = PTR_ERR(cq->dp);
+		cq->dp = NULL;
+		goto err_remove_ring;
 	}
 	resp.ring_mmap_offset = rdma_user_mmap_get_offset(&cq->ring->rdma_entry);
 	resp.ring_length = cq->ring->len;
@@ -631,6 +643,8 @@ done:
 	return 0;
 
 err_remove_ring:
+	if (cq->dp)
+		simdp_cq_del(cq->dp);
 	rdma_user_mmap_entry_remove(&cq->ring->rdma_entry);
 err_put_uar:
 	rdma_user_mmap_entry_put(cq->uar);
@@ -658,6 +672,8 @@ static int sim_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	/* Decided by the uobject, as mlx4 does */
 	if (!ibcq->uobject)
 		sim_kernel_touch("destroy_cq", cq->created_user, cq->kbuf);
+	if (cq->dp)
+		simdp_cq_del(cq->dp);
 	if (cq->ring)
 		rdma_user_mmap_entry_remove(&cq->ring->rdma_entry);
 	if (cq->uar)
@@ -687,6 +703,10 @@ static int sim_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 
 static void sim_qp_unmap(struct sim_qp *qp)
 {
+	/* First: the data path stops reading the rings */
+	if (qp->dp)
+		simdp_qp_del(qp->dp);
+	qp->dp = NULL;
 	if (qp->sq)
 		rdma_user_mmap_entry_remove(&qp->sq->rdma_entry);
 	if (qp->rq)
@@ -726,14 +746,15 @@ static int sim_create_user_qp(struct sim_dev *sdev, struct sim_qp *qp,
 		return -EINVAL;
 	nsq = roundup_pow_of_two(max(init->cap.max_send_wr, 1U));
 	nrq = roundup_pow_of_two(max(init->cap.max_recv_wr, 1U));
-	qp->sq = sim_mmap_new(sdev, &uctx->ibuc, nsq * SIM_WQE_SIZE,
+	/* Each ring: the WQEs, then the doorbell record (rdmasim-abi.h) */
+	qp->sq = sim_mmap_new(sdev, &uctx->ibuc, (nsq + 1) * SIM_WQE_SIZE,
 			      SIM_MMAP_RING);
 	if (IS_ERR(qp->sq)) {
 		ret = PTR_ERR(qp->sq);
 		qp->sq = NULL;
 		goto err_unmap;
 	}
-	qp->rq = sim_mmap_new(sdev, &uctx->ibuc, nrq * SIM_WQE_SIZE,
+	qp->rq = sim_mmap_new(sdev, &uctx->ibuc, (nrq + 1) * SIM_WQE_SIZE,
 			      SIM_MMAP_RING);
 	if (IS_ERR(qp->rq)) {
 		ret = PTR_ERR(qp->rq);
@@ -748,6 +769,16 @@ static int sim_create_user_qp(struct sim_dev *sdev, struct sim_qp *qp,
 	ret = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 	if (ret)
 		goto err_unmap;
+	qp->dp = simdp_qp_add(&sdev->dp, ibqp, qp->sq->buf, nsq, qp->rq->buf,
+			      nrq, container_of(init->send_cq, struct sim_cq,
+						ibcq)->dp,
+			      container_of(init->recv_cq, struct sim_cq,
+					   ibcq)->dp);
+	if (IS_ERR(qp->dp)) {
+		ret = PTR_ERR(qp->dp);
+		qp->dp = NULL;
+		goto err_unmap;
+	}
 	init->cap.max_send_wr = nsq;
 	init->cap.max_recv_wr = nrq;
 	return 0;
@@ -825,6 +856,8 @@ static int sim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	if (mask & IB_QP_DEST_QPN)
 		qp->dest_qpn = attr->dest_qp_num;
 	qp->state = next;
+	if (qp->dp)
+		simdp_qp_modify(qp->dp, next, qp->dest_qpn);
 	return 0;
 }
 
@@ -941,9 +974,17 @@ static struct ib_mr *sim_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr->ibmr.rkey = mr->ibmr.lkey;
 	mr->ibmr.iova = virt;
 	mr->ibmr.length = length;
+	mr->dp = simdp_mr_add(&sdev->dp, mr->ibmr.lkey, mr->umem, virt, length,
+			      access, ibpd);
+	if (IS_ERR(mr->dp)) {
+		ret = PTR_ERR(mr->dp);
+		goto err_release_umem;
+	}
 	atomic_long_inc(&sim_count[SIM_K_MR]);
 	return &mr->ibmr;
 
+err_release_umem:
+	ib_umem_release(mr->umem);
 err_free_mr:
 	kfree(mr);
 	return ERR_PTR(ret);
@@ -953,6 +994,8 @@ static int sim_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct sim_mr *mr = container_of(ibmr, struct sim_mr, ibmr);
 
+	if (mr->dp)
+		simdp_mr_del(mr->dp);
 	if (mr->umem)
 		ib_umem_release(mr->umem);
 	kfree(mr);
@@ -1127,6 +1170,7 @@ static void sim_dealloc_driver(struct ib_device *ibdev)
 	mutex_lock(&sim_devs_lock);
 	list_del(&sdev->list_node);
 	mutex_unlock(&sim_devs_lock);
+	simdp_dev_fini(&sdev->dp);
 	ida_destroy(&sdev->qpn_ida);
 	ida_destroy(&sdev->uar_ida);
 	atomic_long_dec(&sim_count[SIM_K_DEV]);
@@ -1199,6 +1243,7 @@ static int sim_newlink(const char *ibdev_name, struct net_device *ndev)
 	spin_lock_init(&sdev->uctx_lock);
 	INIT_LIST_HEAD(&sdev->uctxs);
 	INIT_LIST_HEAD(&sdev->list_node);
+	simdp_dev_init(&sdev->dp);
 
 	sdev->ibdev.node_type = RDMA_NODE_IB_CA;
 	sdev->ibdev.phys_port_cnt = 1;
@@ -1293,8 +1338,16 @@ static int __init sim_init(void)
 			    &sim_objects_fops);
 	debugfs_create_file("strict", 0444, sim_debugfs, NULL,
 			    &sim_strict_fops);
+	ret = simdp_init(sim_debugfs);
+	if (ret)
+		goto err_debugfs;
 	rdma_link_register(&sim_link_ops);
 	return 0;
+
+err_debugfs:
+	debugfs_remove_recursive(sim_debugfs);
+	unregister_netdevice_notifier(&sim_netdev_nb);
+	return ret;
 }
 
 /*
@@ -1330,6 +1383,7 @@ static void __exit sim_exit(void)
 	rdma_link_unregister(&sim_link_ops);
 	unregister_netdevice_notifier(&sim_netdev_nb);
 	sim_unregister_all();
+	simdp_exit();
 	debugfs_remove_recursive(sim_debugfs);
 }
 

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Raw uverbs helpers for the programs that drive rdmasim (sim_raw, sim_dp):
+ * no rdma-core provider exists for it, so libibverbs will not open it.
+ * write() commands (<rdma/ib_user_verbs.h>) for the core verbs, ioctl()
+ * (<rdma/rdma_user_ioctl.h>) for the driver's own methods, mmap() of the
+ * offsets the driver hands out.
+ */
+#ifndef SIM_UVERBS_H
+#define SIM_UVERBS_H
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/rdma_user_ioctl.h>
+#include <rdma/ib_user_ioctl_cmds.h>
+
+#include "../rdmasim/rdmasim-abi.h"
+
+/* Set by report() on an error: the exit status */
+static int failed;
+
+static void report(const char *check, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void report(const char *check, int err, const char *fmt, ...)
+{
+	char detail[256] = "";
+	va_list ap;
+
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(detail, sizeof(detail), fmt, ap);
+		va_end(ap);
+	}
+	if (err) {
+		printf("%s err %s %s\n", check, strerrorname_np(err) ?: "?",
+		       detail);
+		failed = 1;
+	} else {
+		printf("%s ok %s\n", check, detail);
+	}
+	fflush(stdout);
+}
+
+/* The uverbs character device of IBDEV, from sysfs */
+static int open_uverbs(const char *ibdev)
+{
+	const char *base = "/sys/class/infiniband_verbs";
+	char path[512], name[128], dev[300];
+	struct dirent *de;
+	DIR *d;
+	FILE *f;
+	int fd = -1;
+
+	d = opendir(base);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "uverbs", 6))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/ibdev", base, de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(name, sizeof(name), f)) {
+			name[strcspn(name, "\n")] = 0;
+			if (!strcmp(name, ibdev)) {
+				snprintf(dev, sizeof(dev), "/dev/infiniband/%s",
+					 de->d_name);
+				fd = open(dev, O_RDWR | O_CLOEXEC);
+			}
+		}
+		fclose(f);
+		if (fd >= 0)
+			break;
+	}
+	closedir(d);
+	return fd;
+}
+
+/*
+ * A legacy write() command: header, CMD (whose first field is the
+ * response pointer, filled here), DRV driver data in; RESP then DRESP out.
+ */
+static int write_cmd(int fd, uint32_t command, void *cmd, size_t cmd_len,
+		     const void *drv, size_t drv_len, void *resp,
+		     size_t resp_len, void *dresp, size_t dresp_len)
+{
+	char in[512], out[512];
+	struct ib_uverbs_cmd_hdr hdr = {
+		.command = command,
+		.in_words = (sizeof(hdr) + cmd_len + drv_len) / 4,
+		.out_words = (resp_len + dresp_len) / 4,
+	};
+	uint64_t rp = (uintptr_t)out;
+	size_t len = sizeof(hdr) + cmd_len + drv_len;
+
+	if (resp_len)
+		memcpy(cmd, &rp, sizeof(rp));
+	memcpy(in, &hdr, sizeof(hdr));
+	memcpy(in + sizeof(hdr), cmd, cmd_len);
+	if (drv_len)
+		memcpy(in + sizeof(hdr) + cmd_len, drv, drv_len);
+	memset(out, 0, sizeof(out));
+	if (write(fd, in, len) != (ssize_t)len)
+		return errno;
+	if (resp_len)
+		memcpy(resp, out, resp_len);
+	if (dresp_len)
+		memcpy(dresp, out + resp_len, dresp_len);
+	return 0;
+}
+
+struct ioctl_buf {
+	struct ib_uverbs_ioctl_hdr hdr;
+	struct ib_uverbs_attr attrs[8];
+};
+
+static void ioctl_init(struct ioctl_buf *b, uint16_t object, uint16_t method)
+{
+	memset(b, 0, sizeof(*b));
+	b->hdr.object_id = object;
+	b->hdr.method_id = method;
+	b->hdr.driver_id = RDMASIM_DRIVER_ID;
+}
+
+static struct ib_uverbs_attr *ioctl_attr(struct ioctl_buf *b, uint16_t id,
+					 uint16_t len, uint64_t data)
+{
+	struct ib_uverbs_attr *a = &b->attrs[b->hdr.num_attrs++];
+
+	a->attr_id = id;
+	a->len = len;
+	a->data = data;
+	return a;
+}
+
+static int ioctl_cmd(int fd, struct ioctl_buf *b)
+{
+	b->hdr.length = sizeof(b->hdr) +
+			b->hdr.num_attrs * sizeof(struct ib_uverbs_attr);
+	return ioctl(fd, RDMA_VERBS_IOCTL, b) ? errno : 0;
+}
+
+static void *map(int fd, uint64_t offset, size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		       offset);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+#endif /* SIM_UVERBS_H */
