@@ -339,9 +339,7 @@ fi
 # The data path through the vdevice: the same rings, the same thread;
 # vrdma is out of the way once the objects exist
 VDEV_DP=
-case $(result uar_alloc "$T/vdev") in
-"ok ") VDEV_DP=y ;;
-esac
+passed uar_alloc "$T/vdev" && VDEV_DP=y
 if [ -z "$VDEV_DP" ]; then
 	for t in vdev_datapath vdev_zero_syscalls vdev_zero_vrdma_calls \
 		vdev_counts_can_fail; do
