@@ -27,6 +27,8 @@
 #include <linux/mm.h>
 #include <linux/idr.h>
 #include <linux/xarray.h>
+#include <linux/dma-mapping.h>
+#include <linux/platform_device.h>
 #include <net/addrconf.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_mad.h>
@@ -83,6 +85,11 @@ static const char * const sim_kind_name[SIM_K_NR] = {
 static atomic_long_t sim_count[SIM_K_NR];
 static atomic_long_t sim_strict_hits;
 static struct dentry *sim_debugfs;
+/*
+ * The DMA device of every sim device, as a NIC's PCI function is: the
+ * exporter of a DMA-BUF maps it for this device (dma-direct, 64 bits).
+ */
+static struct platform_device *sim_dma_pdev;
 
 /* Every registered sim device, for module exit; guarded by sim_devs_lock */
 static LIST_HEAD(sim_devs);
@@ -960,6 +967,68 @@ static int sim_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	return 0;
 }
 
+/*
+ * A DMA-BUF MR, as mlx5 and irdma register one: attached with the
+ * device's DMA device and pinned, so that no move_notify is ever needed.
+ */
+static struct ib_mr *sim_reg_user_mr_dmabuf_udata(struct ib_pd *ibpd,
+						  u64 offset, u64 length,
+						  u64 virt, int fd, int access,
+						  struct ib_udata *udata)
+{
+	struct sim_dev *sdev = to_sdev(ibpd->device);
+	struct ib_umem_dmabuf *umem_dmabuf;
+	struct sim_ucontext *uctx;
+	struct sim_mr *mr;
+
+	if (!sim_check_dev(sdev, ibpd->device, "reg_user_mr_dmabuf's PD"))
+		return ERR_PTR(-EINVAL);
+	if (!udata) {
+		sim_strict("reg_user_mr_dmabuf: called without driver data");
+		return ERR_PTR(-EINVAL);
+	}
+	sim_check_user("reg_user_mr_dmabuf's PD", ibpd->uobject, &ibpd->res);
+	uctx = sim_udata_uctx(sdev, udata,
+			      ibpd->uobject ? ibpd->uobject->context : NULL,
+			      "reg_user_mr_dmabuf");
+	if (IS_ERR(uctx))
+		return ERR_CAST(uctx);
+	if (!length || length > SZ_1G)
+		return ERR_PTR(-EINVAL);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	umem_dmabuf = ib_umem_dmabuf_get_pinned(ibpd->device, offset, length,
+						fd, access);
+	if (IS_ERR(umem_dmabuf)) {
+		kfree(mr);
+		return ERR_CAST(umem_dmabuf);
+	}
+	mr->umem = &umem_dmabuf->umem;
+	mr->ibmr.lkey = atomic_inc_return(&sdev->next_key) << 8;
+	mr->ibmr.rkey = mr->ibmr.lkey;
+	mr->ibmr.iova = virt;
+	mr->ibmr.length = length;
+	atomic_long_inc(&sim_count[SIM_K_MR]);
+	return &mr->ibmr;
+}
+
+#ifdef VRDMA_HAVE_REG_DMABUF_MR_ATTRS
+/* From 6.11 the whole bundle */
+static struct ib_mr *sim_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+					    u64 length, u64 virt, int fd,
+					    int access,
+					    struct uverbs_attr_bundle *attrs)
+{
+	return sim_reg_user_mr_dmabuf_udata(ibpd, offset, length, virt, fd,
+					    access,
+					    attrs ? &attrs->driver_udata : NULL);
+}
+#else
+#define sim_reg_user_mr_dmabuf sim_reg_user_mr_dmabuf_udata
+#endif
+
 /* --- driver uverbs objects and methods ----------------------------------- */
 
 static int sim_uar_cleanup(struct ib_uobject *uobject,
@@ -1132,6 +1201,7 @@ static const struct ib_device_ops sim_dev_ops = {
 	.query_port = sim_query_port,
 	.query_qp = sim_query_qp,
 	.reg_user_mr = sim_reg_user_mr,
+	.reg_user_mr_dmabuf = sim_reg_user_mr_dmabuf,
 	.req_notify_cq = sim_req_notify_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_cq, sim_cq, ibcq),
@@ -1193,7 +1263,7 @@ static int sim_newlink(const char *ibdev_name, struct net_device *ndev)
 	list_add_tail(&sdev->list_node, &sim_devs);
 	mutex_unlock(&sim_devs_lock);
 
-	ret = ib_register_device(&sdev->ibdev, ibdev_name, NULL);
+	ret = ib_register_device(&sdev->ibdev, ibdev_name, &sim_dma_pdev->dev);
 	if (ret)
 		goto err_dealloc;
 	return 0;
@@ -1255,9 +1325,18 @@ static int __init sim_init(void)
 {
 	int ret;
 
+	sim_dma_pdev = platform_device_register_simple("rdmasim",
+						       PLATFORM_DEVID_NONE,
+						       NULL, 0);
+	if (IS_ERR(sim_dma_pdev))
+		return PTR_ERR(sim_dma_pdev);
+	ret = dma_coerce_mask_and_coherent(&sim_dma_pdev->dev,
+					   DMA_BIT_MASK(64));
+	if (ret)
+		goto err_pdev;
 	ret = register_netdevice_notifier(&sim_netdev_nb);
 	if (ret)
-		return ret;
+		goto err_pdev;
 	sim_debugfs = debugfs_create_dir("rdmasim", NULL);
 	debugfs_create_file("objects", 0444, sim_debugfs, NULL,
 			    &sim_objects_fops);
@@ -1265,6 +1344,10 @@ static int __init sim_init(void)
 			    &sim_strict_fops);
 	rdma_link_register(&sim_link_ops);
 	return 0;
+
+err_pdev:
+	platform_device_unregister(sim_dma_pdev);
+	return ret;
 }
 
 /*
@@ -1301,6 +1384,7 @@ static void __exit sim_exit(void)
 	unregister_netdevice_notifier(&sim_netdev_nb);
 	sim_unregister_all();
 	debugfs_remove_recursive(sim_debugfs);
+	platform_device_unregister(sim_dma_pdev);
 }
 
 module_init(sim_init);
