@@ -356,6 +356,10 @@ int vrdma_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 /* verbs_mr.c */
 struct ib_mr *vrdma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);
+struct ib_mr *vrdma_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+				       u64 length, u64 iova, int fd,
+				       int access,
+				       struct vrdma_dmabuf_mr_arg *arg);
 int vrdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 int vrdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int vrdma_dealloc_mw(struct ib_mw *ibmw);
