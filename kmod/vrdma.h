@@ -155,7 +155,16 @@ struct vrdma_ucontext {
 struct vrdma_qp {
 	struct ib_qp ibqp;
 	struct ib_qp *shadow;
+	/*
+	 * The source GID index of the primary [0] and alternate [1] address
+	 * vectors as modify_qp last set them: VRDMA_QP_SGID_SET | the
+	 * parent's index << 32 | the vdevice's, or 0.  Written by
+	 * modify_qp, read by query_qp, each with one access.
+	 */
+	u64 sgid[2];
 };
+
+#define VRDMA_QP_SGID_SET	BIT_ULL(63)
 
 struct vrdma_srq {
 	struct ib_srq ibsrq;
