@@ -975,8 +975,9 @@ static int sim_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 }
 
 /*
- * A DMA-BUF MR, as mlx5 and irdma register one: attached with the
- * device's DMA device and pinned, so that no move_notify is ever needed.
+ * A DMA-BUF MR, as efa (and later irdma and bnxt_re) register one:
+ * attached with the device's DMA device and pinned, so that no
+ * move_notify is ever needed.  mlx5 attaches dynamically, with ODP.
  */
 static struct ib_mr *sim_reg_user_mr_dmabuf_udata(struct ib_pd *ibpd,
 						  u64 offset, u64 length,
