@@ -101,4 +101,47 @@ static inline int vrdma_parent_create_cq(struct ib_device *pdev,
 }
 #endif
 
+/*
+ * reg_user_mr_dmabuf: from 6.11 the core passes the whole attribute bundle
+ * (mlx5 reads driver attributes there); the driver data is its
+ * driver_udata.  vrdma_dmabuf_mr_arg is the type of the op's last argument.
+ * The parent is called with the shadow bundle, which carries the caller's
+ * driver data and the shadow ucontext but none of the method's attributes.
+ */
+#ifdef VRDMA_HAVE_REG_DMABUF_MR_ATTRS
+#define vrdma_dmabuf_mr_arg uverbs_attr_bundle
+
+static inline struct ib_udata *
+vrdma_reg_dmabuf_mr_udata(struct uverbs_attr_bundle *attrs)
+{
+	return attrs ? &attrs->driver_udata : NULL;
+}
+
+static inline struct ib_mr *
+vrdma_parent_reg_dmabuf_mr(struct ib_pd *spd, u64 offset, u64 length,
+			   u64 iova, int fd, int access,
+			   struct uverbs_attr_bundle *sb)
+{
+	return spd->device->ops.reg_user_mr_dmabuf(spd, offset, length, iova,
+						   fd, access, sb);
+}
+#else
+#define vrdma_dmabuf_mr_arg ib_udata
+
+static inline struct ib_udata *vrdma_reg_dmabuf_mr_udata(struct ib_udata *udata)
+{
+	return udata;
+}
+
+static inline struct ib_mr *
+vrdma_parent_reg_dmabuf_mr(struct ib_pd *spd, u64 offset, u64 length,
+			   u64 iova, int fd, int access,
+			   struct uverbs_attr_bundle *sb)
+{
+	return spd->device->ops.reg_user_mr_dmabuf(spd, offset, length, iova,
+						   fd, access,
+						   &sb->driver_udata);
+}
+#endif
+
 #endif /* _VRDMA_COMPAT_H */

@@ -159,6 +159,7 @@ static const struct ib_device_ops vrdma_dev_ops = {
 	.query_qp = vrdma_query_qp,
 	.query_srq = vrdma_query_srq,
 	.reg_user_mr = vrdma_reg_user_mr,
+	.reg_user_mr_dmabuf = vrdma_reg_user_mr_dmabuf,
 	.req_notify_cq = vrdma_req_notify_cq,
 	.resize_cq = vrdma_resize_cq,
 
@@ -193,6 +194,7 @@ static const size_t vrdma_optional_ops[] = {
 	VRDMA_OP_OFFSET(query_pkey),
 	VRDMA_OP_OFFSET(query_qp),
 	VRDMA_OP_OFFSET(query_srq),
+	VRDMA_OP_OFFSET(reg_user_mr_dmabuf),
 	VRDMA_OP_OFFSET(req_notify_cq),
 	VRDMA_OP_OFFSET(resize_cq),
 };

@@ -1,12 +1,84 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Memory regions and windows.  The parent driver pins and maps user memory
- * with its own DMA device; pinned bytes are charged to the vdevice quota.
+ * Memory regions and windows.  The parent driver pins and maps user memory,
+ * or attaches to a DMA-BUF, with its own DMA device; the bytes a region
+ * spans are charged to the vdevice quota.
  */
 #include <linux/overflow.h>
 #include <linux/slab.h>
 
 #include "vrdma.h"
+
+/*
+ * A vdevice MR for @pinned bytes from offset @start: the MR and its bytes
+ * charged to the quota.  Undone by vrdma_mr_free().
+ */
+static struct vrdma_mr *vrdma_mr_alloc(struct vrdma_dev *vdev, u64 start,
+				       u64 length)
+{
+	struct vrdma_mr *vmr;
+	u64 end;
+	int ret;
+
+	if (!length || check_add_overflow(start, length, &end) ||
+	    end > U64_MAX - PAGE_SIZE)
+		return ERR_PTR(-EINVAL);
+
+	vmr = kzalloc(sizeof(*vmr), GFP_KERNEL);
+	if (!vmr)
+		return ERR_PTR(-ENOMEM);
+	vmr->pinned = PAGE_ALIGN(end) - ALIGN_DOWN(start, PAGE_SIZE);
+
+	ret = vrdma_quota_charge(vdev, VRDMA_RES_MR, 1);
+	if (ret)
+		goto err_free;
+	ret = vrdma_quota_charge(vdev, VRDMA_RES_MR_BYTES, vmr->pinned);
+	if (ret)
+		goto err_uncharge_mr;
+	return vmr;
+
+err_uncharge_mr:
+	vrdma_quota_uncharge(vdev, VRDMA_RES_MR, 1);
+err_free:
+	kfree(vmr);
+	return ERR_PTR(ret);
+}
+
+static void vrdma_mr_free(struct vrdma_dev *vdev, struct vrdma_mr *vmr)
+{
+	vrdma_quota_uncharge(vdev, VRDMA_RES_MR_BYTES, vmr->pinned);
+	vrdma_quota_uncharge(vdev, VRDMA_RES_MR, 1);
+	kfree(vmr);
+}
+
+/*
+ * What the core sets up after a driver's reg_user_mr or
+ * reg_user_mr_dmabuf, for the shadow; then the vdevice MR takes its keys.
+ */
+static struct ib_mr *vrdma_mr_set_shadow(struct vrdma_mr *vmr,
+					 struct ib_pd *spd, struct ib_mr *shadow,
+					 u64 iova, u64 length)
+{
+	shadow->device = spd->device;
+	shadow->pd = spd;
+	shadow->type = IB_MR_TYPE_USER;
+	shadow->uobject = NULL;
+	shadow->dm = NULL;
+	shadow->sig_attrs = NULL;
+	shadow->iova = iova;
+	shadow->length = length;
+	atomic_inc(&spd->usecnt);
+	rdma_restrack_new(&shadow->res, RDMA_RESTRACK_MR);
+	/* Not in the parent's "rdma res", as shadow PDs (verbs_pd.c) */
+	rdma_restrack_no_track(&shadow->res);
+	rdma_restrack_add(&shadow->res);
+
+	vmr->shadow = shadow;
+	vmr->ibmr.lkey = shadow->lkey;
+	vmr->ibmr.rkey = shadow->rkey;
+	vrdma_obj_inc(VRDMA_OBJ_MR);
+	return &vmr->ibmr;
+}
 
 /**
  * vrdma_reg_user_mr() - register user memory through a shadow MR
@@ -28,63 +100,69 @@ struct ib_mr *vrdma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	struct ib_udata *pudata;
 	struct vrdma_mr *vmr;
 	struct ib_mr *shadow;
-	u64 end;
-	int ret;
 
 	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
 	if (IS_ERR(pudata))
 		return ERR_CAST(pudata);
-	if (!length || check_add_overflow(start, length, &end) ||
-	    end > U64_MAX - PAGE_SIZE)
-		return ERR_PTR(-EINVAL);
-
-	vmr = kzalloc(sizeof(*vmr), GFP_KERNEL);
-	if (!vmr)
-		return ERR_PTR(-ENOMEM);
-	vmr->pinned = PAGE_ALIGN(end) - ALIGN_DOWN(start, PAGE_SIZE);
-
-	ret = vrdma_quota_charge(vdev, VRDMA_RES_MR, 1);
-	if (ret)
-		goto err_free;
-	ret = vrdma_quota_charge(vdev, VRDMA_RES_MR_BYTES, vmr->pinned);
-	if (ret)
-		goto err_uncharge_mr;
+	vmr = vrdma_mr_alloc(vdev, start, length);
+	if (IS_ERR(vmr))
+		return ERR_CAST(vmr);
 
 	shadow = vrdma_fault_ptr(VRDMA_FAULT_MR) ?:
 		 spd->device->ops.reg_user_mr(spd, start, length, iova, access,
 					      pudata);
 	if (IS_ERR(shadow)) {
-		ret = PTR_ERR(shadow);
-		goto err_uncharge_bytes;
+		vrdma_mr_free(vdev, vmr);
+		return shadow;
 	}
-	/* What ib_uverbs_reg_mr() sets up after the driver call. */
-	shadow->device = spd->device;
-	shadow->pd = spd;
-	shadow->type = IB_MR_TYPE_USER;
-	shadow->uobject = NULL;
-	shadow->dm = NULL;
-	shadow->sig_attrs = NULL;
-	shadow->iova = iova;
-	shadow->length = length;
-	atomic_inc(&spd->usecnt);
-	rdma_restrack_new(&shadow->res, RDMA_RESTRACK_MR);
-	/* Not in the parent's "rdma res", as shadow PDs (verbs_pd.c) */
-	rdma_restrack_no_track(&shadow->res);
-	rdma_restrack_add(&shadow->res);
+	return vrdma_mr_set_shadow(vmr, spd, shadow, iova, length);
+}
 
-	vmr->shadow = shadow;
-	vmr->ibmr.lkey = shadow->lkey;
-	vmr->ibmr.rkey = shadow->rkey;
-	vrdma_obj_inc(VRDMA_OBJ_MR);
-	return &vmr->ibmr;
+/**
+ * vrdma_reg_user_mr_dmabuf() - register a DMA-BUF through a shadow MR
+ * @ibpd: the vdevice PD
+ * @offset: where the region starts in the DMA-BUF
+ * @length: length in bytes
+ * @iova: the address the region is accessed by
+ * @fd: the DMA-BUF's file descriptor, in the caller's file table
+ * @access: IB_ACCESS_* flags, passed to the parent as they are
+ * @arg: the provider's driver data (udata, or from 6.11 the bundle)
+ *
+ * The parent attaches to the DMA-BUF with its own DMA device and pins it
+ * (ib_umem_dmabuf_get_pinned() in every driver that offers the op); the
+ * bytes the region spans are charged as a user MR's are, before the
+ * parent sees the fd.  Offered only when the parent has the op.
+ *
+ * Return: the vdevice MR carrying the shadow's keys, or an ERR_PTR.
+ */
+struct ib_mr *vrdma_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+				       u64 length, u64 iova, int fd,
+				       int access,
+				       struct vrdma_dmabuf_mr_arg *arg)
+{
+	struct ib_udata *udata = vrdma_reg_dmabuf_mr_udata(arg);
+	struct vrdma_dev *vdev = to_vdev(ibpd->device);
+	struct ib_pd *spd = vrdma_shadow_pd(ibpd);
+	struct uverbs_attr_bundle sb;
+	struct ib_udata *pudata;
+	struct vrdma_mr *vmr;
+	struct ib_mr *shadow;
 
-err_uncharge_bytes:
-	vrdma_quota_uncharge(vdev, VRDMA_RES_MR_BYTES, vmr->pinned);
-err_uncharge_mr:
-	vrdma_quota_uncharge(vdev, VRDMA_RES_MR, 1);
-err_free:
-	kfree(vmr);
-	return ERR_PTR(ret);
+	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
+	if (IS_ERR(pudata))
+		return ERR_CAST(pudata);
+	vmr = vrdma_mr_alloc(vdev, offset, length);
+	if (IS_ERR(vmr))
+		return ERR_CAST(vmr);
+
+	shadow = vrdma_fault_ptr(VRDMA_FAULT_MR) ?:
+		 vrdma_parent_reg_dmabuf_mr(spd, offset, length, iova, fd,
+					    access, &sb);
+	if (IS_ERR(shadow)) {
+		vrdma_mr_free(vdev, vmr);
+		return shadow;
+	}
+	return vrdma_mr_set_shadow(vmr, spd, shadow, iova, length);
 }
 
 /**
@@ -109,9 +187,7 @@ int vrdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	ret = ib_dereg_mr_user(vmr->shadow, pudata);
 	if (ret)
 		return ret;
-	vrdma_quota_uncharge(vdev, VRDMA_RES_MR_BYTES, vmr->pinned);
-	vrdma_quota_uncharge(vdev, VRDMA_RES_MR, 1);
-	kfree(vmr);
+	vrdma_mr_free(vdev, vmr);
 	vrdma_obj_dec(VRDMA_OBJ_MR);
 	return 0;
 }

@@ -165,6 +165,46 @@ static int vrdma_modify_shadow_qp(struct ib_qp *shadow,
 	return 0;
 }
 
+/*
+ * Source GID indices, as query_qp must report them.  The parent reports
+ * its own index; the vdevice's table may hold the same address at another
+ * index, and translating through the parent's table fails once the
+ * address is removed while the QP still uses it (its entries are held but
+ * no longer valid).  So modify_qp keeps the pair of indices it passed, as
+ * numbers: the core's av_sgid_attr, which holds the entry, may be replaced
+ * and put by a concurrent modify_qp.
+ */
+static void vrdma_qp_keep_sgid(u64 *slot, const struct rdma_ah_attr *vattr,
+			       const struct rdma_ah_attr *pattr)
+{
+	u64 v = 0;
+
+	if (rdma_ah_get_ah_flags(vattr) & IB_AH_GRH)
+		v = VRDMA_QP_SGID_SET | (u64)pattr->grh.sgid_index << 32 |
+		    vattr->grh.sgid_index;
+	WRITE_ONCE(*slot, v);
+}
+
+/*
+ * A parent's address vector, in the vdevice's numbering: the index
+ * modify_qp passed if the parent reports the one it was given, else
+ * translated by value (a QP whose address vector vrdma never set).
+ */
+static void vrdma_qp_sgid_from_parent(struct vrdma_dev *vdev, u64 *slot,
+				      struct rdma_ah_attr *attr)
+{
+	u64 v = READ_ONCE(*slot);
+
+	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
+		return;
+	if ((v & VRDMA_QP_SGID_SET) &&
+	    attr->grh.sgid_index == (u32)((v & ~VRDMA_QP_SGID_SET) >> 32)) {
+		attr->grh.sgid_index = (u32)v;
+		return;
+	}
+	vrdma_ah_attr_from_parent(vdev, attr);
+}
+
 /**
  * vrdma_modify_qp() - modify the shadow QP
  * @ibqp: the vdevice QP
@@ -214,6 +254,12 @@ int vrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 
 	ret = vrdma_modify_shadow_qp(to_vqp(ibqp)->shadow, pattr, mask, pudata);
+	if (!ret && (mask & IB_QP_AV))
+		vrdma_qp_keep_sgid(&to_vqp(ibqp)->sgid[0], &attr->ah_attr,
+				   &pattr->ah_attr);
+	if (!ret && (mask & IB_QP_ALT_PATH))
+		vrdma_qp_keep_sgid(&to_vqp(ibqp)->sgid[1], &attr->alt_ah_attr,
+				   &pattr->alt_ah_attr);
 
 	if (mask & IB_QP_ALT_PATH)
 		vrdma_ah_attr_put(&pattr->alt_ah_attr);
@@ -245,8 +291,10 @@ int vrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (ret)
 		return ret;
 
-	vrdma_ah_attr_from_parent(vdev, &attr->ah_attr);
-	vrdma_ah_attr_from_parent(vdev, &attr->alt_ah_attr);
+	vrdma_qp_sgid_from_parent(vdev, &to_vqp(ibqp)->sgid[0],
+				  &attr->ah_attr);
+	vrdma_qp_sgid_from_parent(vdev, &to_vqp(ibqp)->sgid[1],
+				  &attr->alt_ah_attr);
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
 	init->srq = ibqp->srq;

@@ -166,7 +166,16 @@ struct vrdma_ucontext {
 struct vrdma_qp {
 	struct ib_qp ibqp;
 	struct ib_qp *shadow;
+	/*
+	 * The source GID index of the primary [0] and alternate [1] address
+	 * vectors as modify_qp last set them: VRDMA_QP_SGID_SET | the
+	 * parent's index << 32 | the vdevice's, or 0.  Written by
+	 * modify_qp, read by query_qp, each with one access.
+	 */
+	u64 sgid[2];
 };
+
+#define VRDMA_QP_SGID_SET	BIT_ULL(63)
 
 struct vrdma_srq {
 	struct ib_srq ibsrq;
@@ -374,6 +383,10 @@ int vrdma_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 /* verbs_mr.c */
 struct ib_mr *vrdma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);
+struct ib_mr *vrdma_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+				       u64 length, u64 iova, int fd,
+				       int access,
+				       struct vrdma_dmabuf_mr_arg *arg);
 int vrdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 int vrdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int vrdma_dealloc_mw(struct ib_mw *ibmw);

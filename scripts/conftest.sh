@@ -41,6 +41,9 @@ struct genl_family fam = { .pre_doit = f };"
 # 6.11: create_cq gets the whole attribute bundle
 "CREATE_CQ_ATTRS|rdma/ib_verbs.h|@static int f(struct ib_cq *cq, const struct ib_cq_init_attr *a, struct uverbs_attr_bundle *b) { return 0; }
 struct ib_device_ops o = { .create_cq = f };"
+# 6.11: reg_user_mr_dmabuf gets the whole attribute bundle
+"REG_DMABUF_MR_ATTRS|rdma/ib_verbs.h|@static struct ib_mr *f(struct ib_pd *pd, u64 o, u64 l, u64 v, int fd, int a, struct uverbs_attr_bundle *b) { return NULL; }
+struct ib_device_ops o = { .reg_user_mr_dmabuf = f };"
 # 6.12: refcounted ib_device_get_netdev()
 "IB_DEVICE_GET_NETDEV|rdma/ib_verbs.h|struct net_device *(*p)(struct ib_device *, u32) = ib_device_get_netdev; (void)p;"
 # 6.17: net-aware device allocation

@@ -27,6 +27,9 @@
 #include <linux/mm.h>
 #include <linux/idr.h>
 #include <linux/xarray.h>
+#include <linux/dma-mapping.h>
+#include <linux/platform_device.h>
+#include <linux/string.h>
 #include <net/addrconf.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_mad.h>
@@ -84,6 +87,11 @@ static const char * const sim_kind_name[SIM_K_NR] = {
 static atomic_long_t sim_count[SIM_K_NR];
 static atomic_long_t sim_strict_hits;
 static struct dentry *sim_debugfs;
+/*
+ * The DMA device of every sim device, as a NIC's PCI function is: the
+ * exporter of a DMA-BUF maps it for this device (dma-direct, 64 bits).
+ */
+static struct platform_device *sim_dma_pdev;
 
 /* Every registered sim device, for module exit; guarded by sim_devs_lock */
 static LIST_HEAD(sim_devs);
@@ -118,6 +126,7 @@ static __printf(1, 2) void sim_strict(const char *fmt, ...)
 
 struct sim_dev {
 	struct ib_device ibdev;
+	int variant;			/* enum sim_variant, fixed at link add */
 	struct net_device *ndev;	/* the port's netdev, held by the core */
 	struct list_head list_node;	/* in sim_devs */
 	bool exiting;			/* module exit is unregistering it */
@@ -806,9 +815,11 @@ static int sim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	    !sim_check_dev(sdev, init->send_cq->device, "create_qp's send CQ") ||
 	    !sim_check_dev(sdev, init->recv_cq->device, "create_qp's recv CQ"))
 		return -EINVAL;
-	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_GSI)
+	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_GSI &&
+	    init->qp_type != IB_QPT_SMI)
 		return -EOPNOTSUPP;
-	if (init->qp_type == IB_QPT_GSI && udata)
+	if ((init->qp_type == IB_QPT_GSI || init->qp_type == IB_QPT_SMI) &&
+	    udata)
 		return -EINVAL;
 
 	qp->created_user = !!udata;
@@ -818,6 +829,9 @@ static int sim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		return -ENOMEM;
 	if (init->qp_type == IB_QPT_GSI) {
 		ibqp->qp_num = 1;
+	} else if (init->qp_type == IB_QPT_SMI) {
+		/* The InfiniBand variant's QP0 (the MAD layer's) */
+		ibqp->qp_num = 0;
 	} else {
 		ret = ida_alloc_range(&sdev->qpn_ida, 2, 0xffffff, GFP_KERNEL);
 		if (ret < 0)
@@ -1003,6 +1017,69 @@ static int sim_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	return 0;
 }
 
+/*
+ * A DMA-BUF MR, as efa (and later irdma and bnxt_re) register one:
+ * attached with the device's DMA device and pinned, so that no
+ * move_notify is ever needed.  mlx5 attaches dynamically, with ODP.
+ */
+static struct ib_mr *sim_reg_user_mr_dmabuf_udata(struct ib_pd *ibpd,
+						  u64 offset, u64 length,
+						  u64 virt, int fd, int access,
+						  struct ib_udata *udata)
+{
+	struct sim_dev *sdev = to_sdev(ibpd->device);
+	struct ib_umem_dmabuf *umem_dmabuf;
+	struct sim_ucontext *uctx;
+	struct sim_mr *mr;
+
+	if (!sim_check_dev(sdev, ibpd->device, "reg_user_mr_dmabuf's PD"))
+		return ERR_PTR(-EINVAL);
+	if (!udata) {
+		sim_strict("reg_user_mr_dmabuf: called without driver data");
+		return ERR_PTR(-EINVAL);
+	}
+	sim_check_user("reg_user_mr_dmabuf's PD", ibpd->uobject, &ibpd->res);
+	uctx = sim_udata_uctx(sdev, udata,
+			      ibpd->uobject ? ibpd->uobject->context : NULL,
+			      "reg_user_mr_dmabuf");
+	if (IS_ERR(uctx))
+		return ERR_CAST(uctx);
+	if (!length || length > SZ_1G)
+		return ERR_PTR(-EINVAL);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	umem_dmabuf = ib_umem_dmabuf_get_pinned(ibpd->device, offset, length,
+						fd, access);
+	if (IS_ERR(umem_dmabuf)) {
+		kfree(mr);
+		return ERR_CAST(umem_dmabuf);
+	}
+	mr->umem = &umem_dmabuf->umem;
+	mr->ibmr.lkey = atomic_inc_return(&sdev->next_key) << 8;
+	mr->ibmr.rkey = mr->ibmr.lkey;
+	mr->ibmr.iova = virt;
+	mr->ibmr.length = length;
+	atomic_long_inc(&sim_count[SIM_K_MR]);
+	return &mr->ibmr;
+}
+
+#ifdef VRDMA_HAVE_REG_DMABUF_MR_ATTRS
+/* From 6.11 the whole bundle */
+static struct ib_mr *sim_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+					    u64 length, u64 virt, int fd,
+					    int access,
+					    struct uverbs_attr_bundle *attrs)
+{
+	return sim_reg_user_mr_dmabuf_udata(ibpd, offset, length, virt, fd,
+					    access,
+					    attrs ? &attrs->driver_udata : NULL);
+}
+#else
+#define sim_reg_user_mr_dmabuf sim_reg_user_mr_dmabuf_udata
+#endif
+
 /* --- driver uverbs objects and methods ----------------------------------- */
 
 static int sim_uar_cleanup(struct ib_uobject *uobject,
@@ -1161,6 +1238,186 @@ static const struct uapi_definition sim_uapi_defs[] = {
 	{}
 };
 
+/* --- hardware variants ------------------------------------------------- */
+
+/*
+ * The kinds of real parent vrdma must tell apart.  Each device is one of
+ * them, the one the "variant" parameter names when "rdma link add" runs.
+ */
+enum sim_variant {
+	SIM_VAR_ROCE,		/* RoCE (the default): rxe, mlx5, irdma... */
+	SIM_VAR_IB,		/* InfiniBand: GIDs from query_gid (mlx5, mlx4) */
+	SIM_VAR_IWARP,		/* iWARP (irdma, siw, erdma) */
+	SIM_VAR_NOKVERBS,	/* no kernel verbs, no IB transport (EFA) */
+	SIM_VAR_PCI,		/* RoCE under a PCI-like bus device (hns) */
+};
+
+static const char * const sim_variant_name[] = {
+	[SIM_VAR_ROCE] = "roce",
+	[SIM_VAR_IB] = "ib",
+	[SIM_VAR_IWARP] = "iwarp",
+	[SIM_VAR_NOKVERBS] = "nokverbs",
+	[SIM_VAR_PCI] = "pci",
+};
+
+static int sim_variant = SIM_VAR_ROCE;
+
+static int sim_variant_set(const char *val, const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(sim_variant_name, val);
+
+	if (i < 0)
+		return -EINVAL;
+	WRITE_ONCE(*(int *)kp->arg, i);
+	return 0;
+}
+
+static int sim_variant_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n",
+			  sim_variant_name[READ_ONCE(*(int *)kp->arg)]);
+}
+
+static const struct kernel_param_ops sim_variant_ops = {
+	.set = sim_variant_set,
+	.get = sim_variant_get,
+};
+module_param_cb(variant, &sim_variant_ops, &sim_variant, 0644);
+MODULE_PARM_DESC(variant,
+		 "what the next \"rdma link add\" makes: roce (default), ib, iwarp, nokverbs (EFA-like), pci (RoCE under a PCI-like device)");
+
+/*
+ * The pci variant's bus device: what PCI-matched providers (libhns) read,
+ * /sys/class/infiniband/DEV/device/modalias, names a PCI function.
+ */
+static struct device *sim_pci_dev;
+
+static ssize_t modalias_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X\n",
+			  0x5153, 1, 0x5153, 1, 0x02, 0x00, 0x00);
+}
+static DEVICE_ATTR_RO(modalias);
+
+static struct attribute *sim_pci_attrs[] = {
+	&dev_attr_modalias.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(sim_pci);
+
+static void sim_pci_release(struct device *dev)
+{
+	kfree(dev);
+}
+
+static int sim_pci_dev_init(void)
+{
+	int ret;
+
+	sim_pci_dev = kzalloc(sizeof(*sim_pci_dev), GFP_KERNEL);
+	if (!sim_pci_dev)
+		return -ENOMEM;
+	device_initialize(sim_pci_dev);
+	sim_pci_dev->release = sim_pci_release;
+	sim_pci_dev->groups = sim_pci_groups;
+	ret = dev_set_name(sim_pci_dev, "rdmasim-pci");
+	if (!ret)
+		ret = device_add(sim_pci_dev);
+	if (ret) {
+		put_device(sim_pci_dev);
+		sim_pci_dev = NULL;
+	}
+	return ret;
+}
+
+static void sim_pci_dev_exit(void)
+{
+	device_unregister(sim_pci_dev);
+}
+
+/* GID 0 is the port GID (link-local prefix, node GUID); the rest empty */
+static int sim_query_gid(struct ib_device *ibdev, u32 port, int index,
+			 union ib_gid *gid)
+{
+	memset(gid, 0, sizeof(*gid));
+	if (index < 0 || index >= SIM_GID_TBL_LEN)
+		return -EINVAL;
+	if (!index) {
+		gid->global.subnet_prefix = cpu_to_be64(0xfe80000000000000ULL);
+		gid->global.interface_id = ibdev->node_guid;
+	}
+	return 0;
+}
+
+static int sim_variant_port_immutable(struct ib_device *ibdev, u32 port,
+				      struct ib_port_immutable *imm)
+{
+	int ret;
+
+	ret = sim_get_port_immutable(ibdev, port, imm);
+	if (ret)
+		return ret;
+	switch (to_sdev(ibdev)->variant) {
+	case SIM_VAR_IB:
+		imm->core_cap_flags = RDMA_CORE_PORT_IBA_IB;
+		break;
+	case SIM_VAR_IWARP:
+		imm->core_cap_flags = RDMA_CORE_PORT_IWARP;
+		imm->max_mad_size = 0;
+		break;
+	case SIM_VAR_NOKVERBS:
+		/* As EFA: no core capability at all */
+		imm->core_cap_flags = 0;
+		imm->max_mad_size = 0;
+		break;
+	}
+	return 0;
+}
+
+static enum rdma_link_layer sim_variant_link_layer(struct ib_device *ibdev,
+						   u32 port)
+{
+	switch (to_sdev(ibdev)->variant) {
+	case SIM_VAR_IB:
+		return IB_LINK_LAYER_INFINIBAND;
+	case SIM_VAR_NOKVERBS:
+		return IB_LINK_LAYER_UNSPECIFIED;
+	default:
+		return IB_LINK_LAYER_ETHERNET;
+	}
+}
+
+/* Shape a new device after the variant asked for; its ops are set */
+static void sim_variant_setup(struct sim_dev *sdev)
+{
+	struct ib_device *ibdev = &sdev->ibdev;
+
+	sdev->variant = READ_ONCE(sim_variant);
+	if (sdev->variant == SIM_VAR_ROCE)
+		return;
+	if (sdev->variant == SIM_VAR_PCI) {
+		ibdev->dev.parent = sim_pci_dev;
+		return;
+	}
+	/* The device's own copy of the ops */
+	ibdev->ops.get_port_immutable = sim_variant_port_immutable;
+	ibdev->ops.get_link_layer = sim_variant_link_layer;
+	/* Every port that is not RoCE has its GIDs from the driver */
+	ibdev->ops.query_gid = sim_query_gid;
+	if (sdev->variant == SIM_VAR_IWARP)
+		ibdev->node_type = RDMA_NODE_RNIC;
+	if (sdev->variant == SIM_VAR_NOKVERBS) {
+		/* Without these the core sees no kernel verbs provider */
+		ibdev->node_type = RDMA_NODE_UNSPECIFIED;
+		ibdev->ops.get_dma_mr = NULL;
+		ibdev->ops.poll_cq = NULL;
+		ibdev->ops.post_recv = NULL;
+		ibdev->ops.post_send = NULL;
+		ibdev->ops.req_notify_cq = NULL;
+	}
+}
+
 /* --- registration ------------------------------------------------------- */
 
 static void sim_dealloc_driver(struct ib_device *ibdev)
@@ -1206,6 +1463,7 @@ static const struct ib_device_ops sim_dev_ops = {
 	.query_port = sim_query_port,
 	.query_qp = sim_query_qp,
 	.reg_user_mr = sim_reg_user_mr,
+	.reg_user_mr_dmabuf = sim_reg_user_mr_dmabuf,
 	.req_notify_cq = sim_req_notify_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_cq, sim_cq, ibcq),
@@ -1254,6 +1512,7 @@ static int sim_newlink(const char *ibdev_name, struct net_device *ndev)
 		sizeof(sdev->ibdev.node_desc));
 	ib_set_device_ops(&sdev->ibdev, &sim_dev_ops);
 	sdev->ibdev.driver_def = sim_uapi_defs;
+	sim_variant_setup(sdev);
 
 	ret = ib_device_set_netdev(&sdev->ibdev, ndev, 1);
 	if (ret)
@@ -1268,7 +1527,7 @@ static int sim_newlink(const char *ibdev_name, struct net_device *ndev)
 	list_add_tail(&sdev->list_node, &sim_devs);
 	mutex_unlock(&sim_devs_lock);
 
-	ret = ib_register_device(&sdev->ibdev, ibdev_name, NULL);
+	ret = ib_register_device(&sdev->ibdev, ibdev_name, &sim_dma_pdev->dev);
 	if (ret)
 		goto err_dealloc;
 	return 0;
@@ -1330,9 +1589,21 @@ static int __init sim_init(void)
 {
 	int ret;
 
+	sim_dma_pdev = platform_device_register_simple("rdmasim",
+						       PLATFORM_DEVID_NONE,
+						       NULL, 0);
+	if (IS_ERR(sim_dma_pdev))
+		return PTR_ERR(sim_dma_pdev);
+	ret = dma_coerce_mask_and_coherent(&sim_dma_pdev->dev,
+					   DMA_BIT_MASK(64));
+	if (ret)
+		goto err_pdev;
+	ret = sim_pci_dev_init();
+	if (ret)
+		goto err_pdev;
 	ret = register_netdevice_notifier(&sim_netdev_nb);
 	if (ret)
-		return ret;
+		goto err_pci;
 	sim_debugfs = debugfs_create_dir("rdmasim", NULL);
 	debugfs_create_file("objects", 0444, sim_debugfs, NULL,
 			    &sim_objects_fops);
@@ -1347,6 +1618,10 @@ static int __init sim_init(void)
 err_debugfs:
 	debugfs_remove_recursive(sim_debugfs);
 	unregister_netdevice_notifier(&sim_netdev_nb);
+err_pci:
+	sim_pci_dev_exit();
+err_pdev:
+	platform_device_unregister(sim_dma_pdev);
 	return ret;
 }
 
@@ -1385,6 +1660,8 @@ static void __exit sim_exit(void)
 	sim_unregister_all();
 	simdp_exit();
 	debugfs_remove_recursive(sim_debugfs);
+	sim_pci_dev_exit();
+	platform_device_unregister(sim_dma_pdev);
 }
 
 module_init(sim_init);

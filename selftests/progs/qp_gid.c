@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qp_gid DEVICE SGID_INDEX [WAITFILE] - which source GID index a device's
+ * query_qp reports for an RC QP connected from SGID_INDEX.
+ *
+ * Creates an RC QP, moves it to RTR with a global address vector whose
+ * source is SGID_INDEX (and whose destination is that same GID and the QP
+ * itself: nothing is sent), then queries it.  With WAITFILE, it prints the
+ * first answer, then waits (at most 60 s) for WAITFILE to exist and
+ * queries again, so that a test can change the GID table in between.
+ * Prints
+ *
+ *	set=N
+ *	query=N			(once, or twice with WAITFILE)
+ *
+ * Exit status 0 when it ran, 2 for bad arguments, 1 for a failure (with
+ * "error STEP errno=NAME").
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "util.h"
+
+static int fail(const char *step, int err)
+{
+	printf("error %s errno=%s\n", step, strerrorname_np(err) ?: "?");
+	return 1;
+}
+
+static int query(struct ibv_qp *qp)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+	int ret;
+
+	memset(&attr, 0, sizeof(attr));
+	ret = ibv_query_qp(qp, &attr, IBV_QP_AV | IBV_QP_STATE, &init);
+	if (ret)
+		return fail("query_qp", ret);
+	if (!attr.ah_attr.is_global)
+		printf("query=none\n");
+	else
+		printf("query=%u\n", attr.ah_attr.grh.sgid_index);
+	fflush(stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_qp_init_attr init = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr attr;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	union ibv_gid gid;
+	int sgid, i, ret;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: %s DEVICE SGID_INDEX [WAITFILE]\n",
+			argv[0]);
+		return 2;
+	}
+	sgid = atoi(argv[2]);
+	ctx = open_device_by_name(argv[1]);
+	if (!ctx)
+		return fail("open", errno);
+	if (ibv_query_gid(ctx, 1, sgid, &gid))
+		return fail("query_gid", errno);
+	pd = ibv_alloc_pd(ctx);
+	if (!pd)
+		return fail("alloc_pd", errno);
+	cq = ibv_create_cq(ctx, 2, NULL, NULL, 0);
+	if (!cq)
+		return fail("create_cq", errno);
+	init.send_cq = cq;
+	init.recv_cq = cq;
+	qp = ibv_create_qp(pd, &init);
+	if (!qp)
+		return fail("create_qp", errno);
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_INIT;
+	attr.port_num = 1;
+	ret = ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	if (ret)
+		return fail("modify_init", ret);
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_RTR;
+	attr.path_mtu = IBV_MTU_1024;
+	attr.dest_qp_num = qp->qp_num;
+	attr.min_rnr_timer = 12;
+	attr.ah_attr.is_global = 1;
+	attr.ah_attr.port_num = 1;
+	attr.ah_attr.grh.dgid = gid;
+	attr.ah_attr.grh.sgid_index = sgid;
+	attr.ah_attr.grh.hop_limit = 1;
+	ret = ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV |
+			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			    IBV_QP_MIN_RNR_TIMER);
+	if (ret)
+		return fail("modify_rtr", ret);
+	printf("set=%d\n", sgid);
+	if (query(qp))
+		return 1;
+
+	if (argc > 3) {
+		for (i = 0; i < 600 && access(argv[3], F_OK); i++)
+			usleep(100000);
+		if (query(qp))
+			return 1;
+	}
+
+	ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	return 0;
+}
