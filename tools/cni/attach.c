@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -127,7 +128,10 @@ static int mkdir_p(const char *path)
  * @text: its contents
  * @mode: its mode
  *
- * Writes PATH.tmp and renames it, so readers see the old or the new file.
+ * Writes a new file of a unique name next to @path (PATH.XXXXXX, which
+ * ends in neither ".json" nor ".yaml", so no reader takes it for a state
+ * file or a CDI spec) and renames it over @path: readers see the old or
+ * the new file, and two writers never write into one temporary file.
  *
  * Return: 0 or a negative errno.
  */
@@ -138,13 +142,15 @@ int write_file_atomic(const char *path, const char *text, mode_t mode)
 	ssize_t n;
 	int fd, ret = 0;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= sizeof(tmp))
 		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	n = write(fd, text, len);
-	if (n < 0 || (size_t)n != len)
+	if (fchmod(fd, mode))
+		ret = -errno;
+	n = ret ? 0 : write(fd, text, len);
+	if (!ret && (n < 0 || (size_t)n != len))
 		ret = n < 0 ? -errno : -EIO;
 	if (close(fd) && !ret)
 		ret = -errno;
@@ -153,6 +159,45 @@ int write_file_atomic(const char *path, const char *text, mode_t mode)
 	if (ret)
 		unlink(tmp);
 	return ret;
+}
+
+/**
+ * state_lock() - take the lock of a state directory
+ * @dir: the state directory ("stateDir"), made if missing
+ * @e: receives the error
+ *
+ * Every verb that reads or changes state files or CDI specs holds an
+ * exclusive flock(2) of DIR/.lock until the plugin exits (the kernel
+ * drops it then, also after a crash): two ADDs or DELs of one pod, or an
+ * ADD and a GC, would otherwise each rewrite the pod's CDI spec from the
+ * state they saw, and the last writer would drop the other's change.
+ *
+ * Return: the locked descriptor, or -1 with @e.
+ */
+int state_lock(const char *dir, struct cni_error *e)
+{
+	char path[PATH_MAX];
+	int fd, ret;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/.lock", dir) >= sizeof(path))
+		return cni_fail0(e, CNI_ERR_IO, "state path too long");
+	ret = mkdir_p(dir);
+	if (ret)
+		return cni_fail(e, CNI_ERR_IO, "cannot make the state directory",
+				"%s: %s", dir, strerror(-ret));
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return cni_fail(e, CNI_ERR_IO, "cannot open the state lock",
+				"%s: %s", path, strerror(errno));
+	while (flock(fd, LOCK_EX)) {
+		if (errno == EINTR)
+			continue;
+		ret = errno;
+		close(fd);
+		return cni_fail(e, CNI_ERR_IO, "cannot lock the state",
+				"%s: %s", path, strerror(ret));
+	}
+	return fd;
 }
 
 /**
@@ -273,7 +318,7 @@ static int list_dir(const char *dir, struct attachment **out, size_t *count)
 
 	d = opendir(dir);
 	if (!d)
-		return errno == ENOENT ? 0 : -errno;
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
 	while ((de = readdir(d))) {
 		len = strlen(de->d_name);
 		if (len < 6 || strcmp(de->d_name + len - 5, ".json"))

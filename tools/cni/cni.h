@@ -58,6 +58,7 @@ int cni_fail(struct cni_error *e, int code, const char *msg,
 	     const char *details_fmt, ...) __attribute__((format(printf, 4, 5)));
 int cni_fail0(struct cni_error *e, int code, const char *msg);
 int write_file_atomic(const char *path, const char *text, mode_t mode);
+int state_lock(const char *dir, struct cni_error *e);
 
 /**
  * struct cni_conf - the plugin's part of the network configuration

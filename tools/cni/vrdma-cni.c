@@ -603,6 +603,9 @@ static int cmd_add(const struct cni_conf *c, const struct cni_env *env,
 	if (c->cdi && pod_key(env, a.pod_key, sizeof(a.pod_key), e))
 		return -1;
 	snprintf(a.netns, sizeof(a.netns), "%s", env->netns);
+	/* From here on this ADD sees and changes state no other verb changes */
+	if (state_lock(c->state_dir, e) < 0)
+		return -1;
 	/* A name whose state names another attachment: never take it over */
 	if (!attach_state_dir(c, c->network, path, sizeof(path)) &&
 	    (size_t)snprintf(path + strlen(path), sizeof(path) - strlen(path),
@@ -663,7 +666,8 @@ static int cmd_del(const struct cni_conf *c, bool conf_ok,
 	int ret = 0;
 
 	if (need_env("CNI_CONTAINERID", env->container_id, e) ||
-	    need_env("CNI_IFNAME", env->ifname, e))
+	    need_env("CNI_IFNAME", env->ifname, e) ||
+	    state_lock(c->state_dir, e) < 0)
 		return -1;
 	/* Without the module there is no vdevice left to delete */
 	if (vrdma_open(&h))
@@ -800,6 +804,8 @@ static int cmd_gc(const struct cni_conf *c, struct cni_error *e)
 	if (!valid || !json_object_is_type(valid, json_type_array))
 		return cni_fail0(e, CNI_ERR_CONFIG,
 				 "GC needs \"cni.dev/valid-attachments\" (a list)");
+	if (state_lock(c->state_dir, e) < 0)
+		return -1;
 	ret = attach_list(c, c->network, &list, &count);
 	if (ret)
 		return cni_fail(e, CNI_ERR_IO, "cannot read the state", "%s: %s",

@@ -75,9 +75,9 @@ succeeds() {
 	fi
 }
 
-# nothing_left DESC - no state file and no CDI spec
+# nothing_left DESC - no state file and no CDI spec (the lock file stays)
 nothing_left() {
-	if [ -z "$(find "$STATE" "$CDI" -type f 2>/dev/null)" ]; then
+	if [ -z "$(find "$STATE" "$CDI" -type f ! -path "$STATE/.lock" 2>/dev/null)" ]; then
 		ok "$1"
 	else
 		failed=$((failed + 1)); echo "FAIL $1:"; find "$STATE" "$CDI" -type f
@@ -221,6 +221,58 @@ else
 fi
 succeeds "GC with the old key cni.dev/attachments" GC "$(conf '{"cni.dev/attachments": []}')"
 nothing_left "GC of an empty list leaves nothing"
+
+# --- concurrent DELs and GC of one pod -------------------------------------------------
+
+# Eight attachments of one pod go at once (seven DELs and a GC, each its
+# own process) while a ninth stays: every one must succeed, and the pod's
+# CDI spec must end up naming the one left, whoever writes it last.  Each
+# writer rewrites the spec from the state it sees, so this needs the lock
+# and a temporary file of its own.
+race_round() {
+	local i pids=() rc=0 names
+	rm -rf "$STATE" "$CDI"
+	mkdir -p "$STATE/rdmanet" "$CDI"
+	for i in 0 1 2 3 4 5 6 7 8; do
+		state "race000$i" net1 "vrrace000$i-00000000000$i" ns_race
+	done
+	for i in 0 1 2 3 4 5 6; do
+		env CNI_COMMAND=DEL CNI_CONTAINERID="race000$i" CNI_IFNAME=net1 \
+			CNI_NETNS="$NS" "$PLUGIN" <<<"$(conf)" >"$tmp/race$i" 2>&1 &
+		pids+=($!)
+	done
+	env CNI_COMMAND=GC "$PLUGIN" <<<"$(conf '{"cni.dev/valid-attachments":
+		[{"containerID": "race0000"}, {"containerID": "race0001"},
+		 {"containerID": "race0002"}, {"containerID": "race0003"},
+		 {"containerID": "race0004"}, {"containerID": "race0005"},
+		 {"containerID": "race0006"}, {"containerID": "race0008"}]}')" \
+		>"$tmp/race7" 2>&1 &
+	pids+=($!)
+	for i in "${pids[@]}"; do
+		wait "$i" || rc=1
+	done
+	names=$(jq -c '[.devices[].name]' "$CDI/vrdma.io-pod-ns_race.json" 2>&1)
+	if [ "$rc" != 0 ] || [ "$names" != '["ns_race","ns_race-net1"]' ] ||
+	   [ "$(find "$STATE" "$CDI" -type f ! -path "$STATE/.lock" | wc -l)" != 2 ]; then
+		echo "     round $1: status $rc, spec devices $names"
+		cat "$tmp"/race[0-7] | sed 's/^/     /'
+		find "$STATE" "$CDI" -type f | sed 's/^/     left: /'
+		return 1
+	fi
+	# the one left is race0008's
+	jq -e '.devices[0].containerEdits.deviceNodes | length == 1' \
+		"$CDI/vrdma.io-pod-ns_race.json" >/dev/null
+}
+race_bad=0
+for round in $(seq 20); do
+	race_round "$round" || race_bad=$((race_bad + 1))
+done
+if [ "$race_bad" = 0 ]; then
+	ok "7 DELs and a GC of one pod at once, 20 rounds: the CDI spec names what is left"
+else
+	failed=$((failed + 1)); echo "FAIL concurrent DELs and GC: $race_bad of 20 rounds wrong"
+fi
+rm -rf "$STATE" "$CDI"
 
 # --- STATUS, CHECK ------------------------------------------------------------------------
 
