@@ -169,5 +169,7 @@ int cdi_sync_pod(const struct cni_conf *c, const char *pod_key,
 		 struct cni_error *e);
 int cdi_spec_path(const struct cni_conf *c, const char *pod_key, char *buf,
 		  size_t len);
+int cdi_check_names(const struct cni_conf *c, const struct attachment *a,
+		    struct cni_error *e);
 
 #endif /* VRDMA_CNI_H */

@@ -599,12 +599,16 @@ static int cmd_add(const struct cni_conf *c, const struct cni_env *env,
 	if (pod_limits(c, &limits, e) || acl_from_prev(c, &sgids, &peers, e))
 		return -1;
 	attach_init(&a, env->container_id, c->network, env->ifname);
-	/* The pod's CDI device name, needed (and checked) only for CDI */
+	/* The pod's CDI device names, needed (and checked) only for CDI */
 	if (c->cdi && pod_key(env, a.pod_key, sizeof(a.pod_key), e))
 		return -1;
+	if (c->cdi && !cdi_name_ok(env->ifname))
+		return cni_fail(e, CNI_ERR_ENV, "CNI_IFNAME cannot be part of a CDI device name",
+				"\"%s\" (letters, digits, '_', '-', '.', ':')",
+				env->ifname);
 	snprintf(a.netns, sizeof(a.netns), "%s", env->netns);
 	/* From here on this ADD sees and changes state no other verb changes */
-	if (state_lock(c->state_dir, e) < 0)
+	if (state_lock(c->state_dir, e) < 0 || cdi_check_names(c, &a, e))
 		return -1;
 	/* A name whose state names another attachment: never take it over */
 	if (!attach_state_dir(c, c->network, path, sizeof(path)) &&

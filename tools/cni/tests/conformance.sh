@@ -222,6 +222,36 @@ fi
 succeeds "GC with the old key cni.dev/attachments" GC "$(conf '{"cni.dev/attachments": []}')"
 nothing_left "GC of an empty list leaves nothing"
 
+# --- CDI device names are one pod's only -------------------------------------------------
+
+# "KEY-IFNAME" is not injective: another pod's names are refused (103)
+# before the kernel is asked; without the module an ADD that passes fails
+# later with 100
+mkdir -p "$STATE/rdmanet" "$CDI"
+state a0000000 b-c vra0000000-000000000001 a
+state a0000001 net1 vra0000001-000000000002 p
+error "CDI name: pod a-b with c is pod a with b-c" 103 ADD "$(conf)" \
+	CNI_ARGS="VRDMA_CDI_NAME=a-b" CNI_IFNAME=c
+error "CDI name: pod a-b-c is pod a with b-c" 103 ADD "$(conf)" \
+	CNI_ARGS="VRDMA_CDI_NAME=a-b-c"
+error "CDI name: pod p-net1 is pod p with net1" 103 ADD "$(conf)" \
+	CNI_ARGS="VRDMA_CDI_NAME=p-net1"
+error "CDI name: ifname that no CDI name may hold" 4 ADD "$(conf)" \
+	CNI_ARGS="VRDMA_CDI_NAME=q" CNI_IFNAME='net@1'
+run ADD "$(conf)" CNI_ARGS="VRDMA_CDI_NAME=a-b" CNI_IFNAME=d
+if jq -e '.code != 103' "$tmp/out" >/dev/null; then
+	ok "CDI name: pod a-b with d is free (then: $(jq -r .msg "$tmp/out"))"
+else
+	bad "CDI name: pod a-b with d is free" "refused"
+fi
+run ADD "$(conf)" CNI_ARGS="VRDMA_CDI_NAME=a" CNI_IFNAME=net2 CNI_CONTAINERID=a0000000
+if jq -e '.code != 103' "$tmp/out" >/dev/null; then
+	ok "CDI name: a second attachment of pod a is no collision"
+else
+	bad "CDI name: a second attachment of pod a is no collision" "refused"
+fi
+rm -rf "$STATE" "$CDI"
+
 # --- concurrent DELs and GC of one pod -------------------------------------------------
 
 # Eight attachments of one pod go at once (seven DELs and a GC, each its
