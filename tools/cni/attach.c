@@ -102,7 +102,13 @@ static int state_path(const struct cni_conf *c, const struct attachment *a,
 	return 0;
 }
 
-static int mkdir_p(const char *path)
+/**
+ * mkdir_p() - make a directory and its parents (0700)
+ * @path: the directory
+ *
+ * Return: 0 (also when it exists) or a negative errno.
+ */
+int mkdir_p(const char *path)
 {
 	char buf[PATH_MAX];
 	char *p;

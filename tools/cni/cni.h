@@ -7,6 +7,8 @@
  *   attach.c     one attachment: its vdevice name, its state file under
  *                /run, its limits and ACLs, its rdma.max
  *   cdi.c        the CDI spec of a pod, rewritten from the pod's state
+ *   record.c     where an attachment's state is, for a DEL that cannot
+ *                read its configuration
  *
  * JSON is json-c's; the kernel is reached through libvrdma only.
  */
@@ -15,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -146,7 +149,30 @@ struct attachment {
 	char cgroup[4096];
 };
 
+/**
+ * struct record - where ADD put an attachment's state and CDI spec
+ * @container_id: CNI_CONTAINERID
+ * @network: network name
+ * @ifname: CNI_IFNAME
+ * @vdev: the vdevice's name
+ * @state_dir: "stateDir" at ADD
+ * @cdi: "cdi" at ADD
+ * @cdi_dir: "cdiDir" at ADD
+ * @cdi_version: "cdiVersion" at ADD
+ */
+struct record {
+	char container_id[CNI_ID_MAX];
+	char network[CNI_ID_MAX];
+	char ifname[CNI_ID_MAX];
+	char vdev[VRDMA_NAME_SIZE];
+	char state_dir[PATH_MAX];
+	bool cdi;
+	char cdi_dir[PATH_MAX];
+	char cdi_version[32];
+};
+
 /* attach.c */
+int mkdir_p(const char *path);
 void attach_init(struct attachment *a, const char *container_id,
 		 const char *network, const char *ifname);
 int attach_state_dir(const struct cni_conf *c, const char *network,
@@ -163,6 +189,13 @@ int attach_set_rdma_max(const struct cni_conf *c, struct attachment *a,
 			const struct cni_env *env, struct cni_error *e);
 int attach_acl_add(struct vrdma_acl *acl, const char *text, bool prefix,
 		   struct cni_error *e);
+
+/* record.c */
+int record_save(const struct cni_conf *c, const struct attachment *a,
+		struct cni_error *e);
+int record_forget(const char *vdev);
+int record_list(const char *container_id, const char *ifname,
+		struct record **out, size_t *count);
 
 /* cdi.c */
 int cdi_sync_pod(const struct cni_conf *c, const char *pod_key,

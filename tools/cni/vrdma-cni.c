@@ -553,6 +553,8 @@ static int teardown(const struct cni_conf *c, struct vrdma_handle *h,
 	if (attach_forget(c, a))
 		ret = cni_fail(e, CNI_ERR_IO, "cannot remove the state file", "%s",
 			       a->vdev);
+	else
+		record_forget(a->vdev);
 	if (cdi_sync_pod(c, a->pod_key, e))
 		ret = -1;
 	return ret;
@@ -584,6 +586,7 @@ static int cmd_add(const struct cni_conf *c, const struct cni_env *env,
 	struct vrdma_handle *h;
 	struct vrdma_dev dev;
 	char path[PATH_MAX];
+	bool had_state;
 	struct stat st;
 
 	if (need_env("CNI_CONTAINERID", env->container_id, e) ||
@@ -611,24 +614,27 @@ static int cmd_add(const struct cni_conf *c, const struct cni_env *env,
 	if (state_lock(c->state_dir, e) < 0 || cdi_check_names(c, &a, e))
 		return -1;
 	/* A name whose state names another attachment: never take it over */
-	if (!attach_state_dir(c, c->network, path, sizeof(path)) &&
-	    (size_t)snprintf(path + strlen(path), sizeof(path) - strlen(path),
-			     "/%s.json", a.vdev) < sizeof(path) &&
-	    !attach_load(path, &old) &&
-	    (strcmp(old.container_id, a.container_id) ||
-	     strcmp(old.ifname, a.ifname)))
+	had_state = !attach_state_dir(c, c->network, path, sizeof(path)) &&
+		    (size_t)snprintf(path + strlen(path), sizeof(path) - strlen(path),
+				     "/%s.json", a.vdev) < sizeof(path) &&
+		    !attach_load(path, &old);
+	if (had_state && (strcmp(old.container_id, a.container_id) ||
+			  strcmp(old.ifname, a.ifname)))
 		return cni_fail(e, CNI_ERR_VDEV, "vdevice name collision",
 				"%s belongs to container %s, %s", a.vdev,
 				old.container_id, old.ifname);
-	if (open_handle(&h, e))
+	/* Before the vdevice: a DEL finds it from the record alone */
+	if (record_save(c, &a, e))
 		return -1;
+	if (open_handle(&h, e))
+		goto err_record;
 	ns.path = env->netns;
 	if (vrdma_dev_add_acl(h, a.vdev, c->parent, &ns,
 			      limits.present ? &limits : NULL, &sgids, &peers)) {
 		cni_fail(e, CNI_ERR_VDEV, "cannot create the vdevice", "%s on %s: %s",
 			 a.vdev, c->parent, vrdma_strerror(h));
 		vrdma_close(h);
-		return -1;
+		goto err_record;
 	}
 	if (vrdma_dev_get(h, a.vdev, &dev)) {
 		cni_fail(e, CNI_ERR_VDEV, "cannot read the new vdevice", "%s: %s",
@@ -654,7 +660,76 @@ err_forget:
 err_del:
 	vrdma_dev_del(h, a.vdev);
 	vrdma_close(h);
+err_record:
+	/* An attachment that was there before keeps its record */
+	if (!had_state)
+		record_forget(a.vdev);
 	return -1;
+}
+
+/* DEL in one stateDir: the attachments of NETWORK (NULL: of any network) */
+static int del_in(const struct cni_conf *c, const char *network,
+		  struct vrdma_handle *h, const struct cni_env *env,
+		  struct cni_error *e)
+{
+	struct attachment *list = NULL;
+	size_t count = 0, i;
+	int ret = 0;
+
+	attach_list(c, network, &list, &count);
+	for (i = 0; i < count; i++) {
+		if (strcmp(list[i].container_id, env->container_id) ||
+		    strcmp(list[i].ifname, env->ifname))
+			continue;
+		if (teardown(c, h, &list[i], e))
+			ret = -1;
+	}
+	free(list);
+	return ret;
+}
+
+/*
+ * DEL without a configuration: every attachment with this container ID
+ * and ifname in the default stateDir, and wherever a record says an ADD
+ * put one (record.c)
+ */
+static int del_recorded(const struct cni_conf *dflt, struct vrdma_handle *h,
+			const struct cni_env *env, struct cni_error *e)
+{
+	struct record *recs = NULL;
+	struct cni_conf c;
+	size_t count = 0, i;
+	int fd, ret;
+
+	fd = state_lock(dflt->state_dir, e);
+	if (fd < 0)
+		return -1;
+	ret = del_in(dflt, NULL, h, env, e);
+	close(fd);
+	record_list(env->container_id, env->ifname, &recs, &count);
+	for (i = 0; i < count; i++) {
+		memset(&c, 0, sizeof(c));
+		c.network = recs[i].network;
+		c.state_dir = recs[i].state_dir;
+		c.cdi = recs[i].cdi;
+		c.cdi_dir = recs[i].cdi_dir;
+		c.cdi_version = recs[i].cdi_version;
+		fd = state_lock(c.state_dir, e);
+		if (fd < 0) {
+			ret = -1;
+			continue;
+		}
+		if (del_in(&c, c.network, h, env, e))
+			ret = -1;
+		/* No state (a crash between create and save): the name tells */
+		else if (h && vdev_del(h, recs[i].vdev, e))
+			ret = -1;
+		else
+			record_forget(recs[i].vdev);
+		close(fd);
+	}
+	free(recs);
+	return ret;
 }
 
 /*
@@ -665,32 +740,31 @@ static int cmd_del(const struct cni_conf *c, bool conf_ok,
 		   const struct cni_env *env, struct cni_error *e)
 {
 	struct vrdma_handle *h = NULL;
-	struct attachment *list = NULL, a;
-	size_t count = 0, i;
-	int ret = 0;
+	struct attachment a;
+	int ret;
 
 	if (need_env("CNI_CONTAINERID", env->container_id, e) ||
-	    need_env("CNI_IFNAME", env->ifname, e) ||
-	    state_lock(c->state_dir, e) < 0)
+	    need_env("CNI_IFNAME", env->ifname, e))
 		return -1;
 	/* Without the module there is no vdevice left to delete */
 	if (vrdma_open(&h))
 		h = NULL;
-	attach_list(c, conf_ok ? c->network : NULL, &list, &count);
-	for (i = 0; i < count; i++) {
-		if (strcmp(list[i].container_id, env->container_id) ||
-		    strcmp(list[i].ifname, env->ifname))
-			continue;
-		if (teardown(c, h, &list[i], e))
-			ret = -1;
+	if (!conf_ok) {
+		ret = del_recorded(c, h, env, e);
+		vrdma_close(h);
+		return ret;
 	}
+	if (state_lock(c->state_dir, e) < 0) {
+		vrdma_close(h);
+		return -1;
+	}
+	ret = del_in(c, c->network, h, env, e);
 	/* No state (a crash between create and save): the name still tells */
-	if (conf_ok) {
-		attach_init(&a, env->container_id, c->network, env->ifname);
-		if (h && vdev_del(h, a.vdev, e))
-			ret = -1;
-	}
-	free(list);
+	attach_init(&a, env->container_id, c->network, env->ifname);
+	if (h && vdev_del(h, a.vdev, e))
+		ret = -1;
+	else if (!ret)
+		record_forget(a.vdev);
 	vrdma_close(h);
 	return ret;
 }

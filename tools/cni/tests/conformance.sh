@@ -21,6 +21,8 @@ STATE=$tmp/state
 CDI=$tmp/cdi
 NS=$tmp/netns		# stands for a namespace file: only stat(2) reads it
 touch "$NS"
+# Where ADD records its directories for a DEL without configuration
+export VRDMA_CNI_RECORDS=$tmp/records
 
 ok() { passed=$((passed + 1)); echo "ok   $1"; }
 bad() {
@@ -77,10 +79,11 @@ succeeds() {
 
 # nothing_left DESC - no state file and no CDI spec (the lock file stays)
 nothing_left() {
-	if [ -z "$(find "$STATE" "$CDI" -type f ! -path "$STATE/.lock" 2>/dev/null)" ]; then
+	if [ -z "$(find "$STATE" "$CDI" "$VRDMA_CNI_RECORDS" -type f ! -path "$STATE/.lock" 2>/dev/null)" ]; then
 		ok "$1"
 	else
-		failed=$((failed + 1)); echo "FAIL $1:"; find "$STATE" "$CDI" -type f
+		failed=$((failed + 1)); echo "FAIL $1:"
+		find "$STATE" "$CDI" "$VRDMA_CNI_RECORDS" -type f
 	fi
 }
 
@@ -198,6 +201,17 @@ state() {	# CONTAINERID IFNAME VDEV POD
 state c0ffee0123456789 net1 vrc0ffee012345-000000000001 ns_pod1
 succeeds "DEL removes its state" DEL "$(conf)"
 nothing_left "DEL left no state and no CDI spec"
+
+# A configuration DEL cannot read names no stateDir or cdiDir: the record
+# ADD wrote in a fixed place does
+state c0ffee0123456789 net1 vrc0ffee012345-000000000001 ns_pod1
+mkdir -p "$VRDMA_CNI_RECORDS"
+jq -cn --arg s "$STATE" --arg c "$CDI" '{containerID: "c0ffee0123456789",
+	network: "rdmanet", ifname: "net1", vdevice: "vrc0ffee012345-000000000001",
+	stateDir: $s, cdi: true, cdiDir: $c, cdiVersion: "0.5.0"}' \
+	>"$VRDMA_CNI_RECORDS/vrc0ffee012345-000000000001.json"
+succeeds "DEL with an unreadable configuration and a custom stateDir" DEL '{"cniVersion": '
+nothing_left "DEL left no state, CDI spec or record in the recorded directories"
 
 # --- GC --------------------------------------------------------------------------------
 
