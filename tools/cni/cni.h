@@ -61,7 +61,7 @@ int cni_fail(struct cni_error *e, int code, const char *msg,
 	     const char *details_fmt, ...) __attribute__((format(printf, 4, 5)));
 int cni_fail0(struct cni_error *e, int code, const char *msg);
 int write_file_atomic(const char *path, const char *text, mode_t mode);
-int state_lock(const char *dir, struct cni_error *e);
+int state_lock(const char *dir, bool create, struct cni_error *e);
 
 /**
  * struct cni_conf - the plugin's part of the network configuration
@@ -112,6 +112,7 @@ struct cni_conf {
  * @pod_name: K8S_POD_NAME from CNI_ARGS, empty if none
  * @pod_uid: K8S_POD_UID from CNI_ARGS, empty if none
  * @cdi_name: VRDMA_CDI_NAME from CNI_ARGS, empty if none
+ * @bad_arg: the CNI_ARGS key whose value is too long, NULL if none
  */
 struct cni_env {
 	const char *command;
@@ -122,6 +123,7 @@ struct cni_env {
 	char pod_name[CNI_ID_MAX];
 	char pod_uid[CNI_ID_MAX];
 	char cdi_name[CNI_ID_MAX];
+	const char *bad_arg;
 };
 
 /**
@@ -184,7 +186,7 @@ int attach_forget(const struct cni_conf *c, const struct attachment *a);
 int attach_list(const struct cni_conf *c, const char *network,
 		struct attachment **out, size_t *count);
 int attach_find_cgroup(const struct cni_conf *c, const struct cni_env *env,
-		       char *buf, size_t len);
+		       char *buf, size_t len, struct cni_error *e);
 int attach_set_rdma_max(const struct cni_conf *c, struct attachment *a,
 			const struct cni_env *env, struct cni_error *e);
 int attach_acl_add(struct vrdma_acl *acl, const char *text, bool prefix,

@@ -17,6 +17,7 @@
  *            cni.dev/valid-attachments
  *   VERSION  0.4.0, 1.0.0, 1.1.0
  */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -134,8 +135,11 @@ static char *read_stdin(void)
 	return buf;
 }
 
-/* "K=V;K=V" of CNI_ARGS: copy the value of KEY, if there */
-static void cni_arg(const char *args, const char *key, char *buf, size_t len)
+/*
+ * "K=V;K=V" of CNI_ARGS: copy the value of KEY, if there.  Return: false
+ * when the value does not fit
+ */
+static bool cni_arg(const char *args, const char *key, char *buf, size_t len)
 {
 	size_t klen = strlen(key), vlen;
 	const char *p = args, *end;
@@ -147,14 +151,15 @@ static void cni_arg(const char *args, const char *key, char *buf, size_t len)
 			end = p + strlen(p);
 		if (!strncmp(p, key, klen) && p[klen] == '=') {
 			vlen = end - (p + klen + 1);
-			if (vlen < len) {
-				memcpy(buf, p + klen + 1, vlen);
-				buf[vlen] = '\0';
-			}
-			return;
+			if (vlen >= len)
+				return false;
+			memcpy(buf, p + klen + 1, vlen);
+			buf[vlen] = '\0';
+			return true;
 		}
 		p = *end ? end + 1 : NULL;
 	}
+	return true;
 }
 
 static void env_load(struct cni_env *env)
@@ -168,11 +173,15 @@ static void env_load(struct cni_env *env)
 	env->ifname = getenv("CNI_IFNAME");
 	if (!args)
 		return;
-	cni_arg(args, "K8S_POD_NAMESPACE", env->pod_namespace,
-		sizeof(env->pod_namespace));
-	cni_arg(args, "K8S_POD_NAME", env->pod_name, sizeof(env->pod_name));
-	cni_arg(args, "K8S_POD_UID", env->pod_uid, sizeof(env->pod_uid));
-	cni_arg(args, "VRDMA_CDI_NAME", env->cdi_name, sizeof(env->cdi_name));
+	if (!cni_arg(args, "K8S_POD_NAMESPACE", env->pod_namespace,
+		     sizeof(env->pod_namespace)))
+		env->bad_arg = "K8S_POD_NAMESPACE";
+	if (!cni_arg(args, "K8S_POD_NAME", env->pod_name, sizeof(env->pod_name)))
+		env->bad_arg = "K8S_POD_NAME";
+	if (!cni_arg(args, "K8S_POD_UID", env->pod_uid, sizeof(env->pod_uid)))
+		env->bad_arg = "K8S_POD_UID";
+	if (!cni_arg(args, "VRDMA_CDI_NAME", env->cdi_name, sizeof(env->cdi_name)))
+		env->bad_arg = "VRDMA_CDI_NAME";
 }
 
 static int need_env(const char *name, const char *val, struct cni_error *e)
@@ -181,6 +190,71 @@ static int need_env(const char *name, const char *val, struct cni_error *e)
 		return 0;
 	return cni_fail(e, CNI_ERR_ENV, "a CNI variable is missing",
 			"%s is not set", name);
+}
+
+/*
+ * CNI_CONTAINERID as the CNI specification has it: a letter or digit,
+ * then letters, digits, '_', '.', '-'
+ */
+static bool container_id_ok(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (!n || n >= CNI_ID_MAX || !isalnum((unsigned char)s[0]))
+		return false;
+	for (i = 1; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("_.-", s[i]))
+			return false;
+	return true;
+}
+
+/* CNI_IFNAME: a Linux interface name (dev_valid_name()), no ':' */
+static bool ifname_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n >= 16 || !strcmp(s, ".") || !strcmp(s, ".."))
+		return false;
+	for (; *s; s++)
+		if (*s == '/' || *s == ':' || isspace((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/* A Kubernetes UID: letters, digits, '-', at most 64 */
+static bool uid_ok(const char *uid)
+{
+	size_t i, n = strlen(uid);
+
+	if (!n || n > 64)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)uid[i]) && uid[i] != '-')
+			return false;
+	return true;
+}
+
+/* What ADD needs of the CNI_ variables and CNI_ARGS */
+static int env_check_add(const struct cni_env *env, struct cni_error *e)
+{
+	if (need_env("CNI_CONTAINERID", env->container_id, e) ||
+	    need_env("CNI_NETNS", env->netns, e) ||
+	    need_env("CNI_IFNAME", env->ifname, e))
+		return -1;
+	if (!container_id_ok(env->container_id))
+		return cni_fail(e, CNI_ERR_ENV, "bad CNI_CONTAINERID",
+				"\"%.64s\": letters, digits, '_', '.', '-', at most %d",
+				env->container_id, CNI_ID_MAX - 1);
+	if (!ifname_ok(env->ifname))
+		return cni_fail(e, CNI_ERR_ENV, "bad CNI_IFNAME",
+				"\"%.64s\": not an interface name", env->ifname);
+	if (env->bad_arg)
+		return cni_fail(e, CNI_ERR_ENV, "bad CNI_ARGS",
+				"the value of %s is too long", env->bad_arg);
+	if (env->pod_uid[0] && !uid_ok(env->pod_uid))
+		return cni_fail(e, CNI_ERR_ENV, "bad K8S_POD_UID",
+				"\"%s\": letters, digits, '-', at most 64", env->pod_uid);
+	return 0;
 }
 
 /* A CDI device name: letters, digits, '_', '-', '.', ':'; alnum at the ends */
@@ -285,10 +359,12 @@ static int parse_limits(struct json_object *o, const char *what,
 			vrdma_res_set(v, res, VRDMA_LIMIT_MAX);
 			continue;
 		}
+		/* json-c saturates what does not fit: 2^63 and up is refused */
 		if (!json_object_is_type(val, json_type_int) ||
-		    json_object_get_int64(val) < 0)
+		    json_object_get_int64(val) < 0 ||
+		    json_object_get_uint64(val) > INT64_MAX)
 			return cni_fail(e, CNI_ERR_CONFIG, "bad limits",
-					"%s: \"%s\" must be a count (0 or more) or null",
+					"%s: \"%s\" must be a count (0 to 2^63-1) or null",
 					what, key);
 		vrdma_res_set(v, res, json_object_get_uint64(val));
 	}
@@ -353,6 +429,23 @@ static int parse_rdma_max(struct json_object *v, struct cni_conf *c,
 	return 0;
 }
 
+/* "1.2.3" */
+static bool semver_ok(const char *s)
+{
+	int parts = 0;
+
+	while (parts < 3) {
+		if (!isdigit((unsigned char)*s))
+			return false;
+		while (isdigit((unsigned char)*s))
+			s++;
+		parts++;
+		if (parts < 3 && *s++ != '.')
+			return false;
+	}
+	return !*s;
+}
+
 static const char *const known_keys[] = {
 	"cniVersion", "cniVersions", "name", "type", "args", "runtimeConfig",
 	"capabilities", "prevResult", "ipMasq", "ipam", "dns",
@@ -399,6 +492,13 @@ static int conf_parse(const char *text, struct cni_conf *c, struct cni_error *e)
 	    get_str(c->root, "stateDir", &c->state_dir, DEFAULT_STATE_DIR, e) ||
 	    get_str(c->root, "cgroupRoot", &c->cgroup_root, DEFAULT_CGROUP_ROOT, e))
 		return -1;
+	if (c->state_dir[0] != '/' || c->cdi_dir[0] != '/' ||
+	    c->cgroup_root[0] != '/')
+		return cni_fail0(e, CNI_ERR_CONFIG,
+				 "\"stateDir\", \"cdiDir\" and \"cgroupRoot\" must be absolute paths");
+	if (!semver_ok(c->cdi_version))
+		return cni_fail(e, CNI_ERR_CONFIG, "bad \"cdiVersion\"",
+				"\"%s\" (like 0.5.0)", c->cdi_version);
 	if (!c->version)
 		return cni_fail0(e, CNI_ERR_CONFIG, "\"cniVersion\" is missing");
 	if (!version_supported(c->version))
@@ -589,9 +689,7 @@ static int cmd_add(const struct cni_conf *c, const struct cni_env *env,
 	bool had_state;
 	struct stat st;
 
-	if (need_env("CNI_CONTAINERID", env->container_id, e) ||
-	    need_env("CNI_NETNS", env->netns, e) ||
-	    need_env("CNI_IFNAME", env->ifname, e))
+	if (env_check_add(env, e))
 		return -1;
 	if (!c->parent)
 		return cni_fail0(e, CNI_ERR_CONFIG,
@@ -611,7 +709,7 @@ static int cmd_add(const struct cni_conf *c, const struct cni_env *env,
 				env->ifname);
 	snprintf(a.netns, sizeof(a.netns), "%s", env->netns);
 	/* From here on this ADD sees and changes state no other verb changes */
-	if (state_lock(c->state_dir, e) < 0 || cdi_check_names(c, &a, e))
+	if (state_lock(c->state_dir, true, e) < 0 || cdi_check_names(c, &a, e))
 		return -1;
 	/* A name whose state names another attachment: never take it over */
 	had_state = !attach_state_dir(c, c->network, path, sizeof(path)) &&
@@ -701,11 +799,13 @@ static int del_recorded(const struct cni_conf *dflt, struct vrdma_handle *h,
 	size_t count = 0, i;
 	int fd, ret;
 
-	fd = state_lock(dflt->state_dir, e);
-	if (fd < 0)
+	/* No stateDir, nothing in it: DEL makes no directory */
+	fd = state_lock(dflt->state_dir, false, e);
+	if (fd == -1)
 		return -1;
-	ret = del_in(dflt, NULL, h, env, e);
-	close(fd);
+	ret = fd < 0 ? 0 : del_in(dflt, NULL, h, env, e);
+	if (fd >= 0)
+		close(fd);
 	record_list(env->container_id, env->ifname, &recs, &count);
 	for (i = 0; i < count; i++) {
 		memset(&c, 0, sizeof(c));
@@ -714,19 +814,20 @@ static int del_recorded(const struct cni_conf *dflt, struct vrdma_handle *h,
 		c.cdi = recs[i].cdi;
 		c.cdi_dir = recs[i].cdi_dir;
 		c.cdi_version = recs[i].cdi_version;
-		fd = state_lock(c.state_dir, e);
-		if (fd < 0) {
+		fd = state_lock(c.state_dir, false, e);
+		if (fd == -1) {
 			ret = -1;
 			continue;
 		}
-		if (del_in(&c, c.network, h, env, e))
+		if (fd >= 0 && del_in(&c, c.network, h, env, e))
 			ret = -1;
 		/* No state (a crash between create and save): the name tells */
 		else if (h && vdev_del(h, recs[i].vdev, e))
 			ret = -1;
 		else
 			record_forget(recs[i].vdev);
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 	}
 	free(recs);
 	return ret;
@@ -754,7 +855,7 @@ static int cmd_del(const struct cni_conf *c, bool conf_ok,
 		vrdma_close(h);
 		return ret;
 	}
-	if (state_lock(c->state_dir, e) < 0) {
+	if (state_lock(c->state_dir, false, e) == -1) {
 		vrdma_close(h);
 		return -1;
 	}
@@ -882,7 +983,7 @@ static int cmd_gc(const struct cni_conf *c, struct cni_error *e)
 	if (!valid || !json_object_is_type(valid, json_type_array))
 		return cni_fail0(e, CNI_ERR_CONFIG,
 				 "GC needs \"cni.dev/valid-attachments\" (a list)");
-	if (state_lock(c->state_dir, e) < 0)
+	if (state_lock(c->state_dir, false, e) == -1)
 		return -1;
 	ret = attach_list(c, c->network, &list, &count);
 	if (ret)
