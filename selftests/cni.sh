@@ -21,8 +21,17 @@
 #   check             CHECK of both; CHECK after the vdevice vanished: 104
 #   rdma_max          ADD with rdmaMax and K8S_POD_UID: the pod cgroup's
 #                     rdma.max has the vdevice's line
+#   rdma_max_netns    ADD with rdmaMax, no K8S_POD_UID: processes of two
+#                     cgroups in the namespace are refused (102, nothing
+#                     left); with one cgroup left, its rdma.max has the line
 #   add_fails_clean   ADD on a parent that does not exist: error 100,
 #                     nothing left
+#   concurrent        six ADDs of one pod at once, with a GC of the pod's
+#                     stale attachment: all succeed and the CDI spec names
+#                     the six; then six DELs at once leave nothing
+#   del_unreadable    DEL with a configuration it cannot parse, of an
+#                     attachment in a custom stateDir and cdiDir: its
+#                     vdevice, state, CDI spec and record are gone
 #   del               DEL net1: its vdevice, state and CDI device gone, net2
 #                     intact; DEL again succeeds
 #   gc_after_crash    GC with only net2 valid removes Q's attachment
@@ -37,7 +46,8 @@
 . "$(dirname "$0")/lib-vdev.sh"
 
 ktap_plan status add_chained add_second add_again_fails check rdma_max \
-	add_fails_clean del gc_after_crash add_time kernel_log_clean
+	rdma_max_netns add_fails_clean concurrent del_unreadable del \
+	gc_after_crash add_time kernel_log_clean
 
 PLUGIN=$TOP/tools/cni/vrdma
 if ! have_vrdmactl || ! require_cmd jq || [ ! -x "$PLUGIN" ]; then
@@ -49,9 +59,10 @@ mark=$(klog_mark)
 tmpdir T
 STATE=$T/state
 CDI=$T/cdi
-new_ns P p && new_ns Q q || exit 1
+new_ns P p && new_ns Q q && new_ns R r || exit 1
 PNS=/run/netns/$P
 QNS=/run/netns/$Q
+RNS=/run/netns/$R
 ID=$(printf 'cni-%s-%s' "$$" "$RANDOM" | sha256sum | cut -c1-64)
 ID2=$(printf 'cni2-%s-%s' "$$" "$RANDOM" | sha256sum | cut -c1-64)
 POD=ns_pod-$$
@@ -200,6 +211,48 @@ rdma_max() {
 }
 ktap_check rdma_max rdma_max
 
+# in_cgroup_ns VAR CGROUP NETNS - a process (sleep) in the namespace
+# NETNS, moved into CGROUP (from outside: "ip netns exec" remounts /sys),
+# the PID to wait for in VAR
+in_cgroup_ns() {
+	local fifo pid
+	fifo=$T/fifo.$RANDOM
+	mkfifo "$fifo" || return 1
+	# shellcheck disable=SC2016  # the inner shell expands it
+	ip netns exec "$3" sh -c 'echo $$ >"$1" && exec sleep 600' sh "$fifo" &
+	cleanup_push kill "$!"
+	printf -v "$1" '%s' "$!"	# our child, to wait for: ip execs sh
+	read -r pid <"$fifo" && echo "$pid" >"$2/cgroup.procs"
+}
+
+# No K8S_POD_UID: the processes in the namespace name the cgroup, when
+# they agree on one
+rdma_max_netns() {
+	local root=/sys/fs/cgroup/vrdma-cni-ns-$$ pa pb v line before after
+	in_init mkdir -p "$root/a" "$root/b" || return 1
+	cleanup_push rmdir "$root/a" "$root/b" "$root"
+	echo "+rdma" >"$root/cgroup.subtree_control" || return 1
+	in_cgroup_ns pa "$root/a" "$R" && in_cgroup_ns pb "$root/b" "$R" || return 1
+	before=$(find "$STATE" "$CDI" -type f ! -name .lock | sort; vdev_count)
+	if cni ADD "$ID2" "$RNS" eth8 "$(conf nsnet '{"rdmaMax": {"hca_handle": 1}}')" CNI_ARGS= ||
+	   ! jq -e '.code == 102 and (.msg | test("ambiguous"))' "$T/out" >/dev/null; then
+		ktap_diag "two cgroups in one namespace not refused"
+		return 1
+	fi
+	after=$(find "$STATE" "$CDI" -type f ! -name .lock | sort; vdev_count)
+	[ "$before" = "$after" ] || { ktap_diag "left: $after"; return 1; }
+	kill "$pb" && wait "$pb" 2>/dev/null
+	cni ADD "$ID2" "$RNS" eth8 "$(conf nsnet '{"rdmaMax": {"hca_handle": 1}}')" CNI_ARGS= ||
+		return 1
+	v=$(vdev_of nsnet eth8 "$ID2")
+	line=$(awk -v d="$v" '$1 == d { $1 = $1; print }' "$root/a/rdma.max")
+	ktap_diag "rdma.max of $root/a: $line"
+	cni DEL "$ID2" "$RNS" eth8 "$(conf nsnet)" || return 1
+	kill "$pa" && wait "$pa" 2>/dev/null
+	[ "$line" = "$v hca_handle=1 hca_object=max" ]
+}
+ktap_check rdma_max_netns rdma_max_netns
+
 add_fails_clean() {
 	local before after
 	before=$(find "$STATE" "$CDI" -type f | sort; vdev_count)
@@ -212,6 +265,67 @@ add_fails_clean() {
 	[ "$before" = "$after" ]
 }
 ktap_check add_fails_clean add_fails_clean
+
+# --- concurrency ------------------------------------------------------------------------------
+
+# Six ADDs of one pod at once, and a GC that removes the pod's attachment
+# of an earlier sandbox (ID2): every writer rewrites the pod's CDI spec
+# from the state it sees, so without the state lock the last one drops
+# what the others added
+concurrent() {
+	local id3 i pids=() rc=0 names want valid
+	id3=$(printf 'cni3-%s' "$$" | sha256sum | cut -c1-64)
+	cni ADD "$ID2" "$QNS" old0 "$(conf race)" CNI_ARGS="K8S_POD_NAMESPACE=ns;K8S_POD_NAME=race-$$" ||
+		return 1
+	valid=$(jq -cn --arg id "$id3" '{"cni.dev/valid-attachments": [{containerID: $id}]}')
+	for i in 0 1 2 3 4 5; do
+		env CNI_COMMAND=ADD CNI_CONTAINERID="$id3" CNI_NETNS="$QNS" CNI_IFNAME="c$i" \
+			CNI_ARGS="K8S_POD_NAMESPACE=ns;K8S_POD_NAME=race-$$" \
+			"$PLUGIN" <<<"$(conf race)" >"$T/race$i" 2>&1 &
+		pids+=($!)
+	done
+	env CNI_COMMAND=GC "$PLUGIN" <<<"$(conf race "$valid")" >"$T/race6" 2>&1 &
+	pids+=($!)
+	for i in "${pids[@]}"; do
+		wait "$i" || rc=1
+	done
+	names=$(jq -c '[.devices[].name]' "$CDI/vrdma.io-pod-ns_race-$$.json")
+	want=$(jq -cn --arg p "ns_race-$$" '[$p] + [range(6) | "\($p)-c\(.)"]')
+	ktap_diag "after 6 ADDs and a GC: status $rc, devices $names"
+	if [ "$rc" != 0 ] || [ "$names" != "$want" ] || [ -n "$(state_of race old0 "$ID2")" ]; then
+		sed 's/^/# /' "$T"/race[0-6] >&"$KTAP_FD"
+		return 1
+	fi
+	pids=()
+	for i in 0 1 2 3 4 5; do
+		env CNI_COMMAND=DEL CNI_CONTAINERID="$id3" CNI_NETNS="$QNS" CNI_IFNAME="c$i" \
+			"$PLUGIN" <<<"$(conf race)" >"$T/race$i" 2>&1 &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do
+		wait "$i" || rc=1
+	done
+	[ "$rc" = 0 ] && [ ! -e "$CDI/vrdma.io-pod-ns_race-$$.json" ] &&
+		[ -z "$(find "$STATE/race" -type f)" ] &&
+		! "$VRDMACTL" -j dev show | jq -r '.[].name' | grep -q "^vr${id3:0:12}-"
+}
+ktap_check concurrent concurrent
+
+# DEL cannot read its configuration: the record of ADD names the custom
+# stateDir and cdiDir
+del_unreadable() {
+	local v
+	cni ADD "$ID2" "$QNS" eth7 "$(conf unread)" CNI_ARGS="K8S_POD_NAMESPACE=ns;K8S_POD_NAME=unread-$$" ||
+		return 1
+	v=$(vdev_of unread eth7 "$ID2")
+	ktap_diag "record: $(cat "/run/vrdma/cni/.records/$v.json")"
+	[ -n "$(dev_json "$v")" ] && [ -e "$CDI/vrdma.io-pod-ns_unread-$$.json" ] || return 1
+	cni DEL "$ID2" "$QNS" eth7 '{"cniVersion": ' && [ ! -s "$T/out" ] || return 1
+	[ -z "$(dev_json "$v")" ] && [ -z "$(state_of unread eth7 "$ID2")" ] &&
+		[ ! -e "$CDI/vrdma.io-pod-ns_unread-$$.json" ] &&
+		[ ! -e "/run/vrdma/cni/.records/$v.json" ]
+}
+ktap_check del_unreadable del_unreadable
 
 # --- DEL ------------------------------------------------------------------------------------
 

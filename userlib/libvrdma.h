@@ -408,6 +408,9 @@ int vrdma_parent_list_sz(struct vrdma_handle *h,
 /**
  * vrdma_parent_list_free() - free a list returned by vrdma_parent_list()
  * @list: the list; NULL is allowed
+ *
+ * Frees what the library keeps for the list; it does not read the entries
+ * of @list->parents, which are the caller's to reorder or change.
  */
 void vrdma_parent_list_free(struct vrdma_parent_list *list);
 

@@ -10,20 +10,18 @@
 
 /**
  * struct parent_list_priv - a parent list as the library allocates it
- * @pub: what the caller sees
- * @stride: the caller's sizeof(struct vrdma_parent), the distance between
- *	entries of @pub.parents
+ * @pub: what the caller sees: @pub.parents is a copy of @own at the
+ *	caller's sizeof(struct vrdma_parent), whose pointers are borrowed
+ * @own: the records at this library's layout; they own what they point
+ *	to, and only they are freed, so freeing never reads the caller's
+ *	array (whose stride and contents the library cannot trust)
+ * @nr_own: number of entries in @own
  */
 struct parent_list_priv {
 	struct vrdma_parent_list pub;
-	size_t stride;
+	struct vrdma_parent *own;
+	size_t nr_own;
 };
-
-static struct vrdma_parent *parent_at(struct vrdma_parent *parents,
-				      size_t stride, size_t i)
-{
-	return (struct vrdma_parent *)((char *)parents + i * stride);
-}
 
 struct parent_collect {
 	struct vrdma_parent *parents;
@@ -61,25 +59,22 @@ static void parent_collect_reset(void *data)
 }
 
 /*
- * The entries at the caller's stride.  The names of the vdevices move to
- * the new array: only the library's own structs are freed here.
+ * The entries at the caller's stride, always a separate array: the names
+ * of the vdevices stay owned by the library's records in @c.
  */
-static int parent_array_resize(struct parent_collect *c, size_t stride)
+static struct vrdma_parent *parent_array_copy(const struct parent_collect *c,
+					      size_t stride)
 {
 	char *out;
 	size_t i;
 
-	if (stride == sizeof(struct vrdma_parent))
-		return 0;
 	out = calloc(c->count ? c->count : 1, stride);
 	if (!out)
-		return -ENOMEM;
+		return NULL;
 	for (i = 0; i < c->count; i++)
 		vrdma_copy_sized(out + i * stride, stride, &c->parents[i],
 				 sizeof(c->parents[i]));
-	free(c->parents);
-	c->parents = (struct vrdma_parent *)out;
-	return 0;
+	return (struct vrdma_parent *)out;
 }
 
 int vrdma_parent_list_sz(struct vrdma_handle *h,
@@ -106,14 +101,15 @@ int vrdma_parent_list_sz(struct vrdma_handle *h,
 		ret = vrdma_set_error(h, -ENOMEM, NULL);
 		goto err_free;
 	}
-	if (parent_array_resize(&c, parent_size)) {
+	list->pub.parents = parent_array_copy(&c, parent_size);
+	if (!list->pub.parents) {
 		free(list);
 		ret = vrdma_set_error(h, -ENOMEM, NULL);
 		goto err_free;
 	}
-	list->pub.parents = c.parents;
 	list->pub.count = c.count;
-	list->stride = parent_size;
+	list->own = c.parents;
+	list->nr_own = c.count;
 	*listp = &list->pub;
 	return vrdma_ok(h);
 
@@ -132,8 +128,10 @@ void vrdma_parent_list_free(struct vrdma_parent_list *pub)
 		return;
 	list = (struct parent_list_priv *)((char *)pub -
 					   offsetof(struct parent_list_priv, pub));
-	for (i = 0; i < pub->count; i++)
-		vrdma_parent_clear(parent_at(pub->parents, list->stride, i));
+	/* The library's records at its own layout, never the caller's copy */
+	for (i = 0; i < list->nr_own; i++)
+		vrdma_parent_clear(&list->own[i]);
+	free(list->own);
 	free(pub->parents);
 	free(list);
 }

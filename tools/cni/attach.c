@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -101,7 +102,13 @@ static int state_path(const struct cni_conf *c, const struct attachment *a,
 	return 0;
 }
 
-static int mkdir_p(const char *path)
+/**
+ * mkdir_p() - make a directory and its parents (0700)
+ * @path: the directory
+ *
+ * Return: 0 (also when it exists) or a negative errno.
+ */
+int mkdir_p(const char *path)
 {
 	char buf[PATH_MAX];
 	char *p;
@@ -127,7 +134,10 @@ static int mkdir_p(const char *path)
  * @text: its contents
  * @mode: its mode
  *
- * Writes PATH.tmp and renames it, so readers see the old or the new file.
+ * Writes a new file of a unique name next to @path (PATH.XXXXXX, which
+ * ends in neither ".json" nor ".yaml", so no reader takes it for a state
+ * file or a CDI spec) and renames it over @path: readers see the old or
+ * the new file, and two writers never write into one temporary file.
  *
  * Return: 0 or a negative errno.
  */
@@ -138,13 +148,15 @@ int write_file_atomic(const char *path, const char *text, mode_t mode)
 	ssize_t n;
 	int fd, ret = 0;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= sizeof(tmp))
 		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	n = write(fd, text, len);
-	if (n < 0 || (size_t)n != len)
+	if (fchmod(fd, mode))
+		ret = -errno;
+	n = ret ? 0 : write(fd, text, len);
+	if (!ret && (n < 0 || (size_t)n != len))
 		ret = n < 0 ? -errno : -EIO;
 	if (close(fd) && !ret)
 		ret = -errno;
@@ -153,6 +165,49 @@ int write_file_atomic(const char *path, const char *text, mode_t mode)
 	if (ret)
 		unlink(tmp);
 	return ret;
+}
+
+/**
+ * state_lock() - take the lock of a state directory
+ * @dir: the state directory ("stateDir")
+ * @create: make @dir if it is missing; otherwise a missing @dir (where
+ *	there is nothing to lock against) returns -ENOENT without an error
+ * @e: receives the error
+ *
+ * Every verb that reads or changes state files or CDI specs holds an
+ * exclusive flock(2) of DIR/.lock until the plugin exits (the kernel
+ * drops it then, also after a crash): two ADDs or DELs of one pod, or an
+ * ADD and a GC, would otherwise each rewrite the pod's CDI spec from the
+ * state they saw, and the last writer would drop the other's change.
+ *
+ * Return: the locked descriptor, -ENOENT (see @create), or -1 with @e.
+ */
+int state_lock(const char *dir, bool create, struct cni_error *e)
+{
+	char path[PATH_MAX];
+	int fd, ret;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/.lock", dir) >= sizeof(path))
+		return cni_fail0(e, CNI_ERR_IO, "state path too long");
+	ret = create ? mkdir_p(dir) : 0;
+	if (ret)
+		return cni_fail(e, CNI_ERR_IO, "cannot make the state directory",
+				"%s: %s", dir, strerror(-ret));
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 && !create && errno == ENOENT)
+		return -ENOENT;
+	if (fd < 0)
+		return cni_fail(e, CNI_ERR_IO, "cannot open the state lock",
+				"%s: %s", path, strerror(errno));
+	while (flock(fd, LOCK_EX)) {
+		if (errno == EINTR)
+			continue;
+		ret = errno;
+		close(fd);
+		return cni_fail(e, CNI_ERR_IO, "cannot lock the state",
+				"%s: %s", path, strerror(ret));
+	}
+	return fd;
 }
 
 /**
@@ -273,7 +328,7 @@ static int list_dir(const char *dir, struct attachment **out, size_t *count)
 
 	d = opendir(dir);
 	if (!d)
-		return errno == ENOENT ? 0 : -errno;
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
 	while ((de = readdir(d))) {
 		len = strlen(de->d_name);
 		if (len < 6 || strcmp(de->d_name + len - 5, ".json"))
@@ -357,20 +412,30 @@ static int proc_cgroup(const char *pid, char *buf, size_t len)
 	return ret;
 }
 
-/* A cgroup under ROOT whose directory name contains "pod" + UID */
+/* NAME ends in SUFFIX */
+static bool ends_with(const char *name, const char *suffix)
+{
+	size_t n = strlen(name), k = strlen(suffix);
+
+	return n >= k && !strcmp(name + n - k, suffix);
+}
+
+/*
+ * A cgroup under ROOT named for the pod: "pod<UID>" (cgroupfs driver) or
+ * "...-pod<UID with '_' for '-'>.slice" (systemd driver)
+ */
 static int find_pod_cgroup(const char *root, const char *uid, int depth,
 			   char *buf, size_t len)
 {
-	char path[PATH_MAX], want[CNI_ID_MAX + 8], want_sd[CNI_ID_MAX + 8];
+	char path[PATH_MAX], want[CNI_ID_MAX + 8], want_sd[CNI_ID_MAX + 16];
 	struct dirent *de;
 	int ret = -ENOENT;
 	char *p;
 	DIR *d;
 
 	snprintf(want, sizeof(want), "pod%s", uid);
-	/* The systemd driver writes the UID with '_' for '-' */
-	snprintf(want_sd, sizeof(want_sd), "pod%s", uid);
-	for (p = want_sd; *p; p++)
+	snprintf(want_sd, sizeof(want_sd), "-pod%s.slice", uid);
+	for (p = want_sd + 1; *p; p++)
 		if (*p == '-')
 			*p = '_';
 	d = opendir(root);
@@ -382,7 +447,7 @@ static int find_pod_cgroup(const char *root, const char *uid, int depth,
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", root,
 				     de->d_name) >= sizeof(path))
 			continue;
-		if (strstr(de->d_name, want) || strstr(de->d_name, want_sd)) {
+		if (!strcmp(de->d_name, want) || ends_with(de->d_name, want_sd)) {
 			if ((size_t)snprintf(buf, len, "%s", path) < len)
 				ret = 0;
 			break;
@@ -394,25 +459,9 @@ static int find_pod_cgroup(const char *root, const char *uid, int depth,
 	return ret;
 }
 
-/**
- * attach_find_cgroup() - the cgroup of the pod behind a network namespace
- * @c: the configuration (cgroupRoot)
- * @env: the CNI_ variables: K8S_POD_UID and CNI_NETNS
- * @buf: receives the cgroup's directory
- * @len: size of @buf
- *
- * With K8S_POD_UID (kubelet's runtimes pass it) the pod's cgroup is the
- * directory named after the UID under the kubepods hierarchy, whichever
- * cgroup driver made it; its limits hold for every container of the pod.
- * Otherwise a process already in the namespace gives its own cgroup.
- * Kubelet makes the pod's cgroup before the sandbox, so the first way works
- * at ADD; a runtime that starts the sandbox's first process only after ADD
- * and passes no UID (podman) leaves nothing to find.
- *
- * Return: 0, or -ENOENT when neither way finds one.
- */
-int attach_find_cgroup(const struct cni_conf *c, const struct cni_env *env,
-		       char *buf, size_t len)
+/* The cgroup of every process in the namespace: one, or none, or several */
+static int netns_cgroup(const struct cni_conf *c, const char *netns,
+			char *buf, size_t len, char *other, size_t olen)
 {
 	char path[PATH_MAX], cg[PATH_MAX];
 	struct stat want, st;
@@ -420,15 +469,12 @@ int attach_find_cgroup(const struct cni_conf *c, const struct cni_env *env,
 	int ret = -ENOENT;
 	DIR *d;
 
-	if (env->pod_uid[0] &&
-	    !find_pod_cgroup(c->cgroup_root, env->pod_uid, 3, buf, len))
-		return 0;
-	if (!env->netns || stat(env->netns, &want))
+	if (!netns || stat(netns, &want))
 		return -ENOENT;
 	d = opendir("/proc");
 	if (!d)
 		return -errno;
-	while (ret && (de = readdir(d))) {
+	while ((de = readdir(d))) {
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/ns/net", de->d_name);
@@ -437,11 +483,70 @@ int attach_find_cgroup(const struct cni_conf *c, const struct cni_env *env,
 			continue;
 		if (proc_cgroup(de->d_name, cg, sizeof(cg)))
 			continue;
-		if ((size_t)snprintf(buf, len, "%s%s", c->cgroup_root, cg) < len)
-			ret = 0;
+		if (ret) {
+			if ((size_t)snprintf(buf, len, "%s%s", c->cgroup_root,
+					     cg) < len)
+				ret = 0;
+			continue;
+		}
+		/* Another cgroup in the same namespace: which is the pod's? */
+		if (strcmp(buf + strlen(c->cgroup_root), cg)) {
+			snprintf(other, olen, "%s%s", c->cgroup_root, cg);
+			ret = -ENOTUNIQ;
+			break;
+		}
 	}
 	closedir(d);
 	return ret;
+}
+
+/**
+ * attach_find_cgroup() - the cgroup of the pod behind a network namespace
+ * @c: the configuration (cgroupRoot)
+ * @env: the CNI_ variables: K8S_POD_UID and CNI_NETNS
+ * @buf: receives the cgroup's directory
+ * @len: size of @buf
+ * @e: receives the error
+ *
+ * With K8S_POD_UID (kubelet's runtimes pass it) the pod's cgroup is the
+ * directory named after the UID under the kubepods hierarchy, whichever
+ * cgroup driver made it; its limits hold for every container of the pod.
+ * Kubelet makes the pod's cgroup before the sandbox, so this works at ADD.
+ * Without a UID, the processes already in the namespace must all be in
+ * one cgroup, which is taken; when they are in several (a sandbox and a
+ * process someone entered the namespace with, or containers in cgroups of
+ * their own), nothing says which one is the pod's, and ADD is refused.
+ * A runtime that starts the sandbox's first process only after ADD and
+ * passes no UID (podman) leaves nothing to find.
+ *
+ * Return: 0, or -1 with @e.
+ */
+int attach_find_cgroup(const struct cni_conf *c, const struct cni_env *env,
+		       char *buf, size_t len, struct cni_error *e)
+{
+	char other[PATH_MAX];
+	int ret;
+
+	/* ADD checked the UID: letters, digits and '-' */
+	if (env->pod_uid[0]) {
+		if (find_pod_cgroup(c->cgroup_root, env->pod_uid, 3, buf, len))
+			return cni_fail(e, CNI_ERR_CGROUP,
+					"\"rdmaMax\" is set but the pod's cgroup was not found",
+					"no cgroup of K8S_POD_UID %s under %s",
+					env->pod_uid, c->cgroup_root);
+		return 0;
+	}
+	ret = netns_cgroup(c, env->netns, buf, len, other, sizeof(other));
+	if (ret == -ENOTUNIQ)
+		return cni_fail(e, CNI_ERR_CGROUP,
+				"\"rdmaMax\" is set but the pod's cgroup is ambiguous",
+				"processes of %s and of %s share %s; pass K8S_POD_UID",
+				buf, other, env->netns);
+	if (ret)
+		return cni_fail(e, CNI_ERR_CGROUP,
+				"\"rdmaMax\" is set but the pod's cgroup was not found",
+				"%s", "no K8S_POD_UID and no process in the namespace");
+	return 0;
 }
 
 /**
@@ -467,10 +572,8 @@ int attach_set_rdma_max(const struct cni_conf *c, struct attachment *a,
 
 	if (!c->rdma_max[0])
 		return 0;
-	if (attach_find_cgroup(c, env, a->cgroup, sizeof(a->cgroup)))
-		return cni_fail(e, CNI_ERR_CGROUP,
-				"\"rdmaMax\" is set but the pod's cgroup was not found",
-				"%s", "no K8S_POD_UID cgroup and no process in the namespace");
+	if (attach_find_cgroup(c, env, a->cgroup, sizeof(a->cgroup), e))
+		return -1;
 	if ((size_t)snprintf(path, sizeof(path), "%s/rdma.max", a->cgroup) >=
 	    sizeof(path))
 		return cni_fail0(e, CNI_ERR_CGROUP, "cgroup path too long");

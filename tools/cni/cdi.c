@@ -7,7 +7,11 @@
  *   device KEY          every vdevice node of the pod (all its attachments)
  *   device KEY-IFNAME   the node of one attachment
  *
- * each with /dev/infiniband/rdma_cm when the host has it.  KEY is known
+ * each with /dev/infiniband/rdma_cm when the host has it.  Names of one
+ * kind must be unique, and "KEY-IFNAME" is not injective (pod "a" with
+ * "b-c" and pod "a-b" with "c"; pod "a-net1" and pod "a" with "net1"):
+ * an ADD whose names another pod already has is refused (cdi_check_names),
+ * first come first served, under the state lock.  KEY is known
  * before the pod exists ("NAMESPACE_NAME" for Kubernetes), so a container
  * can ask for "vrdma.io/pod=KEY" (CDI annotation, --device) and its runtime
  * puts the node and its device-cgroup rule in.  The file is rewritten from
@@ -44,6 +48,60 @@ int cdi_spec_path(const struct cni_conf *c, const char *pod_key, char *buf,
 			     pod_key) >= len)
 		return -ENAMETOOLONG;
 	return 0;
+}
+
+/* The CDI device of one attachment: "KEY-IFNAME" */
+static int attach_device_name(const char *pod_key, const char *ifname,
+			      char *buf, size_t len)
+{
+	if ((size_t)snprintf(buf, len, "%s-%s", pod_key, ifname) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/**
+ * cdi_check_names() - refuse an attachment whose CDI names another pod has
+ * @c: the configuration
+ * @a: the new attachment (pod_key and ifname set)
+ * @e: receives the error
+ *
+ * Every spec is made from the state of one stateDir, which the caller
+ * holds locked, so the names of every pod of it are in the state.
+ *
+ * Return: 0, or -1 with @e.
+ */
+int cdi_check_names(const struct cni_conf *c, const struct attachment *a,
+		    struct cni_error *e)
+{
+	char mine[2 * CNI_ID_MAX + 2], theirs[2 * CNI_ID_MAX + 2];
+	struct attachment *list;
+	size_t count, i;
+	int ret;
+
+	if (!c->cdi || !a->pod_key[0])
+		return 0;
+	if (attach_device_name(a->pod_key, a->ifname, mine, sizeof(mine)))
+		return cni_fail0(e, CNI_ERR_CDI, "CDI device name too long");
+	ret = attach_list(c, NULL, &list, &count);
+	if (ret)
+		return cni_fail(e, CNI_ERR_IO, "cannot read the state",
+				"%s: %s", c->state_dir, strerror(-ret));
+	for (i = 0; i < count && !ret; i++) {
+		const struct attachment *o = &list[i];
+
+		if (!o->pod_key[0] || !strcmp(o->pod_key, a->pod_key) ||
+		    attach_device_name(o->pod_key, o->ifname, theirs,
+				       sizeof(theirs)))
+			continue;
+		if (!strcmp(mine, theirs) || !strcmp(mine, o->pod_key) ||
+		    !strcmp(a->pod_key, theirs))
+			ret = cni_fail(e, CNI_ERR_CDI, "CDI device name taken by another pod",
+				       "pod \"%s\" with \"%s\" and pod \"%s\" with \"%s\" share a device name; choose another VRDMA_CDI_NAME or ifname",
+				       a->pod_key, a->ifname, o->pod_key,
+				       o->ifname);
+	}
+	free(list);
+	return ret ? -1 : 0;
 }
 
 static struct json_object *node_json(const char *path, unsigned int major,
@@ -150,7 +208,7 @@ int cdi_sync_pod(const struct cni_conf *c, const char *pod_key,
 		one = json_object_new_array();
 		add_node(one, &list[i]);
 		add_rdma_cm(one);
-		snprintf(name, sizeof(name), "%s-%s", pod_key, list[i].ifname);
+		attach_device_name(pod_key, list[i].ifname, name, sizeof(name));
 		json_object_array_add(devices, device_json(name, one));
 	}
 	json_object_object_add(spec, "cdiVersion",

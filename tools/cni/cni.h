@@ -7,6 +7,8 @@
  *   attach.c     one attachment: its vdevice name, its state file under
  *                /run, its limits and ACLs, its rdma.max
  *   cdi.c        the CDI spec of a pod, rewritten from the pod's state
+ *   record.c     where an attachment's state is, for a DEL that cannot
+ *                read its configuration
  *
  * JSON is json-c's; the kernel is reached through libvrdma only.
  */
@@ -15,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -58,6 +61,7 @@ int cni_fail(struct cni_error *e, int code, const char *msg,
 	     const char *details_fmt, ...) __attribute__((format(printf, 4, 5)));
 int cni_fail0(struct cni_error *e, int code, const char *msg);
 int write_file_atomic(const char *path, const char *text, mode_t mode);
+int state_lock(const char *dir, bool create, struct cni_error *e);
 
 /**
  * struct cni_conf - the plugin's part of the network configuration
@@ -108,6 +112,7 @@ struct cni_conf {
  * @pod_name: K8S_POD_NAME from CNI_ARGS, empty if none
  * @pod_uid: K8S_POD_UID from CNI_ARGS, empty if none
  * @cdi_name: VRDMA_CDI_NAME from CNI_ARGS, empty if none
+ * @bad_arg: the CNI_ARGS key whose value is too long, NULL if none
  */
 struct cni_env {
 	const char *command;
@@ -118,6 +123,7 @@ struct cni_env {
 	char pod_name[CNI_ID_MAX];
 	char pod_uid[CNI_ID_MAX];
 	char cdi_name[CNI_ID_MAX];
+	const char *bad_arg;
 };
 
 /**
@@ -145,7 +151,30 @@ struct attachment {
 	char cgroup[4096];
 };
 
+/**
+ * struct record - where ADD put an attachment's state and CDI spec
+ * @container_id: CNI_CONTAINERID
+ * @network: network name
+ * @ifname: CNI_IFNAME
+ * @vdev: the vdevice's name
+ * @state_dir: "stateDir" at ADD
+ * @cdi: "cdi" at ADD
+ * @cdi_dir: "cdiDir" at ADD
+ * @cdi_version: "cdiVersion" at ADD
+ */
+struct record {
+	char container_id[CNI_ID_MAX];
+	char network[CNI_ID_MAX];
+	char ifname[CNI_ID_MAX];
+	char vdev[VRDMA_NAME_SIZE];
+	char state_dir[PATH_MAX];
+	bool cdi;
+	char cdi_dir[PATH_MAX];
+	char cdi_version[32];
+};
+
 /* attach.c */
+int mkdir_p(const char *path);
 void attach_init(struct attachment *a, const char *container_id,
 		 const char *network, const char *ifname);
 int attach_state_dir(const struct cni_conf *c, const char *network,
@@ -157,16 +186,25 @@ int attach_forget(const struct cni_conf *c, const struct attachment *a);
 int attach_list(const struct cni_conf *c, const char *network,
 		struct attachment **out, size_t *count);
 int attach_find_cgroup(const struct cni_conf *c, const struct cni_env *env,
-		       char *buf, size_t len);
+		       char *buf, size_t len, struct cni_error *e);
 int attach_set_rdma_max(const struct cni_conf *c, struct attachment *a,
 			const struct cni_env *env, struct cni_error *e);
 int attach_acl_add(struct vrdma_acl *acl, const char *text, bool prefix,
 		   struct cni_error *e);
+
+/* record.c */
+int record_save(const struct cni_conf *c, const struct attachment *a,
+		struct cni_error *e);
+int record_forget(const char *vdev);
+int record_list(const char *container_id, const char *ifname,
+		struct record **out, size_t *count);
 
 /* cdi.c */
 int cdi_sync_pod(const struct cni_conf *c, const char *pod_key,
 		 struct cni_error *e);
 int cdi_spec_path(const struct cni_conf *c, const char *pod_key, char *buf,
 		  size_t len);
+int cdi_check_names(const struct cni_conf *c, const struct attachment *a,
+		    struct cni_error *e);
 
 #endif /* VRDMA_CNI_H */

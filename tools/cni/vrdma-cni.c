@@ -17,6 +17,7 @@
  *            cni.dev/valid-attachments
  *   VERSION  0.4.0, 1.0.0, 1.1.0
  */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -134,8 +135,11 @@ static char *read_stdin(void)
 	return buf;
 }
 
-/* "K=V;K=V" of CNI_ARGS: copy the value of KEY, if there */
-static void cni_arg(const char *args, const char *key, char *buf, size_t len)
+/*
+ * "K=V;K=V" of CNI_ARGS: copy the value of KEY, if there.  Return: false
+ * when the value does not fit
+ */
+static bool cni_arg(const char *args, const char *key, char *buf, size_t len)
 {
 	size_t klen = strlen(key), vlen;
 	const char *p = args, *end;
@@ -147,14 +151,15 @@ static void cni_arg(const char *args, const char *key, char *buf, size_t len)
 			end = p + strlen(p);
 		if (!strncmp(p, key, klen) && p[klen] == '=') {
 			vlen = end - (p + klen + 1);
-			if (vlen < len) {
-				memcpy(buf, p + klen + 1, vlen);
-				buf[vlen] = '\0';
-			}
-			return;
+			if (vlen >= len)
+				return false;
+			memcpy(buf, p + klen + 1, vlen);
+			buf[vlen] = '\0';
+			return true;
 		}
 		p = *end ? end + 1 : NULL;
 	}
+	return true;
 }
 
 static void env_load(struct cni_env *env)
@@ -168,11 +173,15 @@ static void env_load(struct cni_env *env)
 	env->ifname = getenv("CNI_IFNAME");
 	if (!args)
 		return;
-	cni_arg(args, "K8S_POD_NAMESPACE", env->pod_namespace,
-		sizeof(env->pod_namespace));
-	cni_arg(args, "K8S_POD_NAME", env->pod_name, sizeof(env->pod_name));
-	cni_arg(args, "K8S_POD_UID", env->pod_uid, sizeof(env->pod_uid));
-	cni_arg(args, "VRDMA_CDI_NAME", env->cdi_name, sizeof(env->cdi_name));
+	if (!cni_arg(args, "K8S_POD_NAMESPACE", env->pod_namespace,
+		     sizeof(env->pod_namespace)))
+		env->bad_arg = "K8S_POD_NAMESPACE";
+	if (!cni_arg(args, "K8S_POD_NAME", env->pod_name, sizeof(env->pod_name)))
+		env->bad_arg = "K8S_POD_NAME";
+	if (!cni_arg(args, "K8S_POD_UID", env->pod_uid, sizeof(env->pod_uid)))
+		env->bad_arg = "K8S_POD_UID";
+	if (!cni_arg(args, "VRDMA_CDI_NAME", env->cdi_name, sizeof(env->cdi_name)))
+		env->bad_arg = "VRDMA_CDI_NAME";
 }
 
 static int need_env(const char *name, const char *val, struct cni_error *e)
@@ -181,6 +190,71 @@ static int need_env(const char *name, const char *val, struct cni_error *e)
 		return 0;
 	return cni_fail(e, CNI_ERR_ENV, "a CNI variable is missing",
 			"%s is not set", name);
+}
+
+/*
+ * CNI_CONTAINERID as the CNI specification has it: a letter or digit,
+ * then letters, digits, '_', '.', '-'
+ */
+static bool container_id_ok(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (!n || n >= CNI_ID_MAX || !isalnum((unsigned char)s[0]))
+		return false;
+	for (i = 1; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("_.-", s[i]))
+			return false;
+	return true;
+}
+
+/* CNI_IFNAME: a Linux interface name (dev_valid_name()), no ':' */
+static bool ifname_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n >= 16 || !strcmp(s, ".") || !strcmp(s, ".."))
+		return false;
+	for (; *s; s++)
+		if (*s == '/' || *s == ':' || isspace((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/* A Kubernetes UID: letters, digits, '-', at most 64 */
+static bool uid_ok(const char *uid)
+{
+	size_t i, n = strlen(uid);
+
+	if (!n || n > 64)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)uid[i]) && uid[i] != '-')
+			return false;
+	return true;
+}
+
+/* What ADD needs of the CNI_ variables and CNI_ARGS */
+static int env_check_add(const struct cni_env *env, struct cni_error *e)
+{
+	if (need_env("CNI_CONTAINERID", env->container_id, e) ||
+	    need_env("CNI_NETNS", env->netns, e) ||
+	    need_env("CNI_IFNAME", env->ifname, e))
+		return -1;
+	if (!container_id_ok(env->container_id))
+		return cni_fail(e, CNI_ERR_ENV, "bad CNI_CONTAINERID",
+				"\"%.64s\": letters, digits, '_', '.', '-', at most %d",
+				env->container_id, CNI_ID_MAX - 1);
+	if (!ifname_ok(env->ifname))
+		return cni_fail(e, CNI_ERR_ENV, "bad CNI_IFNAME",
+				"\"%.64s\": not an interface name", env->ifname);
+	if (env->bad_arg)
+		return cni_fail(e, CNI_ERR_ENV, "bad CNI_ARGS",
+				"the value of %s is too long", env->bad_arg);
+	if (env->pod_uid[0] && !uid_ok(env->pod_uid))
+		return cni_fail(e, CNI_ERR_ENV, "bad K8S_POD_UID",
+				"\"%s\": letters, digits, '-', at most 64", env->pod_uid);
+	return 0;
 }
 
 /* A CDI device name: letters, digits, '_', '-', '.', ':'; alnum at the ends */
@@ -285,10 +359,12 @@ static int parse_limits(struct json_object *o, const char *what,
 			vrdma_res_set(v, res, VRDMA_LIMIT_MAX);
 			continue;
 		}
+		/* json-c saturates what does not fit: 2^63 and up is refused */
 		if (!json_object_is_type(val, json_type_int) ||
-		    json_object_get_int64(val) < 0)
+		    json_object_get_int64(val) < 0 ||
+		    json_object_get_uint64(val) > INT64_MAX)
 			return cni_fail(e, CNI_ERR_CONFIG, "bad limits",
-					"%s: \"%s\" must be a count (0 or more) or null",
+					"%s: \"%s\" must be a count (0 to 2^63-1) or null",
 					what, key);
 		vrdma_res_set(v, res, json_object_get_uint64(val));
 	}
@@ -353,6 +429,23 @@ static int parse_rdma_max(struct json_object *v, struct cni_conf *c,
 	return 0;
 }
 
+/* "1.2.3" */
+static bool semver_ok(const char *s)
+{
+	int parts = 0;
+
+	while (parts < 3) {
+		if (!isdigit((unsigned char)*s))
+			return false;
+		while (isdigit((unsigned char)*s))
+			s++;
+		parts++;
+		if (parts < 3 && *s++ != '.')
+			return false;
+	}
+	return !*s;
+}
+
 static const char *const known_keys[] = {
 	"cniVersion", "cniVersions", "name", "type", "args", "runtimeConfig",
 	"capabilities", "prevResult", "ipMasq", "ipam", "dns",
@@ -399,6 +492,13 @@ static int conf_parse(const char *text, struct cni_conf *c, struct cni_error *e)
 	    get_str(c->root, "stateDir", &c->state_dir, DEFAULT_STATE_DIR, e) ||
 	    get_str(c->root, "cgroupRoot", &c->cgroup_root, DEFAULT_CGROUP_ROOT, e))
 		return -1;
+	if (c->state_dir[0] != '/' || c->cdi_dir[0] != '/' ||
+	    c->cgroup_root[0] != '/')
+		return cni_fail0(e, CNI_ERR_CONFIG,
+				 "\"stateDir\", \"cdiDir\" and \"cgroupRoot\" must be absolute paths");
+	if (!semver_ok(c->cdi_version))
+		return cni_fail(e, CNI_ERR_CONFIG, "bad \"cdiVersion\"",
+				"\"%s\" (like 0.5.0)", c->cdi_version);
 	if (!c->version)
 		return cni_fail0(e, CNI_ERR_CONFIG, "\"cniVersion\" is missing");
 	if (!version_supported(c->version))
@@ -553,6 +653,8 @@ static int teardown(const struct cni_conf *c, struct vrdma_handle *h,
 	if (attach_forget(c, a))
 		ret = cni_fail(e, CNI_ERR_IO, "cannot remove the state file", "%s",
 			       a->vdev);
+	else
+		record_forget(a->vdev);
 	if (cdi_sync_pod(c, a->pod_key, e))
 		ret = -1;
 	return ret;
@@ -584,11 +686,10 @@ static int cmd_add(const struct cni_conf *c, const struct cni_env *env,
 	struct vrdma_handle *h;
 	struct vrdma_dev dev;
 	char path[PATH_MAX];
+	bool had_state;
 	struct stat st;
 
-	if (need_env("CNI_CONTAINERID", env->container_id, e) ||
-	    need_env("CNI_NETNS", env->netns, e) ||
-	    need_env("CNI_IFNAME", env->ifname, e))
+	if (env_check_add(env, e))
 		return -1;
 	if (!c->parent)
 		return cni_fail0(e, CNI_ERR_CONFIG,
@@ -599,29 +700,39 @@ static int cmd_add(const struct cni_conf *c, const struct cni_env *env,
 	if (pod_limits(c, &limits, e) || acl_from_prev(c, &sgids, &peers, e))
 		return -1;
 	attach_init(&a, env->container_id, c->network, env->ifname);
-	/* The pod's CDI device name, needed (and checked) only for CDI */
+	/* The pod's CDI device names, needed (and checked) only for CDI */
 	if (c->cdi && pod_key(env, a.pod_key, sizeof(a.pod_key), e))
 		return -1;
+	if (c->cdi && !cdi_name_ok(env->ifname))
+		return cni_fail(e, CNI_ERR_ENV, "CNI_IFNAME cannot be part of a CDI device name",
+				"\"%s\" (letters, digits, '_', '-', '.', ':')",
+				env->ifname);
 	snprintf(a.netns, sizeof(a.netns), "%s", env->netns);
+	/* From here on this ADD sees and changes state no other verb changes */
+	if (state_lock(c->state_dir, true, e) < 0 || cdi_check_names(c, &a, e))
+		return -1;
 	/* A name whose state names another attachment: never take it over */
-	if (!attach_state_dir(c, c->network, path, sizeof(path)) &&
-	    (size_t)snprintf(path + strlen(path), sizeof(path) - strlen(path),
-			     "/%s.json", a.vdev) < sizeof(path) &&
-	    !attach_load(path, &old) &&
-	    (strcmp(old.container_id, a.container_id) ||
-	     strcmp(old.ifname, a.ifname)))
+	had_state = !attach_state_dir(c, c->network, path, sizeof(path)) &&
+		    (size_t)snprintf(path + strlen(path), sizeof(path) - strlen(path),
+				     "/%s.json", a.vdev) < sizeof(path) &&
+		    !attach_load(path, &old);
+	if (had_state && (strcmp(old.container_id, a.container_id) ||
+			  strcmp(old.ifname, a.ifname)))
 		return cni_fail(e, CNI_ERR_VDEV, "vdevice name collision",
 				"%s belongs to container %s, %s", a.vdev,
 				old.container_id, old.ifname);
-	if (open_handle(&h, e))
+	/* Before the vdevice: a DEL finds it from the record alone */
+	if (record_save(c, &a, e))
 		return -1;
+	if (open_handle(&h, e))
+		goto err_record;
 	ns.path = env->netns;
 	if (vrdma_dev_add_acl(h, a.vdev, c->parent, &ns,
 			      limits.present ? &limits : NULL, &sgids, &peers)) {
 		cni_fail(e, CNI_ERR_VDEV, "cannot create the vdevice", "%s on %s: %s",
 			 a.vdev, c->parent, vrdma_strerror(h));
 		vrdma_close(h);
-		return -1;
+		goto err_record;
 	}
 	if (vrdma_dev_get(h, a.vdev, &dev)) {
 		cni_fail(e, CNI_ERR_VDEV, "cannot read the new vdevice", "%s: %s",
@@ -647,7 +758,79 @@ err_forget:
 err_del:
 	vrdma_dev_del(h, a.vdev);
 	vrdma_close(h);
+err_record:
+	/* An attachment that was there before keeps its record */
+	if (!had_state)
+		record_forget(a.vdev);
 	return -1;
+}
+
+/* DEL in one stateDir: the attachments of NETWORK (NULL: of any network) */
+static int del_in(const struct cni_conf *c, const char *network,
+		  struct vrdma_handle *h, const struct cni_env *env,
+		  struct cni_error *e)
+{
+	struct attachment *list = NULL;
+	size_t count = 0, i;
+	int ret = 0;
+
+	attach_list(c, network, &list, &count);
+	for (i = 0; i < count; i++) {
+		if (strcmp(list[i].container_id, env->container_id) ||
+		    strcmp(list[i].ifname, env->ifname))
+			continue;
+		if (teardown(c, h, &list[i], e))
+			ret = -1;
+	}
+	free(list);
+	return ret;
+}
+
+/*
+ * DEL without a configuration: every attachment with this container ID
+ * and ifname in the default stateDir, and wherever a record says an ADD
+ * put one (record.c)
+ */
+static int del_recorded(const struct cni_conf *dflt, struct vrdma_handle *h,
+			const struct cni_env *env, struct cni_error *e)
+{
+	struct record *recs = NULL;
+	struct cni_conf c;
+	size_t count = 0, i;
+	int fd, ret;
+
+	/* No stateDir, nothing in it: DEL makes no directory */
+	fd = state_lock(dflt->state_dir, false, e);
+	if (fd == -1)
+		return -1;
+	ret = fd < 0 ? 0 : del_in(dflt, NULL, h, env, e);
+	if (fd >= 0)
+		close(fd);
+	record_list(env->container_id, env->ifname, &recs, &count);
+	for (i = 0; i < count; i++) {
+		memset(&c, 0, sizeof(c));
+		c.network = recs[i].network;
+		c.state_dir = recs[i].state_dir;
+		c.cdi = recs[i].cdi;
+		c.cdi_dir = recs[i].cdi_dir;
+		c.cdi_version = recs[i].cdi_version;
+		fd = state_lock(c.state_dir, false, e);
+		if (fd == -1) {
+			ret = -1;
+			continue;
+		}
+		if (fd >= 0 && del_in(&c, c.network, h, env, e))
+			ret = -1;
+		/* No state (a crash between create and save): the name tells */
+		else if (h && vdev_del(h, recs[i].vdev, e))
+			ret = -1;
+		else
+			record_forget(recs[i].vdev);
+		if (fd >= 0)
+			close(fd);
+	}
+	free(recs);
+	return ret;
 }
 
 /*
@@ -658,9 +841,8 @@ static int cmd_del(const struct cni_conf *c, bool conf_ok,
 		   const struct cni_env *env, struct cni_error *e)
 {
 	struct vrdma_handle *h = NULL;
-	struct attachment *list = NULL, a;
-	size_t count = 0, i;
-	int ret = 0;
+	struct attachment a;
+	int ret;
 
 	if (need_env("CNI_CONTAINERID", env->container_id, e) ||
 	    need_env("CNI_IFNAME", env->ifname, e))
@@ -668,21 +850,22 @@ static int cmd_del(const struct cni_conf *c, bool conf_ok,
 	/* Without the module there is no vdevice left to delete */
 	if (vrdma_open(&h))
 		h = NULL;
-	attach_list(c, conf_ok ? c->network : NULL, &list, &count);
-	for (i = 0; i < count; i++) {
-		if (strcmp(list[i].container_id, env->container_id) ||
-		    strcmp(list[i].ifname, env->ifname))
-			continue;
-		if (teardown(c, h, &list[i], e))
-			ret = -1;
+	if (!conf_ok) {
+		ret = del_recorded(c, h, env, e);
+		vrdma_close(h);
+		return ret;
 	}
+	if (state_lock(c->state_dir, false, e) == -1) {
+		vrdma_close(h);
+		return -1;
+	}
+	ret = del_in(c, c->network, h, env, e);
 	/* No state (a crash between create and save): the name still tells */
-	if (conf_ok) {
-		attach_init(&a, env->container_id, c->network, env->ifname);
-		if (h && vdev_del(h, a.vdev, e))
-			ret = -1;
-	}
-	free(list);
+	attach_init(&a, env->container_id, c->network, env->ifname);
+	if (h && vdev_del(h, a.vdev, e))
+		ret = -1;
+	else if (!ret)
+		record_forget(a.vdev);
 	vrdma_close(h);
 	return ret;
 }
@@ -800,6 +983,8 @@ static int cmd_gc(const struct cni_conf *c, struct cni_error *e)
 	if (!valid || !json_object_is_type(valid, json_type_array))
 		return cni_fail0(e, CNI_ERR_CONFIG,
 				 "GC needs \"cni.dev/valid-attachments\" (a list)");
+	if (state_lock(c->state_dir, false, e) == -1)
+		return -1;
 	ret = attach_list(c, c->network, &list, &count);
 	if (ret)
 		return cni_fail(e, CNI_ERR_IO, "cannot read the state", "%s: %s",

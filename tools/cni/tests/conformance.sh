@@ -21,6 +21,8 @@ STATE=$tmp/state
 CDI=$tmp/cdi
 NS=$tmp/netns		# stands for a namespace file: only stat(2) reads it
 touch "$NS"
+# Where ADD records its directories for a DEL without configuration
+export VRDMA_CNI_RECORDS=$tmp/records
 
 ok() { passed=$((passed + 1)); echo "ok   $1"; }
 bad() {
@@ -75,12 +77,13 @@ succeeds() {
 	fi
 }
 
-# nothing_left DESC - no state file and no CDI spec
+# nothing_left DESC - no state file and no CDI spec (the lock file stays)
 nothing_left() {
-	if [ -z "$(find "$STATE" "$CDI" -type f 2>/dev/null)" ]; then
+	if [ -z "$(find "$STATE" "$CDI" "$VRDMA_CNI_RECORDS" -type f ! -path "$STATE/.lock" 2>/dev/null)" ]; then
 		ok "$1"
 	else
-		failed=$((failed + 1)); echo "FAIL $1:"; find "$STATE" "$CDI" -type f
+		failed=$((failed + 1)); echo "FAIL $1:"
+		find "$STATE" "$CDI" "$VRDMA_CNI_RECORDS" -type f
 	fi
 }
 
@@ -199,6 +202,17 @@ state c0ffee0123456789 net1 vrc0ffee012345-000000000001 ns_pod1
 succeeds "DEL removes its state" DEL "$(conf)"
 nothing_left "DEL left no state and no CDI spec"
 
+# A configuration DEL cannot read names no stateDir or cdiDir: the record
+# ADD wrote in a fixed place does
+state c0ffee0123456789 net1 vrc0ffee012345-000000000001 ns_pod1
+mkdir -p "$VRDMA_CNI_RECORDS"
+jq -cn --arg s "$STATE" --arg c "$CDI" '{containerID: "c0ffee0123456789",
+	network: "rdmanet", ifname: "net1", vdevice: "vrc0ffee012345-000000000001",
+	stateDir: $s, cdi: true, cdiDir: $c, cdiVersion: "0.5.0"}' \
+	>"$VRDMA_CNI_RECORDS/vrc0ffee012345-000000000001.json"
+succeeds "DEL with an unreadable configuration and a custom stateDir" DEL '{"cniVersion": '
+nothing_left "DEL left no state, CDI spec or record in the recorded directories"
+
 # --- GC --------------------------------------------------------------------------------
 
 state keep0000 net1 vrkeep0000-000000000001 ns_keep
@@ -221,6 +235,88 @@ else
 fi
 succeeds "GC with the old key cni.dev/attachments" GC "$(conf '{"cni.dev/attachments": []}')"
 nothing_left "GC of an empty list leaves nothing"
+
+# --- CDI device names are one pod's only -------------------------------------------------
+
+# "KEY-IFNAME" is not injective: another pod's names are refused (103)
+# before the kernel is asked; without the module an ADD that passes fails
+# later with 100
+mkdir -p "$STATE/rdmanet" "$CDI"
+state a0000000 b-c vra0000000-000000000001 a
+state a0000001 net1 vra0000001-000000000002 p
+error "CDI name: pod a-b with c is pod a with b-c" 103 ADD "$(conf)" \
+	CNI_ARGS="VRDMA_CDI_NAME=a-b" CNI_IFNAME=c
+error "CDI name: pod a-b-c is pod a with b-c" 103 ADD "$(conf)" \
+	CNI_ARGS="VRDMA_CDI_NAME=a-b-c"
+error "CDI name: pod p-net1 is pod p with net1" 103 ADD "$(conf)" \
+	CNI_ARGS="VRDMA_CDI_NAME=p-net1"
+error "CDI name: ifname that no CDI name may hold" 4 ADD "$(conf)" \
+	CNI_ARGS="VRDMA_CDI_NAME=q" CNI_IFNAME='net@1'
+run ADD "$(conf)" CNI_ARGS="VRDMA_CDI_NAME=a-b" CNI_IFNAME=d
+if jq -e '.code != 103' "$tmp/out" >/dev/null; then
+	ok "CDI name: pod a-b with d is free (then: $(jq -r .msg "$tmp/out"))"
+else
+	bad "CDI name: pod a-b with d is free" "refused"
+fi
+run ADD "$(conf)" CNI_ARGS="VRDMA_CDI_NAME=a" CNI_IFNAME=net2 CNI_CONTAINERID=a0000000
+if jq -e '.code != 103' "$tmp/out" >/dev/null; then
+	ok "CDI name: a second attachment of pod a is no collision"
+else
+	bad "CDI name: a second attachment of pod a is no collision" "refused"
+fi
+rm -rf "$STATE" "$CDI"
+
+# --- concurrent DELs and GC of one pod -------------------------------------------------
+
+# Eight attachments of one pod go at once (seven DELs and a GC, each its
+# own process) while a ninth stays: every one must succeed, and the pod's
+# CDI spec must end up naming the one left, whoever writes it last.  Each
+# writer rewrites the spec from the state it sees, so this needs the lock
+# and a temporary file of its own.
+race_round() {
+	local i pids=() rc=0 names
+	rm -rf "$STATE" "$CDI"
+	mkdir -p "$STATE/rdmanet" "$CDI"
+	for i in 0 1 2 3 4 5 6 7 8; do
+		state "race000$i" net1 "vrrace000$i-00000000000$i" ns_race
+	done
+	for i in 0 1 2 3 4 5 6; do
+		env CNI_COMMAND=DEL CNI_CONTAINERID="race000$i" CNI_IFNAME=net1 \
+			CNI_NETNS="$NS" "$PLUGIN" <<<"$(conf)" >"$tmp/race$i" 2>&1 &
+		pids+=($!)
+	done
+	env CNI_COMMAND=GC "$PLUGIN" <<<"$(conf '{"cni.dev/valid-attachments":
+		[{"containerID": "race0000"}, {"containerID": "race0001"},
+		 {"containerID": "race0002"}, {"containerID": "race0003"},
+		 {"containerID": "race0004"}, {"containerID": "race0005"},
+		 {"containerID": "race0006"}, {"containerID": "race0008"}]}')" \
+		>"$tmp/race7" 2>&1 &
+	pids+=($!)
+	for i in "${pids[@]}"; do
+		wait "$i" || rc=1
+	done
+	names=$(jq -c '[.devices[].name]' "$CDI/vrdma.io-pod-ns_race.json" 2>&1)
+	if [ "$rc" != 0 ] || [ "$names" != '["ns_race","ns_race-net1"]' ] ||
+	   [ "$(find "$STATE" "$CDI" -type f ! -path "$STATE/.lock" | wc -l)" != 2 ]; then
+		echo "     round $1: status $rc, spec devices $names"
+		cat "$tmp"/race[0-7] | sed 's/^/     /'
+		find "$STATE" "$CDI" -type f | sed 's/^/     left: /'
+		return 1
+	fi
+	# the one left is race0008's
+	jq -e '.devices[0].containerEdits.deviceNodes | length == 1' \
+		"$CDI/vrdma.io-pod-ns_race.json" >/dev/null
+}
+race_bad=0
+for round in $(seq 20); do
+	race_round "$round" || race_bad=$((race_bad + 1))
+done
+if [ "$race_bad" = 0 ]; then
+	ok "7 DELs and a GC of one pod at once, 20 rounds: the CDI spec names what is left"
+else
+	failed=$((failed + 1)); echo "FAIL concurrent DELs and GC: $race_bad of 20 rounds wrong"
+fi
+rm -rf "$STATE" "$CDI"
 
 # --- STATUS, CHECK ------------------------------------------------------------------------
 

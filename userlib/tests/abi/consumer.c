@@ -125,6 +125,12 @@ int ABI_FN(_parent_list)(struct vrdma_handle *h)
 		FAIL_IF(future_bad(list->parents[0].abi_test_future, 3));
 #endif
 	}
+	/*
+	 * The array is the caller's, at the caller's struct size, which need
+	 * not be the library's: free must not read it.  Scribbling over it
+	 * stands for a caller whose entries are shorter than the library's.
+	 */
+	memset(list->parents, GUARD_BYTE, list->count * sizeof(*list->parents));
 	vrdma_parent_list_free(list);
 	return fails;
 }

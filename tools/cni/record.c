@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Records: where an attachment's state and CDI spec are, in a place that
+ * does not depend on the network configuration.
+ *
+ * A DEL must succeed, and clean up, even when it cannot read its network
+ * configuration, so it cannot learn "stateDir" and "cdiDir" from it.  ADD
+ * therefore writes RECORDS/VDEV.json before it makes the vdevice, with the
+ * container ID, ifname, network, vdevice and the directories it used;
+ * every teardown removes it.  RECORDS is /run/vrdma/cni/.records (a dot
+ * name, which no network can have), or $VRDMA_CNI_RECORDS for tests.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cni.h"
+
+#define DEFAULT_RECORD_DIR	"/run/vrdma/cni/.records"
+
+static const char *record_dir(void)
+{
+	const char *dir = getenv("VRDMA_CNI_RECORDS");
+
+	return dir && dir[0] == '/' ? dir : DEFAULT_RECORD_DIR;
+}
+
+static int record_path(const char *vdev, char *buf, size_t len)
+{
+	if ((size_t)snprintf(buf, len, "%s/%s.json", record_dir(), vdev) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/**
+ * record_save() - write the record of an attachment
+ * @c: the configuration with its directories
+ * @a: the attachment
+ * @e: receives the error
+ *
+ * Return: 0 or -1 with @e.
+ */
+int record_save(const struct cni_conf *c, const struct attachment *a,
+		struct cni_error *e)
+{
+	char path[PATH_MAX], dir[PATH_MAX], *slash;
+	struct json_object *o;
+	const char *text;
+	int ret;
+
+	if (record_path(a->vdev, path, sizeof(path)))
+		return cni_fail0(e, CNI_ERR_IO, "record path too long");
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	*slash = '\0';
+	ret = mkdir_p(dir);
+	if (ret)
+		return cni_fail(e, CNI_ERR_IO, "cannot make the record directory",
+				"%s: %s", dir, strerror(-ret));
+	o = json_object_new_object();
+	json_object_object_add(o, "containerID",
+			       json_object_new_string(a->container_id));
+	json_object_object_add(o, "network", json_object_new_string(a->network));
+	json_object_object_add(o, "ifname", json_object_new_string(a->ifname));
+	json_object_object_add(o, "vdevice", json_object_new_string(a->vdev));
+	json_object_object_add(o, "stateDir", json_object_new_string(c->state_dir));
+	json_object_object_add(o, "cdi", json_object_new_boolean(c->cdi));
+	json_object_object_add(o, "cdiDir", json_object_new_string(c->cdi_dir));
+	json_object_object_add(o, "cdiVersion",
+			       json_object_new_string(c->cdi_version));
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+					      JSON_C_TO_STRING_NOSLASHESCAPE);
+	ret = write_file_atomic(path, text, 0600);
+	json_object_put(o);
+	if (ret)
+		return cni_fail(e, CNI_ERR_IO, "cannot write the record",
+				"%s: %s", path, strerror(-ret));
+	return 0;
+}
+
+/**
+ * record_forget() - remove the record of a vdevice
+ * @vdev: the vdevice's name
+ *
+ * Return: 0 (also when there was none) or a negative errno.
+ */
+int record_forget(const char *vdev)
+{
+	char path[PATH_MAX];
+
+	if (record_path(vdev, path, sizeof(path)))
+		return -ENAMETOOLONG;
+	if (unlink(path) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+static bool copy_str(struct json_object *o, const char *key, char *buf,
+		     size_t len)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_string) ||
+	    (size_t)snprintf(buf, len, "%s", json_object_get_string(v)) >= len)
+		return false;
+	return buf[0] != '\0';
+}
+
+static int record_load(const char *path, struct record *r)
+{
+	struct json_object *o, *v;
+	bool ok;
+
+	memset(r, 0, sizeof(*r));
+	o = json_object_from_file(path);
+	if (!o)
+		return -EINVAL;
+	ok = json_object_is_type(o, json_type_object) &&
+	     copy_str(o, "containerID", r->container_id, sizeof(r->container_id)) &&
+	     copy_str(o, "network", r->network, sizeof(r->network)) &&
+	     copy_str(o, "ifname", r->ifname, sizeof(r->ifname)) &&
+	     copy_str(o, "vdevice", r->vdev, sizeof(r->vdev)) &&
+	     copy_str(o, "stateDir", r->state_dir, sizeof(r->state_dir)) &&
+	     copy_str(o, "cdiDir", r->cdi_dir, sizeof(r->cdi_dir)) &&
+	     copy_str(o, "cdiVersion", r->cdi_version, sizeof(r->cdi_version)) &&
+	     r->state_dir[0] == '/' && r->cdi_dir[0] == '/' &&
+	     !strchr(r->network, '/') && !strchr(r->vdev, '/');
+	r->cdi = json_object_object_get_ex(o, "cdi", &v) &&
+		 json_object_get_boolean(v);
+	json_object_put(o);
+	return ok ? 0 : -EINVAL;
+}
+
+/**
+ * record_list() - the records of one container ID and ifname
+ * @container_id: CNI_CONTAINERID
+ * @ifname: CNI_IFNAME
+ * @out: receives a malloc'ed array (NULL when empty); free() it
+ * @count: receives its length
+ *
+ * Files that are no records are left out.
+ *
+ * Return: 0 or a negative errno.
+ */
+int record_list(const char *container_id, const char *ifname,
+		struct record **out, size_t *count)
+{
+	char path[PATH_MAX];
+	struct record r, *arr;
+	struct dirent *de;
+	size_t len;
+	DIR *d;
+
+	*out = NULL;
+	*count = 0;
+	d = opendir(record_dir());
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		len = strlen(de->d_name);
+		if (len < 6 || strcmp(de->d_name + len - 5, ".json") ||
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", record_dir(),
+				     de->d_name) >= sizeof(path) ||
+		    record_load(path, &r) ||
+		    strcmp(r.container_id, container_id) ||
+		    strcmp(r.ifname, ifname))
+			continue;
+		arr = realloc(*out, (*count + 1) * sizeof(**out));
+		if (!arr) {
+			closedir(d);
+			return -ENOMEM;
+		}
+		*out = arr;
+		arr[(*count)++] = r;
+	}
+	closedir(d);
+	return 0;
+}
