@@ -47,7 +47,7 @@ bool vrdma_gid_allowed(struct vrdma_dev *vdev, const struct ib_gid_attr *attr)
  * @context: unused
  *
  * A refusal keeps the entry out of the vdevice's table; the RDMA core logs
- * it ("add_roce_gid: GID add failed") and goes on with the next.  The
+ * it ("add_roce_gid GID add failed") and goes on with the next.  The
  * parent's own table is not affected.
  *
  * Context: process context, the core's GID table lock held.
