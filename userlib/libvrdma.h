@@ -116,8 +116,8 @@ struct vrdma_acl {
  * @chardev_minor: minor number of @chardev
  * @netns_name: name under /var/run/netns of the namespace, empty if none
  * @gid_mode: enum vrdma_gid_mode, which GIDs of the parent the vdevice
- *	sees; -1 when the kernel does not say (vrdma before 0.2 shared them
- *	all), see vrdma_gid_mode_name()
+ *	sees; -1 when the kernel does not say (a module without GID modes
+ *	shares them all), see vrdma_gid_mode_name()
  *
  * @chardev* and @netns_name are not part of the protocol: the library fills
  * them in from /sys/class/infiniband_verbs and /var/run/netns.
