@@ -241,14 +241,44 @@ static bool vrdma_acl_match(const struct vrdma_acl *acl,
 }
 
 /**
+ * vrdma_acl_sgid_allowed() - may a vdevice use this GID of another
+ *	namespace's netdev as a source?
+ * @vdev: the vdevice
+ * @gid: the GID
+ *
+ * With a source ACL, the GIDs whose address it lists; without one, every
+ * GID in VRDMA_GID_MODE_SHARED and none in VRDMA_GID_MODE_TENANT.  GIDs of
+ * the vdevice's own namespace are allowed before this is asked
+ * (vrdma_gid_allowed()).
+ *
+ * Context: any; does not sleep.
+ * Return: true if allowed.
+ */
+bool vrdma_acl_sgid_allowed(struct vrdma_dev *vdev, const union ib_gid *gid)
+{
+	const struct vrdma_acl *sgids;
+	bool ret;
+
+	rcu_read_lock();
+	sgids = rcu_dereference(vdev->acl[VRDMA_ACL_SGID]);
+	if (sgids)
+		ret = vrdma_acl_match(sgids, gid);
+	else
+		ret = vdev->gid_mode == VRDMA_GID_MODE_SHARED;
+	rcu_read_unlock();
+	return ret;
+}
+
+/**
  * vrdma_acl_check_av() - may a vdevice use this address vector?
  * @vdev: the vdevice
  * @attr: the address vector, in vdevice terms, with its source GID
  *	attribute filled in by the core
  *
- * The source GID's address must be in the SGID list, the destination GID
- * in one of the peer prefixes.  Without a GRH nothing can be checked, so
- * a restricted vdevice refuses it.
+ * The source GID must be one the vdevice may use (vrdma_gid_allowed():
+ * its table holds no other, this catches a grant withdrawn since), the
+ * destination GID in one of the peer prefixes.  Without a GRH nothing can
+ * be checked, so a restricted vdevice refuses it.
  *
  * Context: any; does not sleep.
  * Return: 0, or -EACCES when an ACL refuses the address vector.
@@ -256,28 +286,24 @@ static bool vrdma_acl_match(const struct vrdma_acl *acl,
 int vrdma_acl_check_av(struct vrdma_dev *vdev,
 		       const struct rdma_ah_attr *attr)
 {
-	const struct vrdma_acl *sgids, *peers;
 	const struct ib_global_route *grh;
+	const struct vrdma_acl *peers;
 	int ret = -EACCES;
 
-	rcu_read_lock();
-	sgids = rcu_dereference(vdev->acl[VRDMA_ACL_SGID]);
-	peers = rcu_dereference(vdev->acl[VRDMA_ACL_PEER]);
-	if (!sgids && !peers) {
-		ret = 0;
-		goto out_unlock;
-	}
+	if (!vrdma_acl_restricted(vdev))
+		return 0;
 	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH)) {
 		vrdma_dbg(vdev, "address vector without GRH refused\n");
-		goto out_unlock;
+		return -EACCES;
 	}
 	grh = rdma_ah_read_grh(attr);
-	if (sgids && (!grh->sgid_attr ||
-		      !vrdma_acl_match(sgids, &grh->sgid_attr->gid))) {
+	if (!grh->sgid_attr || !vrdma_gid_allowed(vdev, grh->sgid_attr)) {
 		vrdma_dbg(vdev, "source GID %pI6 not allowed\n",
 			  grh->sgid_attr ? grh->sgid_attr->gid.raw : NULL);
-		goto out_unlock;
+		return -EACCES;
 	}
+	rcu_read_lock();
+	peers = rcu_dereference(vdev->acl[VRDMA_ACL_PEER]);
 	if (!vrdma_acl_match(peers, &grh->dgid)) {
 		vrdma_dbg(vdev, "destination GID %pI6 not allowed\n",
 			  grh->dgid.raw);
@@ -290,19 +316,22 @@ out_unlock:
 }
 
 /**
- * vrdma_acl_restricted() - does a vdevice have any address ACL?
+ * vrdma_acl_restricted() - is a vdevice limited in the addresses it uses?
  * @vdev: the vdevice
  *
- * What an ACL cannot check (UD QPs, multicast) is refused when this holds.
- * An ACL published later does not reach UD QPs created before it: set ACLs
- * when creating the vdevice (Documentation/security.rst).
+ * True for a vdevice with a source or peer ACL, and for one that does not
+ * share its parent's GIDs (VRDMA_GID_MODE_TENANT).  What the ACLs cannot
+ * check (UD QPs, multicast) is refused when this holds.  An ACL published
+ * later does not reach UD QPs created before it: set ACLs when creating
+ * the vdevice (Documentation/security.rst).
  *
  * Context: any; does not sleep.
- * Return: true if a source or peer ACL restricts the vdevice.
+ * Return: true if the vdevice's address vectors must be checked.
  */
 bool vrdma_acl_restricted(struct vrdma_dev *vdev)
 {
 	/* Only whether there is one: no dereference, no read-side section */
-	return rcu_access_pointer(vdev->acl[VRDMA_ACL_SGID]) ||
+	return vdev->gid_mode != VRDMA_GID_MODE_SHARED ||
+	       rcu_access_pointer(vdev->acl[VRDMA_ACL_SGID]) ||
 	       rcu_access_pointer(vdev->acl[VRDMA_ACL_PEER]);
 }

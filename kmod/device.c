@@ -82,9 +82,11 @@ static enum rdma_link_layer vrdma_get_link_layer(struct ib_device *ibdev,
 
 /*
  * The RoCE GID table of the vdevice is filled by the RDMA core from this
- * netdev, so it mirrors the parent's.  ib_device_set_netdev() must never be
- * used: rxe looks its devices up by netdev and driver id, which the vdevice
- * shares, and would take the vdevice for an rxe device.
+ * netdev and its upper devices in every namespace, as the parent's; the
+ * vdevice's add_gid op (gid.c) keeps out what the tenant may not see.
+ * ib_device_set_netdev() must never be used: rxe looks its devices up by
+ * netdev and driver id, which the vdevice shares, and would take the
+ * vdevice for an rxe device.
  */
 static struct net_device *vrdma_get_netdev(struct ib_device *ibdev, u32 port)
 {
@@ -130,11 +132,13 @@ static const struct ib_device_ops vrdma_dev_ops = {
 	.create_cq = vrdma_create_cq,
 	.create_qp = vrdma_create_qp,
 	.create_srq = vrdma_create_srq,
+	.add_gid = vrdma_add_gid,
 	.create_user_ah = vrdma_create_user_ah,
 	.dealloc_driver = vrdma_dealloc_driver,
 	.dealloc_mw = vrdma_dealloc_mw,
 	.dealloc_pd = vrdma_dealloc_pd,
 	.dealloc_ucontext = vrdma_dealloc_ucontext,
+	.del_gid = vrdma_del_gid,
 	.dereg_mr = vrdma_dereg_mr,
 	.destroy_ah = vrdma_destroy_ah,
 	.destroy_cq = vrdma_destroy_cq,

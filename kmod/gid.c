@@ -1,13 +1,74 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * GID translation.  The vdevice's RoCE GID table is built by the RDMA core
- * from the same netdev as the parent's, so it holds the same GIDs, but not
- * necessarily at the same indices.  Source GIDs are therefore translated
- * by value: (GID, type, netdev).
+ * The vdevice's GID table, and GID translation.
+ *
+ * The RDMA core builds the vdevice's RoCE GID table from the same netdev
+ * as the parent's: that netdev's addresses and those of its upper devices
+ * (macvlan, ipvlan, VLAN) in every network namespace.  Every entry passes
+ * through the vdevice's add_gid op first, which admits only the GIDs the
+ * tenant may use (vrdma_gid_allowed()); the others stay out of its table,
+ * so its sysfs files and queries never show them and no verb can name
+ * them by index.  What is admitted is a subset of the parent's GIDs, at
+ * indices the core chooses; source GIDs are therefore translated by value:
+ * (GID, type, netdev).
  */
+#include <linux/netdevice.h>
 #include <rdma/ib_cache.h>
 
 #include "vrdma.h"
+
+/**
+ * vrdma_gid_allowed() - may a vdevice see and use this GID?
+ * @vdev: the vdevice
+ * @attr: a GID entry of the vdevice (being added, or held)
+ *
+ * Allowed are the GIDs of netdevs in the vdevice's own network namespace,
+ * and then what vrdma_acl_sgid_allowed() grants: the SGIDS list when there
+ * is one, else every GID in VRDMA_GID_MODE_SHARED and none otherwise.
+ *
+ * Context: any; does not sleep.
+ * Return: true if the vdevice may have the GID in its table and send from it.
+ */
+bool vrdma_gid_allowed(struct vrdma_dev *vdev, const struct ib_gid_attr *attr)
+{
+	struct net_device *ndev;
+	bool own;
+
+	rcu_read_lock();
+	ndev = rcu_dereference(attr->ndev);
+	own = ndev && net_eq(dev_net(ndev), vdev->home);
+	rcu_read_unlock();
+	return own || vrdma_acl_sgid_allowed(vdev, &attr->gid);
+}
+
+/**
+ * vrdma_add_gid() - the vdevice's add_gid op: admit a GID to its table
+ * @attr: the entry the RDMA core is about to store, netdev held
+ * @context: unused
+ *
+ * A refusal keeps the entry out of the vdevice's table; the RDMA core logs
+ * it ("add_roce_gid GID add failed") and goes on with the next.  The
+ * parent's own table is not affected.
+ *
+ * Context: process context, the core's GID table lock held.
+ * Return: 0 to admit the GID, -EPERM to keep it out.
+ */
+int vrdma_add_gid(const struct ib_gid_attr *attr, void **context)
+{
+	return vrdma_gid_allowed(to_vdev(attr->device), attr) ? 0 : -EPERM;
+}
+
+/**
+ * vrdma_del_gid() - the vdevice's del_gid op: nothing to undo
+ * @attr: the entry being removed
+ * @context: unused
+ *
+ * Return: 0.
+ */
+int vrdma_del_gid(const struct ib_gid_attr *attr, void **context)
+{
+	return 0;
+}
 
 static const struct ib_gid_attr *
 vrdma_gid_translate(struct ib_device *to, const struct ib_gid_attr *from)

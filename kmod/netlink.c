@@ -45,6 +45,7 @@ static const struct nla_policy vrdma_policy[VRDMA_ATTR_MAX + 1] = {
 	/* Lists of VRDMA_ACL_ENTRY: vrdma_acl_parse() checks each entry. */
 	[VRDMA_ATTR_SGIDS] = { .type = NLA_NESTED },
 	[VRDMA_ATTR_PEERS] = { .type = NLA_NESTED },
+	[VRDMA_ATTR_GID_MODE] = NLA_POLICY_MAX(NLA_U8, VRDMA_GID_MODE_MAX),
 };
 
 static const int vrdma_acl_attr[VRDMA_NR_ACL] = {
@@ -144,6 +145,7 @@ static int vrdma_fill_dev(struct sk_buff *skb, struct vrdma_dev *vdev,
 	    vrdma_put_res(skb, VRDMA_ATTR_LIMITS, vrdma_get_limit, vdev) ||
 	    vrdma_put_res(skb, VRDMA_ATTR_USAGE, vrdma_get_usage, vdev) ||
 	    vrdma_acl_fill(skb, vdev) ||
+	    nla_put_u8(skb, VRDMA_ATTR_GID_MODE, vdev->gid_mode) ||
 	    (reason >= 0 && nla_put_u8(skb, VRDMA_ATTR_REASON, reason)))
 		goto err_cancel;
 
@@ -303,6 +305,8 @@ static int vrdma_nl_dev_new(struct sk_buff *skb, struct genl_info *info)
 	ret = vrdma_nl_parse_acls(info, params.acl);
 	if (ret)
 		return ret;
+	if (info->attrs[VRDMA_ATTR_GID_MODE])
+		params.gid_mode = nla_get_u8(info->attrs[VRDMA_ATTR_GID_MODE]);
 
 	params.net = vrdma_nl_get_net(info);
 	if (IS_ERR(params.net)) {
@@ -354,10 +358,16 @@ static int vrdma_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
 	struct vrdma_acl *acl[VRDMA_NR_ACL];
 	u64 limit[VRDMA_NR_RES];
 	struct vrdma_dev *vdev;
+	bool rescan = false;
 	int kind, ret;
 
 	if (GENL_REQ_ATTR_CHECK(info, VRDMA_ATTR_DEV_NAME))
 		return -EINVAL;
+	if (info->attrs[VRDMA_ATTR_GID_MODE]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[VRDMA_ATTR_GID_MODE],
+				    "the GID mode is chosen when the vdevice is created");
+		return -EINVAL;
+	}
 	if (!info->attrs[VRDMA_ATTR_LIMITS] &&
 	    !info->attrs[VRDMA_ATTR_SGIDS] && !info->attrs[VRDMA_ATTR_PEERS]) {
 		NL_SET_ERR_MSG(info->extack, "nothing to change");
@@ -386,9 +396,17 @@ static int vrdma_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
 		vrdma_acl_replace(vdev, kind, acl[kind]);
 		acl[kind] = NULL;
 	}
+	/* Addresses SGIDS now grants enter the GID table (gid.c). */
+	if (info->attrs[VRDMA_ATTR_SGIDS])
+		rescan = ib_device_try_get(&vdev->ibdev);
 out_unlock:
 	mutex_unlock(&vrdma_mutex);
 	vrdma_nl_free_acls(acl);
+	if (rescan) {
+		/* Takes RTNL and the GID table locks: not under vrdma_mutex */
+		rdma_roce_rescan_device(&vdev->ibdev);
+		ib_device_put(&vdev->ibdev);
+	}
 	return ret;
 }
 

@@ -490,6 +490,7 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 	vrdma_dev_init_attrs(vdev);
 	vrdma_dev_set_ops(vdev);
 	vrdma_quota_init(vdev, params->limit);
+	vdev->gid_mode = params->gid_mode;
 	ret = vrdma_acl_init(vdev, params->acl);
 	if (ret)
 		goto err_dealloc;

@@ -129,6 +129,8 @@ enum vrdma_acl_kind {
  * @quota: object limits and counters
  * @acl: address ACLs by enum vrdma_acl_kind, NULL when everything is
  *	allowed; replaced under vrdma_mutex, read under RCU
+ * @gid_mode: enum vrdma_gid_mode, which of the parent's GIDs the vdevice
+ *	sees (gid.c); set before registration, constant after
  */
 struct vrdma_dev {
 	struct ib_device ibdev;
@@ -138,6 +140,7 @@ struct vrdma_dev {
 	struct list_head parent_node;
 	struct vrdma_quota quota;
 	struct vrdma_acl __rcu *acl[VRDMA_NR_ACL];
+	u8 gid_mode;
 	/*
 	 * Where and under which name vrdma registered the vdevice; set
 	 * before registration, constant after.  The RDMA core's netlink can
@@ -244,6 +247,7 @@ struct vrdma_dev_params {
 	struct net *net;
 	u64 limit[VRDMA_NR_RES];
 	struct vrdma_acl *acl[VRDMA_NR_ACL];
+	u8 gid_mode;
 };
 
 int vrdma_dev_create(const struct vrdma_dev_params *params,
@@ -301,6 +305,7 @@ void vrdma_acl_replace(struct vrdma_dev *vdev, enum vrdma_acl_kind kind,
 void vrdma_acl_free(struct vrdma_dev *vdev);
 int vrdma_acl_fill(struct sk_buff *skb, struct vrdma_dev *vdev);
 bool vrdma_acl_restricted(struct vrdma_dev *vdev);
+bool vrdma_acl_sgid_allowed(struct vrdma_dev *vdev, const union ib_gid *gid);
 int vrdma_acl_check_av(struct vrdma_dev *vdev,
 		       const struct rdma_ah_attr *attr);
 
@@ -396,7 +401,10 @@ int vrdma_create_user_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 			 struct ib_udata *udata);
 int vrdma_destroy_ah(struct ib_ah *ibah, u32 flags);
 
-/* gid.c: GID translation between a vdevice and its parent */
+/* gid.c: the vdevice's GID table and GID translation to its parent */
+int vrdma_add_gid(const struct ib_gid_attr *attr, void **context);
+int vrdma_del_gid(const struct ib_gid_attr *attr, void **context);
+bool vrdma_gid_allowed(struct vrdma_dev *vdev, const struct ib_gid_attr *attr);
 const struct ib_gid_attr *vrdma_gid_to_parent(struct vrdma_dev *vdev,
 					      const struct ib_gid_attr *vattr);
 int vrdma_ah_attr_to_parent(struct vrdma_dev *vdev,

@@ -33,7 +33,8 @@ IPA=10.71.1.1
 IPB=10.71.2.1
 
 ktap_plan setup probe_works_on_parent default_allows_all a_own_subnet \
-	a_other_peer_refused a_other_sgid_refused a_host_sgid_refused \
+	a_other_peer_refused a_other_sgid_hidden a_host_sgid_hidden \
+	a_other_sgid_refused \
 	b_own_subnet b_other_peer_refused show_text show_json \
 	ud_refused_with_acl ud_and_mcast_without_acl source_qpn_never_granted \
 	mcast_refused_once_restricted \
@@ -54,8 +55,9 @@ setup() {
 	vdev_add vB "$B" sgid "$IPB" peer 10.71.2.0/24 || return 1
 	vdev_add vU "$U" || return 1
 	# The GID tables follow the new addresses asynchronously.
-	wait_for 30 in_ns "$A" "$PROBE" vA "$IPB" "$IPB" >/dev/null &&
-		wait_for 30 in_ns "$B" "$PROBE" vB "$IPA" "$IPA" >/dev/null &&
+	wait_for 30 in_ns "$A" "$PROBE" vA "$IPA" "$IPA" >/dev/null &&
+		wait_for 30 in_ns "$B" "$PROBE" vB "$IPB" "$IPB" >/dev/null &&
+		wait_for 30 in_init "$PROBE" "$PARENT" "$IPB" "$IPB" >/dev/null &&
 		wait_for 30 in_ns "$U" "$PROBE" vU "$IPA" "$IPB" >/dev/null
 }
 
@@ -89,8 +91,24 @@ probe probe_works_on_parent init "$PARENT" "$IPA" "$IPB" "$OK"
 probe default_allows_all "$U" vU "$IPA" "$IPB" "$OK"
 probe a_own_subnet "$A" vA "$IPA" "$IPA" "$OK"
 probe a_other_peer_refused "$A" vA "$IPA" "$IPB" "$NO"
-probe a_other_sgid_refused "$A" vA "$IPB" "$IPA" "$NO"
-probe a_host_sgid_refused "$A" vA 10.99.0.1 "$IPA" "$NO"
+# Addresses outside the sgid list are not even in vA's table (gid.c)...
+probe a_other_sgid_hidden "$A" vA "$IPB" "$IPA" "not in the GID table"
+probe a_host_sgid_hidden "$A" vA 10.99.0.1 "$IPA" "not in the GID table"
+# ...and naming them by the parent's index does not reach them either.
+pidx=$(in_init "$PROBE" "$PARENT" "$IPB" "$IPB" | sed -n 's/^gid=\([0-9]*\).*/\1/p')
+own=$(in_ns "$A" cat "/sys/class/infiniband/vA/ports/1/gids/$pidx" 2>/dev/null)
+if [ -z "$pidx" ]; then
+	ktap_fail a_other_sgid_refused "no index of $IPB on $PARENT"
+elif [ "$own" = "$(gid_of "$IPA")" ]; then
+	ktap_skip a_other_sgid_refused "vA's own $IPA sits at index $pidx"
+else
+	out=$(in_ns "$A" "$PROBE" vA "@$pidx" "$IPA" 2>&1)
+	if [[ $out == *"rtr="* && $out != *"rtr=ok"* && $out != *"ah=ok"* ]]; then
+		ktap_ok a_other_sgid_refused "index $pidx: $out"
+	else
+		ktap_fail a_other_sgid_refused "index $pidx: $out"
+	fi
+fi
 probe b_own_subnet "$B" vB "$IPB" "$IPB" "$OK"
 probe b_other_peer_refused "$B" vB "$IPB" "$IPA" "$NO"
 

@@ -92,7 +92,7 @@ conflist() {	# NAME SUBNET BRIDGE [VRDMA-PLUGIN-JSON]
 	  (if $v then [$v] else [] end))}' >"$T/net.d/$1.conflist"
 }
 conflist rdmanet-cdi 10.95.0.0/24 cni-vcdi0 \
-	"$(jq -cn --arg p "$PARENT" '{type: "vrdma", parent: $p, limits: {qp: 64}}')"
+	"$(jq -cn --arg p "$PARENT" '{type: "vrdma", parent: $p, gids: "shared", limits: {qp: 64}}')"
 conflist rail2-cdi 10.93.0.0/24 cni-vcdi2 \
 	"$(jq -cn --arg p "$PARENT" '{type: "vrdma", parent: $p}')"
 conflist plain-cdi 10.94.0.0/24 cni-vcdi1

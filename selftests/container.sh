@@ -93,7 +93,7 @@ sandbox_ready() {
 
 # --- sandbox A: named netns, vdevice first, then the sandbox ---------------
 
-if in_init "$VRDMACTL" dev add vA parent "$PARENT" netns-path "/run/netns/$A"; then
+if in_init "$VRDMACTL" dev add vA parent "$PARENT" gids shared netns-path "/run/netns/$A"; then
 	cleanup_push "$VRDMACTL" dev del vA
 	ktap_ok vA_created_by_netns_path
 else
@@ -124,7 +124,7 @@ else
 	ktap_fail sandbox_b_started
 fi
 
-if in_init "$VRDMACTL" dev add vB parent "$PARENT" netns-pid "$PID_B"; then
+if in_init "$VRDMACTL" dev add vB parent "$PARENT" gids shared netns-pid "$PID_B"; then
 	cleanup_push "$VRDMACTL" dev del vB
 	ktap_ok vB_created_by_netns_pid
 else

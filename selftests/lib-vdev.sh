@@ -8,21 +8,34 @@
 # RDMA also need a TCP path for the applications' out-of-band exchange of
 # QP numbers (perftest and ibv_*_pingpong without rdma_cm); link_ns gives
 # them a veth pair of their own.  The RoCE traffic itself always uses the
-# parent's GIDs in init_net (rxe in 6.1 works only there; see DESIGN.md).
+# parent's GIDs in init_net (rxe in 6.1 works only there; see DESIGN.md),
+# which the vdevices see because vdev_add asks for "gids shared".
 
 # GID index of the parent's IPv4-mapped address, the same on every vdevice
 # (translated by value, but the tables mirror each other).
 GIDX=${GIDX:-1}
 OOB_NET=10.98
 
-# vdev_add NAME NS [LIMIT...] - create vdevice NAME in netns NS on $PARENT,
-# delete it at exit.
+# vdev_add NAME NS [ARG...] - create vdevice NAME in netns NS on $PARENT,
+# delete it at exit.  ARGs are more dev add words (limits, ACLs).  The
+# vdevice shares the host's addresses ("gids shared"), which the RoCE
+# traffic between test containers needs with rxe before 7.1, unless an
+# ARG says "gids" itself ("gids tenant": the default of vrdma).
 vdev_add() {
-	local name=$1 ns=$2
+	local name=$1 ns=$2 mode=(gids shared)
 	shift 2
-	in_init "$VRDMACTL" dev add "$name" parent "$PARENT" netns "$ns" "$@" ||
-		return 1
+	[[ " $* " == *" gids "* ]] && mode=()
+	in_init "$VRDMACTL" dev add "$name" parent "$PARENT" netns "$ns" \
+		"${mode[@]}" "$@" || return 1
 	cleanup_push "$VRDMACTL" dev del "$name"
+}
+
+# gid_of IPV4 - the sysfs spelling of the address's RoCE GID (IPv4-mapped).
+gid_of() {
+	local IFS=.
+	# shellcheck disable=SC2086  # split on the dots
+	set -- $1
+	printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x\n' "$1" "$2" "$3" "$4"
 }
 
 # link_ns NS1 NS2 N - veth pair between NS1 (10.98.N.1) and NS2 (10.98.N.2).

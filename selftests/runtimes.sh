@@ -201,7 +201,7 @@ docker_vdev() {
 		"$IMAGE" sleep infinity || return 1
 	cleanup_push docker rm -f "$CTR"
 	pid=$(docker inspect -f '{{.State.Pid}}' "$CTR")
-	run "$VRDMACTL" dev add vr-dock1 parent "$PARENT" netns-pid "$pid" || return 1
+	run "$VRDMACTL" dev add vr-dock1 parent "$PARENT" gids shared netns-pid "$pid" || return 1
 	cleanup_push "$VRDMACTL" dev del vr-dock1
 	# In the container's network namespace
 	local want have
@@ -276,7 +276,7 @@ no_rule() {
 	run docker run -d --name "$CTR-norule" "$IMAGE" sleep infinity || return 1
 	cleanup_push docker rm -f "$CTR-norule"
 	pid=$(docker inspect -f '{{.State.Pid}}' "$CTR-norule")
-	run "$VRDMACTL" dev add vr-dock2 parent "$PARENT" netns-pid "$pid" || return 1
+	run "$VRDMACTL" dev add vr-dock2 parent "$PARENT" gids shared netns-pid "$pid" || return 1
 	cleanup_push "$VRDMACTL" dev del vr-dock2
 	read -r node majmin <<<"$("$VRDMACTL" -j dev show vr-dock2 | jq -r '.[0] | .chardev + " " + .chardev_dev')"
 	run docker exec "$CTR-norule" mkdir -p /dev/infiniband &&
@@ -311,7 +311,8 @@ cat >"$T/rdmanet.conflist" <<EOF
   "plugins": [
     { "type": "bridge", "bridge": "cni-vrdma0",
       "ipam": { "type": "host-local", "subnet": "10.97.0.0/24" } },
-    { "type": "vrdma", "parent": "$PARENT", "limits": { "qp": 64, "mr": 256 } }
+    { "type": "vrdma", "parent": "$PARENT", "gids": "shared",
+      "limits": { "qp": 64, "mr": 256 } }
   ]
 }
 EOF

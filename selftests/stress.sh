@@ -52,7 +52,7 @@ END=$((EPOCHSECONDS + SECS))
 # followed by what failed.
 churn() {	# NAME NS
 	while [ "$EPOCHSECONDS" -lt "$END" ]; do
-		if "$VRDMACTL" dev add "$1" parent "$PARENT" netns "$2" 2>>"$T/$1.log" &&
+		if "$VRDMACTL" dev add "$1" parent "$PARENT" gids shared netns "$2" 2>>"$T/$1.log" &&
 		   "$VRDMACTL" dev del "$1" 2>>"$T/$1.log"; then
 			echo ok
 		else

@@ -233,10 +233,23 @@ int vrdma_dev_add_acl(struct vrdma_handle *h, const char *name,
 		      const struct vrdma_acl *sgids,
 		      const struct vrdma_acl *peers)
 {
+	return vrdma_dev_add_gids(h, name, parent, netns, limits, sgids, peers,
+				  VRDMA_GID_MODE_DEFAULT);
+}
+
+int vrdma_dev_add_gids(struct vrdma_handle *h, const char *name,
+		       const char *parent, const struct vrdma_netns_spec *netns,
+		       const struct vrdma_res_values *limits,
+		       const struct vrdma_acl *sgids,
+		       const struct vrdma_acl *peers, int gid_mode)
+{
 	union vrdma_msgbuf req;
 	struct nlmsghdr *nlh;
 	int fd, ret;
 
+	if (gid_mode != VRDMA_GID_MODE_DEFAULT &&
+	    (gid_mode < 0 || gid_mode > VRDMA_GID_MODE_MAX))
+		return vrdma_set_error(h, -EINVAL, "bad GID mode %d", gid_mode);
 	ret = check_name(h, "device", name);
 	if (!ret)
 		ret = check_name(h, "parent", parent);
@@ -245,6 +258,8 @@ int vrdma_dev_add_acl(struct vrdma_handle *h, const char *name,
 	if (ret)
 		return ret;
 	nlh = vrdma_msg_start(h, req.buf, VRDMA_CMD_DEV_NEW, NLM_F_ACK);
+	if (gid_mode != VRDMA_GID_MODE_DEFAULT)
+		mnl_attr_put_u8(nlh, VRDMA_ATTR_GID_MODE, (uint8_t)gid_mode);
 	mnl_attr_put_strz(nlh, VRDMA_ATTR_DEV_NAME, name);
 	mnl_attr_put_strz(nlh, VRDMA_ATTR_PARENT_NAME, parent);
 	if (limits) {

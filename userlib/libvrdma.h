@@ -115,6 +115,9 @@ struct vrdma_acl {
  * @chardev_major: major number of @chardev
  * @chardev_minor: minor number of @chardev
  * @netns_name: name under /var/run/netns of the namespace, empty if none
+ * @gid_mode: enum vrdma_gid_mode, which GIDs of the parent the vdevice
+ *	sees; -1 when the kernel does not say (a module without GID modes
+ *	shares them all), see vrdma_gid_mode_name()
  *
  * @chardev* and @netns_name are not part of the protocol: the library fills
  * them in from /sys/class/infiniband_verbs and /var/run/netns.
@@ -137,6 +140,7 @@ struct vrdma_dev {
 	unsigned int chardev_major;
 	unsigned int chardev_minor;
 	char netns_name[VRDMA_NETNS_NAME_SIZE];
+	int gid_mode;
 };
 
 /**
@@ -538,6 +542,44 @@ int vrdma_dev_add_acl(struct vrdma_handle *h, const char *name,
 		      const struct vrdma_res_values *limits,
 		      const struct vrdma_acl *sgids,
 		      const struct vrdma_acl *peers);
+
+/* "Leave the GID mode to the kernel's default" (vrdma_dev_add_gids()) */
+#define VRDMA_GID_MODE_DEFAULT	(-1)
+
+/**
+ * vrdma_dev_add_gids() - create a vdevice, choosing which GIDs it sees
+ * @h: the handle
+ * @name: name of the new vdevice
+ * @parent: name of the parent ib_device
+ * @netns: the namespace the vdevice is born in
+ * @limits: limits to set, or NULL
+ * @sgids: as for vrdma_dev_add_acl()
+ * @peers: as for vrdma_dev_add_acl()
+ * @gid_mode: VRDMA_GID_MODE_TENANT (the addresses of its own namespace
+ *	and @sgids), VRDMA_GID_MODE_SHARED (every GID of the parent, needed
+ *	with rxe parents before Linux 7.1, whose RoCE traffic uses the host's
+ *	addresses) or VRDMA_GID_MODE_DEFAULT (not sent; the kernel's default
+ *	is VRDMA_GID_MODE_TENANT)
+ *
+ * Like vrdma_dev_add_acl().  The mode is fixed for the vdevice's life.
+ * Since VRDMA_1.1.
+ *
+ * Return: 0 or a negative errno.
+ */
+int vrdma_dev_add_gids(struct vrdma_handle *h, const char *name,
+		       const char *parent, const struct vrdma_netns_spec *netns,
+		       const struct vrdma_res_values *limits,
+		       const struct vrdma_acl *sgids,
+		       const struct vrdma_acl *peers, int gid_mode);
+
+/**
+ * vrdma_gid_mode_name() - name of an enum vrdma_gid_mode
+ * @mode: the mode
+ *
+ * Return: "tenant" or "shared", or NULL for a value the library does not
+ * know (-1: the kernel did not say).  Since VRDMA_1.1.
+ */
+const char *vrdma_gid_mode_name(int mode);
 
 /**
  * vrdma_dev_set_acl() - change limits and address ACLs of a live vdevice

@@ -100,3 +100,15 @@ const char *vrdma_del_reason_name(int reason)
 		return NULL;
 	return del_reasons[reason];
 }
+
+static const char *const gid_modes[] = {
+	[VRDMA_GID_MODE_TENANT]	= "tenant",
+	[VRDMA_GID_MODE_SHARED]	= "shared",
+};
+
+const char *vrdma_gid_mode_name(int mode)
+{
+	if (mode < 0 || (size_t)mode >= ARRAY_SIZE(gid_modes))
+		return NULL;
+	return gid_modes[mode];
+}

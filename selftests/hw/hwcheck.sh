@@ -171,7 +171,7 @@ else
 	find "$WORK/tests" -name '*.gz' -exec gunzip -q {} +
 	NS=hwcheck-$$
 	if ! ip netns add "$NS" || ! ip -n "$NS" link set lo up ||
-	   ! "$TOP/tools/vrdmactl/vrdmactl" dev add "hwk$$" parent "$PARENT" netns "$NS" >"$WORK/add" 2>&1; then
+	   ! "$TOP/tools/vrdmactl/vrdmactl" dev add "hwk$$" parent "$PARENT" gids shared netns "$NS" >"$WORK/add" 2>&1; then
 		not_ready "cannot create a vdevice on $PARENT: $(cat "$WORK/add")"
 	fi
 	run_pyverbs "$PARENT" "" "$WORK/native.txt"

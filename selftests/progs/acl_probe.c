@@ -70,10 +70,18 @@ int main(int argc, char **argv)
 	struct ibv_qp *qp;
 	struct ibv_ah *ah;
 	int idx = -1, i, rtr, ahr;
+	char *end;
 
-	if (argc != 4 || addr_to_gid(argv[2], &src) ||
+	if (argc == 4 && argv[2][0] == '@') {
+		idx = (int)strtol(argv[2] + 1, &end, 10);
+		if (end == argv[2] + 1 || *end || idx < 0)
+			idx = -2;
+		memset(&src, 0, sizeof(src));
+	}
+	if (argc != 4 || idx == -2 ||
+	    (idx < 0 && addr_to_gid(argv[2], &src)) ||
 	    addr_to_gid(argv[3], &dst)) {
-		fprintf(stderr, "usage: acl_probe DEVICE SRC DST\n");
+		fprintf(stderr, "usage: acl_probe DEVICE { SRC | @INDEX } DST\n");
 		return 2;
 	}
 	ctx = open_device_by_name(argv[1]);

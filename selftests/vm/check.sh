@@ -28,8 +28,8 @@ KERNELS_SH=$TOP/scripts/kernels.sh
 
 # What every other kernel runs: the module's life, what a tenant sees, the
 # data path, the verbs, the quotas, object lifecycles, the hardware-like
-# parent, the ownership of shadows and the attacks.
-CORE_TESTS="module visibility traffic verbs quota lifecycle sim shadow_owner attack"
+# parent, the ownership of shadows, the attacks and the tenants' addresses.
+CORE_TESTS="module visibility traffic verbs quota lifecycle sim shadow_owner attack tenancy"
 
 TESTS=
 case ${1:-} in

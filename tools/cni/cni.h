@@ -94,6 +94,7 @@ struct cni_conf {
 	bool peers_from_prev;
 	struct vrdma_acl sgids;
 	struct vrdma_acl peers;
+	int gid_mode;
 	bool cdi;
 	const char *cdi_dir;
 	const char *cdi_version;

@@ -450,7 +450,7 @@ static const char *const known_keys[] = {
 	"cniVersion", "cniVersions", "name", "type", "args", "runtimeConfig",
 	"capabilities", "prevResult", "ipMasq", "ipam", "dns",
 	"cni.dev/valid-attachments", "cni.dev/attachments",
-	"parent", "limits", "maxLimits", "acl", "cdi", "cdiDir", "cdiVersion",
+	"parent", "limits", "maxLimits", "acl", "gids", "cdi", "cdiDir", "cdiVersion",
 	"rdmaMax", "stateDir", "cgroupRoot", NULL
 };
 
@@ -530,6 +530,20 @@ static int conf_parse(const char *text, struct cni_conf *c, struct cni_error *e)
 		    parse_acl_list(get(acl, "peers"), "peers", &c->peers_from_prev,
 				   &c->peers, true, e))
 			return -1;
+	}
+	/* "gids": "tenant" (the default) or "shared" (the host's addresses) */
+	c->gid_mode = VRDMA_GID_MODE_DEFAULT;
+	v = get(c->root, "gids");
+	if (v) {
+		if (json_object_is_type(v, json_type_string) &&
+		    !strcmp(json_object_get_string(v), "tenant"))
+			c->gid_mode = VRDMA_GID_MODE_TENANT;
+		else if (json_object_is_type(v, json_type_string) &&
+			 !strcmp(json_object_get_string(v), "shared"))
+			c->gid_mode = VRDMA_GID_MODE_SHARED;
+		else
+			return cni_fail0(e, CNI_ERR_CONFIG,
+					 "\"gids\" must be \"tenant\" or \"shared\"");
 	}
 	v = get(c->root, "cdi");
 	c->cdi = true;
@@ -727,8 +741,9 @@ static int cmd_add(const struct cni_conf *c, const struct cni_env *env,
 	if (open_handle(&h, e))
 		goto err_record;
 	ns.path = env->netns;
-	if (vrdma_dev_add_acl(h, a.vdev, c->parent, &ns,
-			      limits.present ? &limits : NULL, &sgids, &peers)) {
+	if (vrdma_dev_add_gids(h, a.vdev, c->parent, &ns,
+			       limits.present ? &limits : NULL, &sgids, &peers,
+			       c->gid_mode)) {
 		cni_fail(e, CNI_ERR_VDEV, "cannot create the vdevice", "%s on %s: %s",
 			 a.vdev, c->parent, vrdma_strerror(h));
 		vrdma_close(h);

@@ -16,6 +16,7 @@ static void dev_usage(FILE *f)
 	      "                    { netns NSNAME | netns-pid PID | netns-path PATH }\n"
 	      "                    [ LIMITS ]\n"
 	      "                    [ ACL ]\n"
+	      "                    [ gids { tenant | shared } ]\n"
 	      "       " VCTL_NAME " dev set NAME { LIMITS | ACL }...\n"
 	      "       " VCTL_NAME " dev del NAME\n"
 	      "       " VCTL_NAME " dev help\n"
@@ -41,6 +42,7 @@ enum dev_kw_kind {
 	KW_NETNS,
 	KW_NETNS_PID,
 	KW_NETNS_PATH,
+	KW_GIDS,
 	KW_LIMIT,
 	KW_SGID,
 	KW_PEER,
@@ -68,7 +70,8 @@ static const struct dev_keyword add_keywords[] = {
 	{ "netns",	KW_NETNS,	VRDMA_RES_UNSPEC },
 	{ "netns-pid",	KW_NETNS_PID,	VRDMA_RES_UNSPEC },
 	{ "netns-path",	KW_NETNS_PATH,	VRDMA_RES_UNSPEC },
-#define FIRST_LIMIT_KEYWORD 4
+	{ "gids",	KW_GIDS,	VRDMA_RES_UNSPEC },
+#define FIRST_LIMIT_KEYWORD 5
 	{ "ctx",	KW_LIMIT,	VRDMA_RES_CTX },
 	{ "pd",		KW_LIMIT,	VRDMA_RES_PD },
 	{ "cq",		KW_LIMIT,	VRDMA_RES_CQ },
@@ -108,6 +111,8 @@ static const char *res_word(enum vrdma_res res)
  * @peers: the peer prefixes given ("peer" may repeat)
  * @sgid_any: "sgid any" was given
  * @peer_any: "peer any" was given
+ * @gid_mode: enum vrdma_gid_mode given with "gids", or
+ *	VRDMA_GID_MODE_DEFAULT
  */
 struct dev_args {
 	const char *parent;
@@ -119,6 +124,7 @@ struct dev_args {
 	struct vrdma_acl peers;
 	bool sgid_any;
 	bool peer_any;
+	int gid_mode;
 };
 
 /*
@@ -202,6 +208,25 @@ bad_value:
 	return -1;
 }
 
+static int set_gid_mode(const char *what, const struct dev_keyword *k,
+			const char *val, struct dev_args *a)
+{
+	int mode;
+
+	if (a->gid_mode != VRDMA_GID_MODE_DEFAULT) {
+		vctl_error("%s: \"%s\" given twice", what, k->name);
+		return -1;
+	}
+	for (mode = 0; mode <= VRDMA_GID_MODE_MAX; mode++)
+		if (!strcmp(val, vrdma_gid_mode_name(mode))) {
+			a->gid_mode = mode;
+			return 0;
+		}
+	vctl_error("%s: bad value \"%s\" for \"%s\" (tenant or shared)",
+		   what, val, k->name);
+	return -1;
+}
+
 static int set_limit(const char *what, const struct dev_keyword *k,
 		     const char *val, struct dev_args *a)
 {
@@ -259,6 +284,9 @@ static int parse_keywords(const char *what, const struct dev_keyword *table,
 		case KW_NETNS_PATH:
 			ret = set_netns(what, k, argv[i + 1], a);
 			break;
+		case KW_GIDS:
+			ret = set_gid_mode(what, k, argv[i + 1], a);
+			break;
 		case KW_LIMIT:
 			ret = set_limit(what, k, argv[i + 1], a);
 			break;
@@ -295,7 +323,7 @@ static int dev_name_arg(const char *what, int argc, char **argv,
 
 static int dev_add(struct vctl *c, int argc, char **argv)
 {
-	struct dev_args a = { 0 };
+	struct dev_args a = { .gid_mode = VRDMA_GID_MODE_DEFAULT };
 	struct vrdma_handle *h;
 	const char *name;
 	int ret;
@@ -316,9 +344,9 @@ static int dev_add(struct vctl *c, int argc, char **argv)
 	h = vctl_handle(c);
 	if (!h)
 		return VCTL_EFAIL;
-	if (vrdma_dev_add_acl(h, name, a.parent, &a.netns,
-			      a.limits.present ? &a.limits : NULL,
-			      &a.sgids, &a.peers))
+	if (vrdma_dev_add_gids(h, name, a.parent, &a.netns,
+			       a.limits.present ? &a.limits : NULL,
+			       &a.sgids, &a.peers, a.gid_mode))
 		return vctl_kernel_error(c, "dev add");
 	return 0;
 }
@@ -458,6 +486,7 @@ void vctl_print_dev(const char *key, const struct vrdma_dev *d)
 {
 	const char *state = vrdma_port_state_name(d->port_state);
 	const char *driver = vrdma_driver_name(d->driver_id);
+	const char *gids = vrdma_gid_mode_name(d->gid_mode);
 	char buf[32];
 
 	out_obj_begin(key);
@@ -468,6 +497,8 @@ void vctl_print_dev(const char *key, const struct vrdma_dev *d)
 	if (driver)
 		out_str("driver", " driver %s", driver);
 	out_str("state", " state %s", state ? state : "UNKNOWN");
+	if (gids)
+		out_str("gids", " gids %s", gids);
 	if (d->netns_ino) {
 		out_obj_begin("netns");
 		out_uint("inode", d->netns_name[0] ? NULL : " netns-inode %s",

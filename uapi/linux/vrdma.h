@@ -32,6 +32,10 @@
  *             VRDMA_ATTR_LIMITS            NLA_NESTED optional, see LIMITS
  *             VRDMA_ATTR_SGIDS             NLA_NESTED optional, see ACL
  *             VRDMA_ATTR_PEERS             NLA_NESTED optional, see ACL
+ *             VRDMA_ATTR_GID_MODE          NLA_U8    optional, enum
+ *                                          vrdma_gid_mode, default
+ *                                          VRDMA_GID_MODE_TENANT; fixed
+ *                                          for the vdevice's life
  *   reply:    none (NLMSG_ERROR ack); an event is multicast on success
  *
  * VRDMA_CMD_DEV_DEL (doit)
@@ -41,7 +45,8 @@
  *   Changes the limits or address ACLs of a live vdevice.  Only the
  *   resources present in the LIMITS nest change; an ACL nest present
  *   replaces that ACL as a whole (an empty nest allows everything again).
- *   At least one of LIMITS, SGIDS and PEERS is required.  A limit below
+ *   At least one of LIMITS, SGIDS and PEERS is required; GID_MODE is
+ *   refused (EINVAL): it is chosen at creation.  A limit below
  *   the current use keeps existing objects; new ones fail with EDQUOT
  *   until the use is below the limit.
  *   request:  VRDMA_ATTR_DEV_NAME          required
@@ -62,6 +67,7 @@
  *             VRDMA_ATTR_USAGE             NLA_NESTED (same layout)
  *             VRDMA_ATTR_SGIDS             NLA_NESTED, only when restricted
  *             VRDMA_ATTR_PEERS             NLA_NESTED, only when restricted
+ *             VRDMA_ATTR_GID_MODE          NLA_U8    enum vrdma_gid_mode
  *   Dumps are consistent: when the set of vdevices changes during a dump,
  *   the dump is flagged NLM_F_DUMP_INTR and should be restarted.
  *
@@ -112,9 +118,22 @@
  *   restricts the destination GIDs to the listed prefixes.  Both are
  *   checked when a QP is modified with an address vector (RC/UC connect)
  *   and when an AH is created; a refused address vector fails with
- *   EACCES.  Without the attribute (the default) every source GID of the
- *   parent and every destination is allowed.  Changing an ACL does not
- *   affect QPs and AHs already set up.
+ *   EACCES.  Without the attribute (the default) every destination is
+ *   allowed, and the sources are those GID_MODE gives.  Changing an ACL
+ *   does not affect QPs and AHs already set up.
+ *
+ * GID mode (VRDMA_ATTR_GID_MODE): which of the parent's RoCE GIDs appear
+ * in the vdevice's GID table and may be used as a source.  Always: the
+ * GIDs of netdevs in the vdevice's own network namespace (a macvlan,
+ * ipvlan or VLAN of the parent's netdev moved there).  Besides them:
+ *   VRDMA_GID_MODE_TENANT  only the addresses listed in SGIDS (none when
+ *                          SGIDS is absent); the default
+ *   VRDMA_GID_MODE_SHARED  every GID of the parent (the host's addresses
+ *                          and other tenants'), or only the SGIDS ones
+ *                          when SGIDS is present
+ * A vdevice that is not SHARED, or that has an ACL, cannot create UD QPs
+ * or attach to multicast groups (EACCES): UD work requests carry GID
+ * indices and destinations that no ACL can check.
  */
 #ifndef _UAPI_LINUX_VRDMA_H
 #define _UAPI_LINUX_VRDMA_H
@@ -162,6 +181,7 @@ enum vrdma_attr {
 	VRDMA_ATTR_REASON,
 	VRDMA_ATTR_SGIDS,
 	VRDMA_ATTR_PEERS,
+	VRDMA_ATTR_GID_MODE,
 
 	__VRDMA_ATTR_MAX
 };
@@ -199,6 +219,16 @@ enum vrdma_acl_attr {
 };
 
 #define VRDMA_ACL_ATTR_MAX (__VRDMA_ACL_MAX - 1)
+
+/* Which GIDs of its parent a vdevice sees (VRDMA_ATTR_GID_MODE) */
+enum vrdma_gid_mode {
+	VRDMA_GID_MODE_TENANT,	/* its own namespace's, plus SGIDS */
+	VRDMA_GID_MODE_SHARED,	/* every GID of the parent (or SGIDS) */
+
+	__VRDMA_GID_MODE_MAX
+};
+
+#define VRDMA_GID_MODE_MAX (__VRDMA_GID_MODE_MAX - 1)
 
 /* Why a vdevice went away (VRDMA_ATTR_REASON on a DEV_DEL event) */
 enum vrdma_del_reason {

@@ -131,6 +131,8 @@ error "no name"                     7 ADD '{"cniVersion": "1.1.0", "type": "vrdm
 error "bad network name"            7 ADD "$(conf '{"name": "a/b"}')"
 error "no parent"                   7 ADD "$(conf '{"parent": null}' | jq -c 'del(.parent)')"
 error "parent not a string"         7 ADD "$(conf '{"parent": 3}')"
+error "gids not tenant or shared"   7 ADD "$(conf '{"gids": "all"}')"
+error "gids not a string"          7 ADD "$(conf '{"gids": 1}')"
 error "unknown key"                 2 ADD "$(conf '{"colour": "red"}')"
 error "limits not an object"        7 ADD "$(conf '{"limits": "qp 64"}')"
 error "unknown resource"            2 ADD "$(conf '{"limits": {"frobs": 1}}')"

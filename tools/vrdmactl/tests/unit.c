@@ -168,6 +168,7 @@ static struct vrdma_dev sample_dev(void)
 	d.chardev_major = 231;
 	d.chardev_minor = 195;
 	strcpy(d.netns_name, "blue");
+	d.gid_mode = -1;	/* not reported: a kernel before GID modes */
 	return d;
 }
 
@@ -227,6 +228,7 @@ static void print_acl_dev(void)
 	d.sgids.present = true;
 	d.sgids.count = 1;
 	vrdma_acl_entry_parse("10.1.0.5", &d.sgids.entry[0]);
+	d.gid_mode = VRDMA_GID_MODE_SHARED;
 	vctl_print_dev(NULL, &d);
 }
 
@@ -239,13 +241,14 @@ static void test_dev_acl(void)
 	CHECK(same_text(s, (const char *const[]){
 		"7: vr0: parent rxe0 driver rxe state ACTIVE netns blue\n",
 		"    sgid any peer 10.1.0.0/24 peer fd00:1::/64\n",
-		"7: vr0: parent rxe0 driver rxe state ACTIVE netns blue\n",
+		"7: vr0: parent rxe0 driver rxe state ACTIVE gids shared netns blue\n",
 		"    sgid 10.1.0.5 peer 10.1.0.0/24 peer fd00:1::/64\n",
 		NULL }));
 	out_init(true, false);
 	s = capture(print_acl_dev);
 	CHECK(strstr(s, "\"usage\":{},\"peers\":[\"10.1.0.0/24\",\"fd00:1::/64\"]}"));
 	CHECK(strstr(s, "\"sgids\":[\"10.1.0.5\"],\"peers\":["));
+	CHECK(strstr(s, "\"state\":\"ACTIVE\",\"gids\":\"shared\","));
 }
 
 static void test_dev_json(void)

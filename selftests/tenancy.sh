@@ -1,0 +1,370 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Addresses per tenant (issue 18): a vdevice sees and may use only the RoCE
+# addresses of its own network namespace, plus what the operator grants;
+# the host's and other tenants' addresses are not in its GID table.
+#
+#   init_net: rxe0 on veth0 10.99.0.1/24
+#   netns A:  macvlan mva (on veth0) 10.72.1.2/24, VLAN veth0.72 10.72.3.2/24
+#             vA (no GID mode given: the default, tenant)
+#   netns B:  ipvlan ipb (on veth0.73, a VLAN of veth0) 10.72.2.2/24,
+#             macvlan mvb (on veth0) 10.72.1.3/24, A's subnet
+#             vB (the default)
+#   netns S:  vS (gids shared: every GID of the parent, as before)
+#
+# A hostile tenant A, with selftests/progs/acl_probe (RC connect and AH from
+# a source GID, by address or by raw index) and qp_probe (UD QP, multicast):
+#   - reads its sysfs GID table and gid_attrs/ndevs: only its own addresses
+#     and netdevs, never B's or the host's
+#   - names B's or the host's GID by the parent's index: refused
+#   - UD QP and multicast attach: refused (no ACL can bind them)
+# And the denial-of-service sweep: A creates and destroys objects as fast as
+# it can under its quotas while B times its own control path
+# (selftests/progs/ctlbench); B's medians must stay within 2x of B alone.
+#
+# RoCE traffic between A and B over their own addresses cannot run with
+# rxe before 7.1 (Documentation/security.rst, "Addresses per tenant"):
+# rxe_end_to_end tries it and reports what happened.
+
+# shellcheck source=selftests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=selftests/lib-vdev.sh
+. "$(dirname "$0")/lib-vdev.sh"
+
+PROBE=$TOP/selftests/progs/acl_probe
+QP_PROBE=$TOP/selftests/progs/qp_probe
+CTLBENCH=$TOP/selftests/progs/ctlbench
+NLRAW=(python3 "$TOP/selftests/nlraw.py")
+HOST=10.99.0.1
+IPA=10.72.1.2
+IPA_VLAN=10.72.3.2
+IPB=10.72.2.2
+IPB_MV=10.72.1.3
+OK="rtr=ok ah=ok"
+
+ktap_plan setup own_gids_visible sysfs_no_foreign_gid sysfs_ndevs_own_only \
+	own_source_connects other_tenant_gid_hidden host_gid_hidden \
+	parent_index_spoof_refused ud_and_mcast_refused shared_sees_host \
+	shared_connects_from_host grant_by_sgid gid_mode_shown \
+	gid_mode_fixed bad_gid_mode_refused rxe_end_to_end dos_sweep \
+	no_leak klog_clean
+
+mark=$(klog_mark)
+tmpdir T || exit 1
+for p in "$PROBE" "$QP_PROBE" "$CTLBENCH"; do
+	[ -x "$p" ] || { ktap_diag "missing $p"; exit 1; }
+done
+
+# gids NS DEV - the non-empty GIDs of DEV's port 1, as NS's sysfs shows
+# them (NS "init": the host's).
+gids() {
+	local run=(ip netns exec "$1")
+	[ "$1" = init ] && run=()
+	"${run[@]}" sh -c "cat /sys/class/infiniband/$2/ports/1/gids/* 2>/dev/null" |
+		grep -v '^0000:0000:0000:0000:0000:0000:0000:0000$' | sort -u
+}
+
+# ndevs NS DEV - the netdevs named by DEV's gid_attrs/ndevs.
+ndevs() {
+	ip netns exec "$1" sh -c "cat /sys/class/infiniband/$2/ports/1/gid_attrs/ndevs/* 2>/dev/null" |
+		sort -u
+}
+
+# has_gid NS DEV ADDR - ADDR's GID is in DEV's table (for wait_for).
+has_gid() {
+	gids "$1" "$2" | grep -qx "$(gid_of "$3")"
+}
+
+setup() {
+	new_ns A a && new_ns B b && new_ns S s || return 1
+	in_init ip link add mva link veth0 type macvlan mode bridge || return 1
+	in_init ip link set mva netns "$A" || { ip link del mva; return 1; }
+	in_init ip link add link veth0 name veth0.72 type vlan id 72 || return 1
+	in_init ip link set veth0.72 netns "$A" || { ip link del veth0.72; return 1; }
+	# ipvlan and macvlan cannot share a lower device: B's ipvlan sits on
+	# a VLAN of veth0 that stays in init_net, without an address.
+	in_init ip link add link veth0 name veth0.73 type vlan id 73 || return 1
+	cleanup_push ip link del veth0.73
+	in_init ip link set veth0.73 up || return 1
+	in_init ip link add ipb link veth0.73 type ipvlan mode l2 || return 1
+	in_init ip link set ipb netns "$B" || { ip link del ipb; return 1; }
+	# and a macvlan in A's subnet, for RoCE between the two (rxe_end_to_end)
+	in_init ip link add mvb link veth0 type macvlan mode bridge || return 1
+	in_init ip link set mvb netns "$B" || { ip link del mvb; return 1; }
+	in_ns "$A" ip addr add "$IPA/24" dev mva &&
+		in_ns "$A" ip link set mva up &&
+		in_ns "$A" ip addr add "$IPA_VLAN/24" dev veth0.72 &&
+		in_ns "$A" ip link set veth0.72 up &&
+		in_ns "$B" ip addr add "$IPB/24" dev ipb &&
+		in_ns "$B" ip link set ipb up &&
+		in_ns "$B" ip addr add "$IPB_MV/24" dev mvb &&
+		in_ns "$B" ip link set mvb up || return 1
+	# vA and vB as an operator makes them: no GID mode given, the default
+	in_init "$VRDMACTL" dev add vA parent "$PARENT" netns "$A" \
+		ctx 4 pd 8 cq 8 qp 8 mr 8 mr-bytes 64M || return 1
+	cleanup_push "$VRDMACTL" dev del vA
+	in_init "$VRDMACTL" dev add vB parent "$PARENT" netns "$B" || return 1
+	cleanup_push "$VRDMACTL" dev del vB
+	# The GID tables follow netdevs and addresses asynchronously.
+	wait_for 30 has_gid "$A" vA "$IPA" &&
+		wait_for 30 has_gid "$A" vA "$IPA_VLAN" &&
+		wait_for 30 has_gid "$B" vB "$IPB" &&
+		wait_for 30 has_gid "$B" vB "$IPB_MV" &&
+		wait_for 30 has_gid init "$PARENT" "$IPB"
+}
+
+if setup; then
+	ktap_ok setup
+else
+	ktap_fail setup
+	ktap_skip_rest "setup failed"
+	exit 1
+fi
+ktap_diag "$PARENT: $(gids init "$PARENT" | xargs)"
+ktap_diag "vA: $(gids "$A" vA | xargs); ndevs: $(ndevs "$A" vA | xargs)"
+ktap_diag "vB: $(gids "$B" vB | xargs); ndevs: $(ndevs "$B" vB | xargs)"
+
+# --- what a tenant sees -------------------------------------------------------
+
+if has_gid "$A" vA "$IPA" && has_gid "$A" vA "$IPA_VLAN" &&
+   has_gid "$B" vB "$IPB"; then
+	ktap_ok own_gids_visible
+else
+	ktap_fail own_gids_visible
+fi
+
+# Every GID of vA is one of A's addresses (IPv4-mapped, or IPv6 of A's
+# netdevs): nothing of B's, nothing of the host's.
+v6gid() {	# IPV6 - its sysfs spelling
+	python3 -c 'import ipaddress, sys
+b = ipaddress.ip_address(sys.argv[1]).packed
+print(":".join(b[i:i + 2].hex() for i in range(0, 16, 2)))' "$1"
+}
+legit="$(gid_of "$IPA")
+$(gid_of "$IPA_VLAN")"
+for a in $(ip netns exec "$A" ip -6 -o addr show | awk '{ print $4 }' | cut -d/ -f1); do
+	legit="$legit
+$(v6gid "$a")"
+done
+foreign=
+while read -r g; do
+	[ -n "$g" ] || continue
+	grep -qx "$g" <<<"$legit" || foreign="$foreign $g"
+done <<<"$(gids "$A" vA)"
+if [ -z "$foreign" ] && ! has_gid "$A" vA "$IPB" && ! has_gid "$A" vA "$HOST"; then
+	ktap_ok sysfs_no_foreign_gid
+else
+	ktap_fail sysfs_no_foreign_gid "vA shows:$foreign"
+fi
+
+# gid_attrs/ndevs names only A's netdevs (the parent's veth0 is init_net's)
+nd=$(ndevs "$A" vA | xargs)
+if [ -n "$nd" ] && ! ndevs "$A" vA | grep -qvx 'mva\|veth0\.72'; then
+	ktap_ok sysfs_ndevs_own_only "$nd"
+else
+	ktap_fail sysfs_ndevs_own_only "vA's ndevs: $nd"
+fi
+
+# probe NAME NS DEV SRC DST WANT - acl_probe's output contains WANT.
+probe() {
+	local name=$1 ns=$2 dev=$3 src=$4 dst=$5 want=$6 out
+	out=$(ip netns exec "$ns" "$PROBE" "$dev" "$src" "$dst" 2>&1)
+	if [[ $out == *"$want"* ]]; then
+		ktap_ok "$name" "$out"
+	else
+		ktap_fail "$name" "got '$out', expected '$want'"
+	fi
+}
+
+probe own_source_connects "$A" vA "$IPA" "$IPA" "$OK"
+probe other_tenant_gid_hidden "$A" vA "$IPB" "$IPA" "not in the GID table"
+probe host_gid_hidden "$A" vA "$HOST" "$IPA" "not in the GID table"
+
+# Every index of the parent's table that holds a GID A may not use, named
+# by A directly: no connect, no AH.  (Skipped where A's own table has one
+# of A's addresses at that index: the tables do not share their numbering,
+# see kmod/gid.c.)
+ZERO=0000:0000:0000:0000:0000:0000:0000:0000
+spoofed=0 bad=
+# (rxe's table has 1024 entries: one grep reads them, not one cat each)
+while IFS=: read -r f g; do
+	grep -qx "$g" <<<"$legit" && continue
+	i=${f##*/}
+	own=$(ip netns exec "$A" cat "/sys/class/infiniband/vA/ports/1/gids/$i" 2>/dev/null)
+	grep -qx "$own" <<<"$legit" && continue
+	out=$(ip netns exec "$A" "$PROBE" vA "@$i" "$IPA" 2>&1)
+	spoofed=$((spoofed + 1))
+	[[ $out == *"rtr=ok"* || $out == *"ah=ok"* ]] && bad="$bad [$i $g: $out]"
+done < <(grep -H -v -x "$ZERO" /sys/class/infiniband/"$PARENT"/ports/1/gids/* 2>/dev/null)
+if [ "$spoofed" -gt 0 ] && [ -z "$bad" ]; then
+	ktap_ok parent_index_spoof_refused "$spoofed foreign indices tried"
+else
+	ktap_fail parent_index_spoof_refused "tried $spoofed, allowed:$bad"
+fi
+
+out=$(ip netns exec "$A" "$QP_PROBE" vA 2>&1 | tr '\n' ' ')
+if [[ $out == "ud=EACCES "*" mcast=- " ]]; then
+	ktap_ok ud_and_mcast_refused "$out"
+else
+	ktap_fail ud_and_mcast_refused "vA: $out"
+fi
+
+# --- the shared mode, asked for explicitly ------------------------------------
+
+if vdev_add vS "$S" gids shared && wait_for 30 has_gid "$S" vS "$HOST" &&
+   has_gid "$S" vS "$IPA" && has_gid "$S" vS "$IPB"; then
+	ktap_ok shared_sees_host
+else
+	ktap_fail shared_sees_host "vS: $(gids "$S" vS | xargs)"
+fi
+probe shared_connects_from_host "$S" vS "$HOST" "$HOST" "$OK"
+
+# --- an explicit grant --------------------------------------------------------
+
+# sgid HOST on vB: the host address enters vB's table and may be used; B's
+# own address stays usable.
+if in_init "$VRDMACTL" dev set vB sgid "$HOST" &&
+   wait_for 10 has_gid "$B" vB "$HOST"; then
+	out1=$(ip netns exec "$B" "$PROBE" vB "$HOST" "$HOST" 2>&1)
+	out2=$(ip netns exec "$B" "$PROBE" vB "$IPB" "$IPB" 2>&1)
+	if [[ $out1 == *"$OK"* && $out2 == *"$OK"* ]] && ! has_gid "$B" vB "$IPA"; then
+		ktap_ok grant_by_sgid "$out1 / $out2"
+	else
+		ktap_fail grant_by_sgid "host: $out1; own: $out2; vB: $(gids "$B" vB | xargs)"
+	fi
+else
+	ktap_fail grant_by_sgid "dev set failed or $HOST not in vB's table"
+fi
+
+# --- the control plane --------------------------------------------------------
+
+modes=$(in_init "$VRDMACTL" -j dev show | jq -c \
+	'[.[] | select(.name | test("^v[ABS]$")) | {name, gids}] | sort_by(.name)')
+txt=$(in_init "$VRDMACTL" dev show vA | head -n1)
+if [ "$modes" = '[{"name":"vA","gids":"tenant"},{"name":"vB","gids":"tenant"},{"name":"vS","gids":"shared"}]' ] &&
+   [[ $txt == *" gids tenant "* ]]; then
+	ktap_ok gid_mode_shown "$modes"
+else
+	ktap_fail gid_mode_shown "$modes / $txt"
+fi
+
+before=$(in_init "$VRDMACTL" -j dev show vA | jq -c '.[0].gids')
+out=$(in_init "${NLRAW[@]}" DEV_SET dev_name=str:vA gid_mode=u8:1 2>&1)
+after=$(in_init "$VRDMACTL" -j dev show vA | jq -c '.[0].gids')
+if [[ $out == *"chosen when the vdevice is created"* ]] &&
+   [ "$before" = '"tenant"' ] && [ "$after" = "$before" ]; then
+	ktap_ok gid_mode_fixed "$out"
+else
+	ktap_fail gid_mode_fixed "DEV_SET: $out; mode $before -> $after"
+fi
+
+out1=$(in_init "${NLRAW[@]}" DEV_NEW dev_name=str:vbad parent_name=str:"$PARENT" \
+	netns_pid=u32:1 gid_mode=u8:2 2>&1)
+out2=$(in_init "$VRDMACTL" dev add vbad parent "$PARENT" netns "$A" gids all 2>&1)
+if [[ $out1 == *"errno=34"* || $out1 == *"out of range"* ]] &&
+   [[ $out2 == *"tenant or shared"* ]] &&
+   ! "$VRDMACTL" dev show vbad >/dev/null 2>&1; then
+	ktap_ok bad_gid_mode_refused "$out1 / $out2"
+else
+	ktap_fail bad_gid_mode_refused "kernel: $out1; vrdmactl: $out2"
+	"$VRDMACTL" dev del vbad 2>/dev/null
+fi
+
+# --- RoCE between the tenants' own addresses ----------------------------------
+
+# A's macvlan and B's macvlan share a subnet and (bridge mode) a segment,
+# so the core resolves each other's address.  But rxe before 7.1 routes
+# its packets in init_net and listens for RoCE v2 only on init_net's UDP
+# port 4791, so a packet between them does not arrive.  Report what
+# happens; skip when it fails.
+link_ns "$A" "$B" 72 >/dev/null 2>&1
+gA=$(ip netns exec "$A" "$PROBE" vA "$IPA" "$IPA" 2>/dev/null | sed -n 's/^gid=\([0-9]*\).*/\1/p')
+gB=$(ip netns exec "$B" "$PROBE" vB "$IPB_MV" "$IPB_MV" 2>/dev/null | sed -n 's/^gid=\([0-9]*\).*/\1/p')
+if [ -n "$gA" ] && [ -n "$gB" ] && command -v ibv_rc_pingpong >/dev/null; then
+	spawn_in_ns "$A" timeout 20 ibv_rc_pingpong -d vA -g "$gA" -p 18672 -n 5 \
+		>"$T/e2e.srv" 2>&1
+	srv=$!
+	wait_for 10 port_listening "$A" 18672
+	ip netns exec "$B" timeout 15 ibv_rc_pingpong -d vB -g "$gB" -p 18672 -n 5 \
+		"$OOB_NET.72.1" >"$T/e2e.cli" 2>&1
+	cli=$?
+	wait "$srv"
+	srv=$?
+	if [ "$cli" = 0 ] && [ "$srv" = 0 ]; then
+		ktap_ok rxe_end_to_end "$(grep 'bytes in' "$T/e2e.cli")"
+	else
+		ktap_diag "server ($srv): $(tail -n 3 "$T/e2e.srv" | tr '\n' ' ')"
+		ktap_diag "client ($cli): $(tail -n 3 "$T/e2e.cli" | tr '\n' ' ')"
+		ktap_skip rxe_end_to_end "no RoCE between macvlan GIDs of two namespaces on rxe of $(uname -r)"
+	fi
+else
+	ktap_skip rxe_end_to_end "no GID index for A ($gA) or B ($gB), or no ibv_rc_pingpong"
+fi
+
+# --- denial of service: another tenant's control path -------------------------
+
+# bench_ops NS DEV OUT - B's control path, one operation after another.
+OPS="ctx pd cq mr_4k"
+bench_ops() {
+	local op
+	: >"$3"
+	for op in $OPS; do
+		ip netns exec "$1" "$CTLBENCH" -d "$2" -n 200 -o "$op" >>"$3" 2>&1 ||
+			return 1
+	done
+}
+median_of() {	# FILE OP
+	sed -n "s/^op=$2 .*median_us=\([0-9.]*\).*/\1/p" "$1"
+}
+
+# The aggressor: one process (one CPU of the guest's two; CPU time is the
+# cgroup's to share, not vrdma's) creating and destroying contexts, PDs,
+# CQs and MRs back to back, within vA's quotas.
+aggressor() {	# STOPFILE LOG
+	while [ ! -e "$1" ]; do
+		for op in ctx pd cq mr_4k mr_1m; do
+			"$CTLBENCH" -d vA -n 50 -o "$op" >>"$2" 2>&1
+		done
+	done
+}
+if bench_ops "$B" vB "$T/idle1"; then
+	spawn_in_ns "$A" bash -c "$(declare -f aggressor); CTLBENCH=$CTLBENCH; aggressor $T/stop $T/agg"
+	agg=$!
+	sleep 2
+	bench_ops "$B" vB "$T/loaded"
+	loaded_ok=$?
+	touch "$T/stop"
+	wait "$agg"
+	bench_ops "$B" vB "$T/idle2"
+	worst=0 report='' missing=0
+	for op in $OPS; do
+		i1=$(median_of "$T/idle1" "$op")
+		i2=$(median_of "$T/idle2" "$op")
+		l=$(median_of "$T/loaded" "$op")
+		r=$(awk -v a="$i1" -v b="$i2" -v l="$l" \
+			'BEGIN { i = (a + b) / 2; if (i > 0 && l > 0) printf("%.2f", l / i) }')
+		[ -n "$r" ] || missing=1
+		report="$report $op=${r:-?}x(${l}us/${i1},${i2}us)"
+		worst=$(awk -v w="$worst" -v r="${r:-0}" 'BEGIN { print ((r > w) ? r : w) }')
+	done
+	runs=$(grep -c '^op=' "$T/agg")
+	ktap_diag "A's load: $runs ctlbench runs of 50 rounds while B measured"
+	ktap_diag "B's control path under A's load, ratio to B alone:$report"
+	if [ "$loaded_ok" = 0 ] && [ "$missing" = 0 ] && [ "$runs" -gt 0 ] &&
+	   awk -v w="$worst" 'BEGIN { exit !(w <= 2.0) }'; then
+		ktap_ok dos_sweep "worst ratio ${worst}x:$report"
+	else
+		ktap_fail dos_sweep "worst ratio ${worst}x (limit 2x), bench status $loaded_ok, $runs aggressor runs:$report"
+	fi
+else
+	ktap_fail dos_sweep "ctlbench on vB alone failed: $(cat "$T/idle1")"
+fi
+
+if wait_for 30 vrdma_shadows_zero; then
+	ktap_ok no_leak "$(vrdma_objects)"
+else
+	ktap_fail no_leak "$(vrdma_objects)"
+fi
+ktap_check klog_clean klog_clean_since "$mark"
+ktap_finish
