@@ -128,6 +128,7 @@ static const struct ib_device_ops vrdma_dev_ops = {
 	.alloc_ucontext = vrdma_alloc_ucontext,
 	.attach_mcast = vrdma_attach_mcast,
 	.create_cq = vrdma_create_cq,
+	VRDMA_CREATE_USER_CQ_OP(vrdma_create_cq)
 	.create_qp = vrdma_create_qp,
 	.create_srq = vrdma_create_srq,
 	.create_user_ah = vrdma_create_user_ah,
@@ -160,7 +161,7 @@ static const struct ib_device_ops vrdma_dev_ops = {
 	.query_srq = vrdma_query_srq,
 	.reg_user_mr = vrdma_reg_user_mr,
 	.req_notify_cq = vrdma_req_notify_cq,
-	.resize_cq = vrdma_resize_cq,
+	.VRDMA_OP_RESIZE_CQ = vrdma_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, vrdma_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_mw, vrdma_mw, ibmw),
@@ -194,7 +195,7 @@ static const size_t vrdma_optional_ops[] = {
 	VRDMA_OP_OFFSET(query_qp),
 	VRDMA_OP_OFFSET(query_srq),
 	VRDMA_OP_OFFSET(req_notify_cq),
-	VRDMA_OP_OFFSET(resize_cq),
+	VRDMA_OP_OFFSET(VRDMA_OP_RESIZE_CQ),
 };
 
 /**

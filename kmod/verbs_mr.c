@@ -20,7 +20,9 @@
  * Return: the vdevice MR carrying the shadow's keys, or an ERR_PTR.
  */
 struct ib_mr *vrdma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-				u64 iova, int access, struct ib_udata *udata)
+				u64 iova, int access,
+				VRDMA_REG_USER_MR_DMAH
+				struct ib_udata *udata)
 {
 	struct vrdma_dev *vdev = to_vdev(ibpd->device);
 	struct ib_pd *spd = vrdma_shadow_pd(ibpd);
@@ -51,8 +53,8 @@ struct ib_mr *vrdma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		goto err_uncharge_mr;
 
 	shadow = vrdma_fault_ptr(VRDMA_FAULT_MR) ?:
-		 spd->device->ops.reg_user_mr(spd, start, length, iova, access,
-					      pudata);
+		 vrdma_parent_reg_user_mr(spd, start, length, iova, access,
+					  pudata);
 	if (IS_ERR(shadow)) {
 		ret = PTR_ERR(shadow);
 		goto err_uncharge_bytes;
