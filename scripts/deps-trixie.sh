@@ -11,7 +11,15 @@
 # 2. In it, from trixie-backports, the newest 7.3.x amd64 kernel: headers
 #    (with linux-kbuild), image (linux-binary) and modules; apt in the
 #    chroot checks the archive's signatures.
-# 3. On the host, whose root the test VM boots: a copy of the chroot's
+# 3. sparse for "make sparse": 7.x headers use __typeof_unqual__, which
+#    trixie's sparse 0.6.4 cannot parse and unstable's 0.6.5 can; its
+#    binary (checked by apt from sid, never installed as a package: it
+#    would pull gcc-16) is unpacked to /opt/vrdma-sparse in the chroot,
+#    and scripts/kmake.sh passes it as CHECK.  The kernel's Makefile asks
+#    scripts/checker-valid.sh whether the checker is fit; Debian's
+#    linux-kbuild lacks that script, so one that asks the same question
+#    is added.
+# 4. On the host, whose root the test VM boots: a copy of the chroot's
 #    /usr/lib/modules/REL (vmlinuz, config, modules, modules.dep) and
 #    /lib/modules/REL/build pointing at the headers inside the chroot,
 #    so that scripts/kernels.sh finds the kernel like any other and
@@ -68,8 +76,10 @@ installed_release() {
 	done | sort -V | tail -n 1
 }
 
+SPARSE=/opt/vrdma-sparse/usr/bin/sparse
 rel=$(installed_release)
-if [ -n "$rel" ] && [ -r "/usr/lib/modules/$rel/modules.dep" ] &&
+if [ -n "$rel" ] && [ -x "$ROOT$SPARSE" ] &&
+   [ -r "/usr/lib/modules/$rel/modules.dep" ] &&
    [ -r "/usr/lib/modules/$rel/vmlinuz" ] &&
    [ "$(readlink "/usr/lib/modules/$rel/build")" = "$ROOT/usr/src/linux-headers-$rel" ]; then
 	say "kernel $rel ready ($ROOT)"
@@ -99,7 +109,18 @@ URIs: $MIRROR
 Suites: trixie trixie-updates trixie-backports
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+# sid: for sparse only (step 3), never a candidate; its Release file
+# may be older than apt's validity window on a frozen mirror
+Types: deb
+URIs: $MIRROR
+Suites: sid
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+Check-Valid-Until: no
 EOF
+printf 'Package: *\nPin: release n=sid\nPin-Priority: -1\n' \
+	> "$ROOT/etc/apt/preferences.d/vrdma-sid"
 rm -f "$ROOT/etc/apt/sources.list"
 say "apt-get update in $ROOT"
 apt_root update > /dev/null
@@ -113,7 +134,43 @@ apt_root install -y --no-install-recommends -t trixie-backports \
 	die "installing the $rel packages failed (see $CACHE/apt.log)"
 [ "$(installed_release)" = "$rel" ] || die "kernel $rel incomplete in $ROOT"
 
-# 3. The host's copy, for the VM; the build tree stays in the chroot
+# 3. sparse from sid, and the checker test Debian's kbuild lacks
+if [ ! -x "$ROOT$SPARSE" ]; then
+	say "sparse from sid into $ROOT/opt/vrdma-sparse"
+	rm -rf "$ROOT/var/cache/vrdma-dl" "$ROOT/opt/vrdma-sparse"
+	mkdir -p "$ROOT/var/cache/vrdma-dl"
+	in_root /usr/bin/env -C /var/cache/vrdma-dl apt-get -q \
+		-o APT::Sandbox::User=root download sparse/sid > "$CACHE/apt.log" 2>&1 ||
+		die "downloading sparse from sid failed (see $CACHE/apt.log)"
+	in_root sh -c 'dpkg -x /var/cache/vrdma-dl/sparse_*.deb /opt/vrdma-sparse'
+	rm -rf "$ROOT/var/cache/vrdma-dl"
+fi
+[ -x "$ROOT$SPARSE" ] || die "no sparse in $ROOT/opt/vrdma-sparse"
+valid=$ROOT/usr/lib/linux-kbuild-${rel%-"$FLAVOUR"}/scripts/checker-valid.sh
+if [ -d "${valid%/*}" ] && [ ! -e "$valid" ]; then
+	cat > "$valid" <<'VALID'
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Added by vrdma's scripts/deps-trixie.sh: Debian's linux-kbuild lacks the
+# kernel's own.  Prints 1 if the checker ("$@") parses __typeof_unqual__,
+# which the kernel's headers use, else 0.
+t=$(mktemp --suffix=.c) || exit 1
+trap 'rm -f "$t"' EXIT
+echo 'int f(void); int f(void) { const int x = 1; __typeof_unqual__(x) y = x; return y; }' > "$t"
+if "$@" "$t" 2>&1 | grep -q 'error:'; then echo 0; else echo 1; fi
+VALID
+	chmod 0755 "$valid"
+fi
+
+# 4. The host's copy, for the VM; the build tree stays in the chroot.
+# Replaced only when it differs: a VM may be reading it.
+if [ -r "/usr/lib/modules/$rel/modules.dep" ] &&
+   cmp -s "$ROOT/usr/lib/modules/$rel/vmlinuz" "/usr/lib/modules/$rel/vmlinuz" &&
+   cmp -s "$ROOT/usr/lib/modules/$rel/modules.dep" "/usr/lib/modules/$rel/modules.dep" &&
+   [ "$(readlink "/usr/lib/modules/$rel/build")" = "$ROOT/usr/src/linux-headers-$rel" ]; then
+	say "kernel $rel ready ($ROOT)"
+	exit 0
+fi
 say "copying /usr/lib/modules/$rel to the host"
 rm -rf "/usr/lib/modules/$rel.tmp"
 mkdir -p "/usr/lib/modules/$rel.tmp"

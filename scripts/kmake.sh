@@ -56,5 +56,9 @@ exec unshare -m --propagation private bash -c '
 	mount --bind "$top" "$root$top"
 	mount --rbind /dev "$root/dev"
 	mount -t proc proc "$root/proc"
-	exec chroot "$root" /usr/bin/env -C "$top" make -C "$kdir" "$@"
+	# the sparse that parses 7.x headers (deps-trixie.sh), if there
+	check=
+	[ ! -x "$root/opt/vrdma-sparse/usr/bin/sparse" ] ||
+		check=CHECK=/opt/vrdma-sparse/usr/bin/sparse
+	exec chroot "$root" /usr/bin/env -C "$top" make -C "$kdir" $check "$@"
 ' kmake "$root" "$TOP" "$KDIR" "$@"
