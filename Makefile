@@ -32,6 +32,10 @@ KDIR := $(shell ./scripts/kernels.sh kdir $(KERNEL))
 endif
 export KDIR
 
+# make on the kernel's tree: directly, or inside the Debian 13 chroot a 7.x
+# kernel's kbuild needs (scripts/kmake.sh, set up by scripts/deps.sh)
+KMAKE := +$(TOP)/scripts/kmake.sh $(KDIR)
+
 VRDMA_VERSION := $(shell ./scripts/version.sh 2>/dev/null || cat VERSION)
 export VRDMA_VERSION
 
@@ -52,11 +56,11 @@ all: modules userlib tools progs
 modules:
 	@test -n "$(KDIR)" -a -d "$(KDIR)" || { \
 		echo "vrdma: no kernel build tree; run 'make deps' or set KDIR" >&2; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(TOP) VRDMA_VERSION=$(VRDMA_VERSION) modules
+	$(KMAKE) M=$(TOP) VRDMA_VERSION=$(VRDMA_VERSION) modules
 
 sparse:
-	$(MAKE) -C $(KDIR) M=$(TOP) VRDMA_VERSION=$(VRDMA_VERSION) C=2 W=1 modules
-	$(MAKE) -C $(KDIR) M=$(TOP)/selftests/rdmasim C=2 W=1 modules
+	$(KMAKE) M=$(TOP) VRDMA_VERSION=$(VRDMA_VERSION) C=2 W=1 modules
+	$(KMAKE) M=$(TOP)/selftests/rdmasim C=2 W=1 modules
 
 userlib:
 	$(MAKE) -C userlib
@@ -74,11 +78,11 @@ progs: rdmasim
 rdmasim:
 	@test -n "$(KDIR)" -a -d "$(KDIR)" || { \
 		echo "vrdma: no kernel build tree; run 'make deps' or set KDIR" >&2; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(TOP)/selftests/rdmasim modules
+	$(KMAKE) M=$(TOP)/selftests/rdmasim modules
 
 clean:
-	-$(MAKE) -C $(KDIR) M=$(TOP) clean
-	-$(MAKE) -C $(KDIR) M=$(TOP)/selftests/rdmasim clean
+	-$(KMAKE) M=$(TOP) clean
+	-$(KMAKE) M=$(TOP)/selftests/rdmasim clean
 	$(MAKE) -C userlib clean
 	$(MAKE) -C tools/vrdmactl clean
 	$(MAKE) -C tools/cni clean
@@ -126,7 +130,7 @@ hwcheck: all
 # Without the kernel's signing key (distribution headers never have it)
 # kbuild's attempt to sign only prints errors: do not try
 modules_install: modules
-	$(MAKE) -C $(KDIR) M=$(TOP) INSTALL_MOD_DIR=updates \
+	$(KMAKE) M=$(TOP) INSTALL_MOD_DIR=updates \
 		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) \
 		$(if $(wildcard $(KDIR)/certs/signing_key.pem),,CONFIG_MODULE_SIG_ALL=) \
 		modules_install

@@ -21,10 +21,6 @@
 
 #include "vrdma_config.h"
 
-#ifndef VRDMA_HAVE_IB_CREATE_QP_USER_UDATA
-#error "ib_create_qp_user() prototype not checked against the target kernel"
-#endif
-
 /*
  * The two fields of the private struct ib_uverbs_file that
  * ib_uverbs_get_ucontext() reads, at the offsets conftest.sh found in the
@@ -38,10 +34,44 @@
 
 struct ib_uqp_object;
 
+/*
+ * ib_create_qp_user(): its fourth argument is the driver data up to 7.1,
+ * the whole attribute bundle from 7.2 (queue buffers may come as UMEM
+ * attributes).  vrdma_parent_create_qp() passes the shadow bundle either
+ * way.
+ */
+#if defined(VRDMA_HAVE_IB_CREATE_QP_USER_BUNDLE)
+struct ib_qp *ib_create_qp_user(struct ib_device *dev, struct ib_pd *pd,
+				struct ib_qp_init_attr *attr,
+				struct uverbs_attr_bundle *attrs,
+				struct ib_uqp_object *uobj, const char *caller);
+
+static inline struct ib_qp *
+vrdma_parent_create_qp(struct ib_device *pdev, struct ib_pd *spd,
+		       struct ib_qp_init_attr *init,
+		       struct uverbs_attr_bundle *sb,
+		       struct ib_uqp_object *uobj)
+{
+	return ib_create_qp_user(pdev, spd, init, sb, uobj, NULL);
+}
+#elif defined(VRDMA_HAVE_IB_CREATE_QP_USER_UDATA)
 struct ib_qp *ib_create_qp_user(struct ib_device *dev, struct ib_pd *pd,
 				struct ib_qp_init_attr *attr,
 				struct ib_udata *udata,
 				struct ib_uqp_object *uobj, const char *caller);
+
+static inline struct ib_qp *
+vrdma_parent_create_qp(struct ib_device *pdev, struct ib_pd *spd,
+		       struct ib_qp_init_attr *init,
+		       struct uverbs_attr_bundle *sb,
+		       struct ib_uqp_object *uobj)
+{
+	return ib_create_qp_user(pdev, spd, init, &sb->driver_udata, uobj,
+				 NULL);
+}
+#else
+#error "ib_create_qp_user() prototype not checked against the target kernel"
+#endif
 void ib_qp_usecnt_inc(struct ib_qp *qp);
 void ib_qp_usecnt_dec(struct ib_qp *qp);
 
@@ -82,6 +112,11 @@ static inline int vrdma_parent_create_cq(struct ib_device *pdev,
 					 const struct ib_cq_init_attr *attr,
 					 struct uverbs_attr_bundle *sb)
 {
+#ifdef VRDMA_HAVE_CREATE_USER_CQ
+	/* 7.1: mlx5's create_cq makes kernel CQs only */
+	if (pdev->ops.create_user_cq)
+		return pdev->ops.create_user_cq(cq, attr, sb);
+#endif
 	return pdev->ops.create_cq(cq, attr, sb);
 }
 #else
@@ -108,8 +143,31 @@ static inline int vrdma_parent_create_cq(struct ib_device *pdev,
  * The parent is called with the shadow bundle, which carries the caller's
  * driver data and the shadow ucontext but none of the method's attributes.
  */
-#ifdef VRDMA_HAVE_REG_DMABUF_MR_ATTRS
+#if defined(VRDMA_HAVE_REG_DMABUF_MR_DMAH)
+/*
+ * 6.17: and a DMA handle before the bundle; a vdevice offers no
+ * alloc_dmah, so the core never passes one and the parent gets none.
+ */
 #define vrdma_dmabuf_mr_arg uverbs_attr_bundle
+#define VRDMA_REG_DMABUF_MR_DMAH struct ib_dmah *dmah __always_unused,
+
+static inline struct ib_udata *
+vrdma_reg_dmabuf_mr_udata(struct uverbs_attr_bundle *attrs)
+{
+	return attrs ? &attrs->driver_udata : NULL;
+}
+
+static inline struct ib_mr *
+vrdma_parent_reg_dmabuf_mr(struct ib_pd *spd, u64 offset, u64 length,
+			   u64 iova, int fd, int access,
+			   struct uverbs_attr_bundle *sb)
+{
+	return spd->device->ops.reg_user_mr_dmabuf(spd, offset, length, iova,
+						   fd, access, NULL, sb);
+}
+#elif defined(VRDMA_HAVE_REG_DMABUF_MR_ATTRS)
+#define vrdma_dmabuf_mr_arg uverbs_attr_bundle
+#define VRDMA_REG_DMABUF_MR_DMAH
 
 static inline struct ib_udata *
 vrdma_reg_dmabuf_mr_udata(struct uverbs_attr_bundle *attrs)
@@ -127,6 +185,7 @@ vrdma_parent_reg_dmabuf_mr(struct ib_pd *spd, u64 offset, u64 length,
 }
 #else
 #define vrdma_dmabuf_mr_arg ib_udata
+#define VRDMA_REG_DMABUF_MR_DMAH
 
 static inline struct ib_udata *vrdma_reg_dmabuf_mr_udata(struct ib_udata *udata)
 {
@@ -141,6 +200,66 @@ vrdma_parent_reg_dmabuf_mr(struct ib_pd *spd, u64 offset, u64 length,
 	return spd->device->ops.reg_user_mr_dmabuf(spd, offset, length, iova,
 						   fd, access,
 						   &sb->driver_udata);
+}
+#endif
+
+/*
+ * 7.1: the core creates user CQs through create_user_cq, where a driver
+ * has it, and create_cq only for kernel ones; a vdevice has only user
+ * CQs, so it offers both (vrdma_create_cq()), and forwards to the
+ * parent's create_user_cq when the parent has one.
+ */
+#ifdef VRDMA_HAVE_CREATE_USER_CQ
+#define VRDMA_CREATE_USER_CQ_OP(fn) .create_user_cq = (fn),
+#else
+#define VRDMA_CREATE_USER_CQ_OP(fn)
+#endif
+
+/*
+ * 7.1: resize_cq(cq, int cqe, udata) became resize_user_cq(cq, unsigned
+ * int cqe, udata).  VRDMA_OP_RESIZE_CQ names the op in struct
+ * ib_device_ops, vrdma_resize_cqe the type of its size.
+ */
+#ifdef VRDMA_HAVE_RESIZE_USER_CQ
+#define VRDMA_OP_RESIZE_CQ resize_user_cq
+#define vrdma_resize_cqe unsigned int
+#else
+#define VRDMA_OP_RESIZE_CQ resize_cq
+#define vrdma_resize_cqe int
+#endif
+
+static inline int vrdma_parent_resize_cq(struct ib_cq *shadow,
+					 vrdma_resize_cqe cqe,
+					 struct ib_udata *udata)
+{
+	return shadow->device->ops.VRDMA_OP_RESIZE_CQ(shadow, cqe, udata);
+}
+
+/*
+ * 6.17: reg_user_mr gets the DMA handle (struct ib_dmah) the MR is to be
+ * registered with.  A vdevice offers no alloc_dmah, so the core never
+ * passes one; the parent is called without.  VRDMA_REG_USER_MR_DMAH is
+ * the op's extra parameter, declared and unused.
+ */
+#ifdef VRDMA_HAVE_REG_USER_MR_DMAH
+#define VRDMA_REG_USER_MR_DMAH struct ib_dmah *dmah __always_unused,
+
+static inline struct ib_mr *
+vrdma_parent_reg_user_mr(struct ib_pd *spd, u64 start, u64 length, u64 iova,
+			 int access, struct ib_udata *udata)
+{
+	return spd->device->ops.reg_user_mr(spd, start, length, iova, access,
+					    NULL, udata);
+}
+#else
+#define VRDMA_REG_USER_MR_DMAH
+
+static inline struct ib_mr *
+vrdma_parent_reg_user_mr(struct ib_pd *spd, u64 start, u64 length, u64 iova,
+			 int access, struct ib_udata *udata)
+{
+	return spd->device->ops.reg_user_mr(spd, start, length, iova, access,
+					    udata);
 }
 #endif
 

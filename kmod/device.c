@@ -130,6 +130,7 @@ static const struct ib_device_ops vrdma_dev_ops = {
 	.alloc_ucontext = vrdma_alloc_ucontext,
 	.attach_mcast = vrdma_attach_mcast,
 	.create_cq = vrdma_create_cq,
+	VRDMA_CREATE_USER_CQ_OP(vrdma_create_cq)
 	.create_qp = vrdma_create_qp,
 	.create_srq = vrdma_create_srq,
 	.add_gid = vrdma_add_gid,
@@ -165,7 +166,7 @@ static const struct ib_device_ops vrdma_dev_ops = {
 	.reg_user_mr = vrdma_reg_user_mr,
 	.reg_user_mr_dmabuf = vrdma_reg_user_mr_dmabuf,
 	.req_notify_cq = vrdma_req_notify_cq,
-	.resize_cq = vrdma_resize_cq,
+	.VRDMA_OP_RESIZE_CQ = vrdma_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, vrdma_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_mw, vrdma_mw, ibmw),
@@ -200,7 +201,7 @@ static const size_t vrdma_optional_ops[] = {
 	VRDMA_OP_OFFSET(query_srq),
 	VRDMA_OP_OFFSET(reg_user_mr_dmabuf),
 	VRDMA_OP_OFFSET(req_notify_cq),
-	VRDMA_OP_OFFSET(resize_cq),
+	VRDMA_OP_OFFSET(VRDMA_OP_RESIZE_CQ),
 };
 
 /**

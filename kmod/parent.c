@@ -42,6 +42,45 @@ struct vrdma_parent *vrdma_parent_get(struct ib_device *ibdev)
 	return NULL;
 }
 
+/**
+ * vrdma_parent_find() - look a parent up by name, with a reference
+ * @name: the parent's device name
+ *
+ * Parents are found in vrdma's own list of the devices its ib_client was
+ * given, not through ib_device_get_by_name(), which ib_core no longer
+ * exports from 7.0.  From 7.3 device names are unique per network
+ * namespace only: a name that two parents share is refused rather than
+ * guessed.
+ *
+ * Context: process context; takes vrdma_mutex.
+ * Return: the parent ib_device with a registration reference (release it
+ * with ib_device_put()); ERR_PTR(-EINVAL) if @name is a vdevice,
+ * ERR_PTR(-ENOTUNIQ) if several parents have it, ERR_PTR(-ENODEV) if
+ * none has it or it is going away.
+ */
+struct ib_device *vrdma_parent_find(const char *name)
+{
+	struct ib_device *pdev = ERR_PTR(-ENODEV);
+	struct vrdma_parent *parent;
+
+	mutex_lock(&vrdma_mutex);
+	list_for_each_entry(parent, &vrdma_parents, node) {
+		if (parent->dying || strcmp(dev_name(&parent->ibdev->dev), name))
+			continue;
+		if (!IS_ERR(pdev)) {
+			ib_device_put(pdev);
+			pdev = ERR_PTR(-ENOTUNIQ);
+			break;
+		}
+		if (ib_device_try_get(parent->ibdev))
+			pdev = parent->ibdev;
+	}
+	if (PTR_ERR(pdev) == -ENODEV && vrdma_dev_find(name))
+		pdev = ERR_PTR(-EINVAL);
+	mutex_unlock(&vrdma_mutex);
+	return pdev;
+}
+
 /*
  * The parent ops vrdma calls without a check of its own: a parent without
  * one of them has no user verbs to forward.  The ops it may lack are

@@ -436,15 +436,16 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 		return -EINVAL;
 	}
 
-	pdev = ib_device_get_by_name(params->parent, RDMA_DRIVER_UNKNOWN);
-	if (!pdev) {
-		NL_SET_ERR_MSG(extack, "parent device not found");
-		return -ENODEV;
-	}
-	if (vrdma_is_vdev(pdev)) {
-		NL_SET_ERR_MSG(extack, "a vrdma device cannot be a parent");
-		ret = -EINVAL;
-		goto err_put_pdev;
+	pdev = vrdma_parent_find(params->parent);
+	if (IS_ERR(pdev)) {
+		if (PTR_ERR(pdev) == -EINVAL)
+			NL_SET_ERR_MSG(extack, "a vrdma device cannot be a parent");
+		else if (PTR_ERR(pdev) == -ENOTUNIQ)
+			NL_SET_ERR_MSG(extack,
+				       "parent name is used in several network namespaces");
+		else
+			NL_SET_ERR_MSG(extack, "parent device not found");
+		return PTR_ERR(pdev);
 	}
 	ret = vrdma_parent_check(pdev, extack);
 	if (ret)

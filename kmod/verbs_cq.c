@@ -144,7 +144,8 @@ int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
  *
  * Return: 0 or the parent's error.
  */
-int vrdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+int vrdma_resize_cq(struct ib_cq *ibcq, vrdma_resize_cqe cqe,
+		    struct ib_udata *udata)
 {
 	struct ib_cq *shadow = vrdma_shadow_cq(ibcq);
 	struct uverbs_attr_bundle sb;
@@ -155,7 +156,7 @@ int vrdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	if (IS_ERR(pudata))
 		return PTR_ERR(pudata);
 
-	ret = shadow->device->ops.resize_cq(shadow, cqe, pudata);
+	ret = vrdma_parent_resize_cq(shadow, cqe, pudata);
 	if (!ret)
 		ibcq->cqe = shadow->cqe;
 	return ret;

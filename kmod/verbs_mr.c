@@ -92,7 +92,9 @@ static struct ib_mr *vrdma_mr_set_shadow(struct vrdma_mr *vmr,
  * Return: the vdevice MR carrying the shadow's keys, or an ERR_PTR.
  */
 struct ib_mr *vrdma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-				u64 iova, int access, struct ib_udata *udata)
+				u64 iova, int access,
+				VRDMA_REG_USER_MR_DMAH
+				struct ib_udata *udata)
 {
 	struct vrdma_dev *vdev = to_vdev(ibpd->device);
 	struct ib_pd *spd = vrdma_shadow_pd(ibpd);
@@ -109,8 +111,8 @@ struct ib_mr *vrdma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		return ERR_CAST(vmr);
 
 	shadow = vrdma_fault_ptr(VRDMA_FAULT_MR) ?:
-		 spd->device->ops.reg_user_mr(spd, start, length, iova, access,
-					      pudata);
+		 vrdma_parent_reg_user_mr(spd, start, length, iova, access,
+					  pudata);
 	if (IS_ERR(shadow)) {
 		vrdma_mr_free(vdev, vmr);
 		return shadow;
@@ -138,6 +140,7 @@ struct ib_mr *vrdma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 struct ib_mr *vrdma_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 				       u64 length, u64 iova, int fd,
 				       int access,
+				       VRDMA_REG_DMABUF_MR_DMAH
 				       struct vrdma_dmabuf_mr_arg *arg)
 {
 	struct ib_udata *udata = vrdma_reg_dmabuf_mr_udata(arg);

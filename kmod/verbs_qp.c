@@ -92,8 +92,8 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		return ret;
 
 	shadow = vrdma_fault_ptr(VRDMA_FAULT_QP) ?:
-		 ib_create_qp_user(vdev->pdev, vrdma_shadow_pd(ibqp->pd),
-				   &pinit, pudata, ibqp->uobject, NULL);
+		 vrdma_parent_create_qp(vdev->pdev, vrdma_shadow_pd(ibqp->pd),
+					&pinit, &sb, ibqp->uobject);
 	if (IS_ERR(shadow)) {
 		ret = PTR_ERR(shadow);
 		goto err_uncharge;

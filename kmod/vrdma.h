@@ -18,8 +18,7 @@
  *                       the RDMA core's devices_rwsem (vrdma_client_add())
  *                       and a vdevice's unregistration_lock
  *                       (vrdma_dealloc_driver()), so never held across
- *                       ib_register_device(), ib_unregister_device() or
- *                       ib_device_get_by_name()
+ *                       ib_register_device() or ib_unregister_device()
  *   parent->vdevs_lock  (spinlock) parent->vdevs, read by event forwarding
  *                       which runs in ib_wq and must not take vrdma_mutex
  *   quota counters      lock-free (atomic64 compare-and-exchange)
@@ -275,6 +274,7 @@ void vrdma_dev_set_ops(struct vrdma_dev *vdev);
 int vrdma_parent_init(void);
 void vrdma_parent_exit(void);
 struct vrdma_parent *vrdma_parent_get(struct ib_device *ibdev);
+struct ib_device *vrdma_parent_find(const char *name);
 int vrdma_parent_check(struct ib_device *pdev, struct netlink_ext_ack *extack);
 void vrdma_parent_pin(struct vrdma_parent *parent);
 void vrdma_parent_unpin(struct vrdma_parent *parent);
@@ -356,7 +356,8 @@ int vrdma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct vrdma_cq_create_arg *arg);
 int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
-int vrdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int vrdma_resize_cq(struct ib_cq *ibcq, vrdma_resize_cqe cqe,
+		    struct ib_udata *udata);
 int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int vrdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 
@@ -387,10 +388,13 @@ int vrdma_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 
 /* verbs_mr.c */
 struct ib_mr *vrdma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-				u64 iova, int access, struct ib_udata *udata);
+				u64 iova, int access,
+				VRDMA_REG_USER_MR_DMAH
+				struct ib_udata *udata);
 struct ib_mr *vrdma_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 				       u64 length, u64 iova, int fd,
 				       int access,
+				       VRDMA_REG_DMABUF_MR_DMAH
 				       struct vrdma_dmabuf_mr_arg *arg);
 int vrdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 int vrdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);

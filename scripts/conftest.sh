@@ -48,16 +48,19 @@ struct ib_device_ops o = { .reg_user_mr_dmabuf = f };"
 "IB_DEVICE_GET_NETDEV|rdma/ib_verbs.h|struct net_device *(*p)(struct ib_device *, u32) = ib_device_get_netdev; (void)p;"
 # 6.17: net-aware device allocation
 "IB_ALLOC_DEVICE_WITH_NET|rdma/ib_verbs.h|(void)_ib_alloc_device(sizeof(struct ib_device), &init_net);"
+# 6.17: reg_user_mr_dmabuf takes a DMA handle too, before the bundle
+"REG_DMABUF_MR_DMAH|rdma/ib_verbs.h|@static struct ib_mr *f(struct ib_pd *pd, u64 o, u64 l, u64 v, int fd, int a, struct ib_dmah *d, struct uverbs_attr_bundle *b) { return NULL; }
+struct ib_device_ops o = { .reg_user_mr_dmabuf = f };"
 # 6.17: reg_user_mr takes a DMA handle
 "REG_USER_MR_DMAH|rdma/ib_verbs.h|@static struct ib_mr *f(struct ib_pd *pd, u64 s, u64 l, u64 v, int a, struct ib_dmah *d, struct ib_udata *u) { return NULL; }
 struct ib_device_ops o = { .reg_user_mr = f };"
-# declared until 7.0 (the export is checked in Module.symvers below)
-"IB_DEVICE_GET_BY_NAME|rdma/ib_verbs.h|struct ib_device *(*p)(const char *, enum rdma_driver_id) = ib_device_get_by_name; (void)p;"
 # 7.1: user CQs have ops of their own
 "CREATE_USER_CQ|rdma/ib_verbs.h|struct ib_device_ops o; (void)sizeof(o.create_user_cq);"
 "RESIZE_USER_CQ|rdma/ib_verbs.h|struct ib_device_ops o; (void)sizeof(o.resize_user_cq);"
 # 7.1: udata validation helpers
 "COPY_VALIDATE_UDATA|rdma/ib_verbs.h|(void)sizeof(&ib_copy_validate_udata_in);"
+# 7.2: ib_umem_get() became ib_umem_get_va() (rdmasim's MRs)
+"IB_UMEM_GET_VA|rdma/ib_umem.h|(void)ib_umem_get_va(NULL, 0, 0, 0);"
 # 7.2: the bundle knows its method
 "BUNDLE_METHOD_ELM|rdma/uverbs_ioctl.h|struct uverbs_attr_bundle b; (void)sizeof(b.method_elm);"
 # 7.3: device attribute counts are u32
@@ -110,28 +113,6 @@ have() {
 	done
 } > "$WORK/vrdma_config.h"
 
-# API changes vrdma does not follow yet: refuse the kernel with the change's
-# name rather than fail to compile (or, worse, compile) further on.
-refuse_if() {
-	if have "$1"; then
-		die "$2: not supported yet"
-	fi
-}
-refuse_if REG_USER_MR_DMAH "reg_user_mr() takes a struct ib_dmah (6.17)"
-refuse_if CREATE_USER_CQ "user CQs are created by create_user_cq() (7.1)"
-refuse_if RESIZE_USER_CQ "resize_cq() became resize_user_cq() (7.1)"
-refuse_if BUNDLE_METHOD_ELM "the attribute bundle carries method_elm (7.2)"
-refuse_if DEVICE_ATTR_U32 "ib_device_attr counts are u32 (7.3)"
-
-symvers=$KDIR/Module.symvers
-[ -f "$symvers" ] || die "no Module.symvers in $KDIR: cannot check the exports vrdma uses"
-
-# Parents are found by name through ib_device_get_by_name(); vrdma has no
-# other lookup yet, so a kernel without the export is refused.
-if ! have IB_DEVICE_GET_BY_NAME || ! grep -q "[[:space:]]ib_device_get_by_name[[:space:]]" "$symvers"; then
-	die "ib_device_get_by_name() is not exported (removed in 7.0): not supported yet"
-fi
-
 # Private ib_core symbols: the prototype compat.h declares must be the one
 # the target was built with (BTF of its ib_core.ko), else no build.
 proto=$("$HERE/btf-proto.sh" "$KDIR" "$KREL" ib_create_qp_user ib_qp_usecnt_inc \
@@ -146,8 +127,11 @@ check_proto() {
 	fi
 	return 1
 }
+# Up to 7.1 it takes the driver data, from 7.2 the attribute bundle
 check_proto "struct ib_qp *ib_create_qp_user(struct ib_device *, struct ib_pd *, struct ib_qp_init_attr *, struct ib_udata *, struct ib_uqp_object *, const char *)" \
 	VRDMA_HAVE_IB_CREATE_QP_USER_UDATA ||
+check_proto "struct ib_qp *ib_create_qp_user(struct ib_device *, struct ib_pd *, struct ib_qp_init_attr *, struct uverbs_attr_bundle *, struct ib_uqp_object *, const char *)" \
+	VRDMA_HAVE_IB_CREATE_QP_USER_BUNDLE ||
 	die "ib_create_qp_user() is '$(grep ' ib_create_qp_user(' <<< "$proto")': not the prototype vrdma knows"
 for want in "void ib_qp_usecnt_inc(struct ib_qp *)" "void ib_qp_usecnt_dec(struct ib_qp *)" \
 	"void rdma_restrack_new(struct rdma_restrack_entry *, enum rdma_restrack_type)" \

@@ -14,6 +14,14 @@
 # version is installed too; and the other supported kernels' headers and
 # images (kernels.sh packages).  Runs as root, without a terminal
 # (CI=true, no stdin).
+#
+# The 7.x kernel (Debian 13's trixie-backports) cannot be built for on
+# Debian 12: its kbuild tools need glibc 2.38 and gcc-14.  deps.sh makes
+# (once; reused when present) a Debian 13 chroot with that kernel's
+# headers, toolchain, sparse and bpftool under $VRDMA_CACHE
+# (/var/cache/vrdma/trixie), where scripts/kmake.sh builds; and copies the
+# kernel's image and modules (/usr/lib/modules/REL) to the host, whose root
+# the test VM boots, with /lib/modules/REL/build pointing into the chroot.
 
 set -euo pipefail
 
@@ -32,6 +40,8 @@ PACKAGES=(
 	libjson-c-dev
 	# kernel probes: private ib_core prototypes from BTF (conftest.sh)
 	bpftool
+	# the Debian 13 build environment of the 7.x kernel
+	debootstrap
 	# the test VM and its guest tools (the guest runs the host's root)
 	linux-image-amd64 qemu-system-x86 busybox-static cpio xz-utils zstd
 	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils
@@ -122,6 +132,12 @@ fi
 if [ ! -r "/boot/vmlinuz-$KVER" ]; then
 	echo "deps: /boot/vmlinuz-$KVER still missing" >&2
 	exit 1
+fi
+
+if [ "$QUIET" = 1 ]; then
+	"$(dirname "$0")/deps-trixie.sh" --quiet
+else
+	"$(dirname "$0")/deps-trixie.sh"
 fi
 
 say "all packages present (kernel $KVER)"

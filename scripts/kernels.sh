@@ -26,8 +26,10 @@ set -euo pipefail
 
 # The supported kernels besides the default, by Debian package: 6.12 from
 # bookworm-security (the API level of Debian 13, RHEL 10 and SLES 16).
+# And 7.3 from Debian 13's trixie-backports, which scripts/deps-trixie.sh
+# installs in its Debian 13 chroot, not from a package of this host.
 OTHER_PACKAGES=(linux-headers-6.12-amd64 linux-image-6.12-amd64)
-OTHER_NAMES=(6.12)
+OTHER_NAMES=(6.12 7.3)
 
 die() {
 	echo "kernels: $*" >&2

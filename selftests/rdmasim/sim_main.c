@@ -662,7 +662,32 @@ err_free_kbuf:
 	return ret;
 }
 
-#ifdef VRDMA_HAVE_CREATE_CQ_ATTRS
+#if defined(VRDMA_HAVE_CREATE_USER_CQ)
+/*
+ * From 7.1 as mlx5: user CQs come through create_user_cq, create_cq makes
+ * kernel CQs only; a user CQ arriving there is a caller's mistake.
+ */
+static int sim_create_user_cq(struct ib_cq *ibcq,
+			      const struct ib_cq_init_attr *attr,
+			      struct uverbs_attr_bundle *attrs)
+{
+	if (!attrs) {
+		sim_strict("create_user_cq: called without a bundle");
+		return -EINVAL;
+	}
+	return sim_create_cq_udata(ibcq, attr, &attrs->driver_udata);
+}
+
+static int sim_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+			 struct uverbs_attr_bundle *attrs)
+{
+	if (attrs) {
+		sim_strict("create_cq: a user CQ, not through create_user_cq");
+		return -EINVAL;
+	}
+	return sim_create_cq_udata(ibcq, attr, NULL);
+}
+#elif defined(VRDMA_HAVE_CREATE_CQ_ATTRS)
 /* From 6.11 the whole bundle, as mlx5 takes it; NULL for a kernel CQ */
 static int sim_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 			 struct uverbs_attr_bundle *attrs)
@@ -953,6 +978,9 @@ static struct ib_mr *sim_get_dma_mr(struct ib_pd *ibpd, int access)
 
 static struct ib_mr *sim_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				     u64 virt, int access,
+#ifdef VRDMA_HAVE_REG_USER_MR_DMAH
+				     struct ib_dmah *dmah,
+#endif
 				     struct ib_udata *udata)
 {
 	struct sim_dev *sdev = to_sdev(ibpd->device);
@@ -979,7 +1007,11 @@ static struct ib_mr *sim_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
+#ifdef VRDMA_HAVE_IB_UMEM_GET_VA
+	mr->umem = ib_umem_get_va(ibpd->device, start, length, access);
+#else
 	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+#endif
 	if (IS_ERR(mr->umem)) {
 		ret = PTR_ERR(mr->umem);
 		goto err_free_mr;
@@ -1441,6 +1473,9 @@ static const struct ib_device_ops sim_dev_ops = {
 	.alloc_pd = sim_alloc_pd,
 	.alloc_ucontext = sim_alloc_ucontext,
 	.create_cq = sim_create_cq,
+#ifdef VRDMA_HAVE_CREATE_USER_CQ
+	.create_user_cq = sim_create_user_cq,
+#endif
 	.create_qp = sim_create_qp,
 	.dealloc_driver = sim_dealloc_driver,
 	.dealloc_pd = sim_dealloc_pd,
