@@ -46,6 +46,8 @@ struct ib_device_ops o = { .create_cq = f };"
 struct ib_device_ops o = { .reg_user_mr_dmabuf = f };"
 # 6.12: refcounted ib_device_get_netdev()
 "IB_DEVICE_GET_NETDEV|rdma/ib_verbs.h|struct net_device *(*p)(struct ib_device *, u32) = ib_device_get_netdev; (void)p;"
+# 6.13: MODULE_IMPORT_NS() takes a string, not a bare token (simbuf.ko)
+"IMPORT_NS_TOKEN|linux/module.h|@MODULE_IMPORT_NS(VRDMA_PROBE_NS);"
 # 6.17: net-aware device allocation
 "IB_ALLOC_DEVICE_WITH_NET|rdma/ib_verbs.h|(void)_ib_alloc_device(sizeof(struct ib_device), &init_net);"
 # 6.17: reg_user_mr_dmabuf takes a DMA handle too, before the bundle

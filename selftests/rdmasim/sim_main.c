@@ -1097,7 +1097,19 @@ static struct ib_mr *sim_reg_user_mr_dmabuf_udata(struct ib_pd *ibpd,
 	return &mr->ibmr;
 }
 
-#ifdef VRDMA_HAVE_REG_DMABUF_MR_ATTRS
+#if defined(VRDMA_HAVE_REG_DMABUF_MR_DMAH)
+/* From 6.17 a DMA handle, and the whole bundle */
+static struct ib_mr *sim_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+					    u64 length, u64 virt, int fd,
+					    int access,
+					    struct ib_dmah *dmah,
+					    struct uverbs_attr_bundle *attrs)
+{
+	return sim_reg_user_mr_dmabuf_udata(ibpd, offset, length, virt, fd,
+					    access,
+					    attrs ? &attrs->driver_udata : NULL);
+}
+#elif defined(VRDMA_HAVE_REG_DMABUF_MR_ATTRS)
 /* From 6.11 the whole bundle */
 static struct ib_mr *sim_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 					    u64 length, u64 virt, int fd,
