@@ -143,37 +143,27 @@ static inline int vrdma_parent_create_cq(struct ib_device *pdev,
  * The parent is called with the shadow bundle, which carries the caller's
  * driver data and the shadow ucontext but none of the method's attributes.
  */
-#if defined(VRDMA_HAVE_REG_DMABUF_MR_DMAH)
+#if defined(VRDMA_HAVE_REG_DMABUF_MR_DMAH) || \
+	defined(VRDMA_HAVE_REG_DMABUF_MR_ATTRS)
+#define vrdma_dmabuf_mr_arg uverbs_attr_bundle
+
+static inline struct ib_udata *
+vrdma_reg_dmabuf_mr_udata(struct uverbs_attr_bundle *attrs)
+{
+	return attrs ? &attrs->driver_udata : NULL;
+}
+
 /*
- * 6.17: and a DMA handle before the bundle; a vdevice offers no
- * alloc_dmah, so the core never passes one and the parent gets none.
+ * 6.17: a DMA handle before the bundle; a vdevice offers no alloc_dmah,
+ * so the core never passes one and the parent gets none.
  */
-#define vrdma_dmabuf_mr_arg uverbs_attr_bundle
+#ifdef VRDMA_HAVE_REG_DMABUF_MR_DMAH
 #define VRDMA_REG_DMABUF_MR_DMAH struct ib_dmah *dmah __always_unused,
-
-static inline struct ib_udata *
-vrdma_reg_dmabuf_mr_udata(struct uverbs_attr_bundle *attrs)
-{
-	return attrs ? &attrs->driver_udata : NULL;
-}
-
-static inline struct ib_mr *
-vrdma_parent_reg_dmabuf_mr(struct ib_pd *spd, u64 offset, u64 length,
-			   u64 iova, int fd, int access,
-			   struct uverbs_attr_bundle *sb)
-{
-	return spd->device->ops.reg_user_mr_dmabuf(spd, offset, length, iova,
-						   fd, access, NULL, sb);
-}
-#elif defined(VRDMA_HAVE_REG_DMABUF_MR_ATTRS)
-#define vrdma_dmabuf_mr_arg uverbs_attr_bundle
+#define VRDMA_PARENT_DMABUF_DMAH NULL,
+#else
 #define VRDMA_REG_DMABUF_MR_DMAH
-
-static inline struct ib_udata *
-vrdma_reg_dmabuf_mr_udata(struct uverbs_attr_bundle *attrs)
-{
-	return attrs ? &attrs->driver_udata : NULL;
-}
+#define VRDMA_PARENT_DMABUF_DMAH
+#endif
 
 static inline struct ib_mr *
 vrdma_parent_reg_dmabuf_mr(struct ib_pd *spd, u64 offset, u64 length,
@@ -181,7 +171,9 @@ vrdma_parent_reg_dmabuf_mr(struct ib_pd *spd, u64 offset, u64 length,
 			   struct uverbs_attr_bundle *sb)
 {
 	return spd->device->ops.reg_user_mr_dmabuf(spd, offset, length, iova,
-						   fd, access, sb);
+						   fd, access,
+						   VRDMA_PARENT_DMABUF_DMAH
+						   sb);
 }
 #else
 #define vrdma_dmabuf_mr_arg ib_udata
