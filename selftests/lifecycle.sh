@@ -220,7 +220,11 @@ port_state() {
 		grep -q "state:.*PORT_$3" &&
 	[ "$("$VRDMACTL" -j dev show "$2" | jq -r '.[0].state')" = "$3" ]
 }
-sleep 2	# let ibv_asyncwatch open its device
+# An event that comes before ibv_asyncwatch has its context is lost to
+# it: wait for its "async event FD" line, not for a time (a fixed 2 s was
+# not always enough in a TCG guest on a busy host)
+wait_for 60 out_has "$T/aw1" 'async event FD' &&
+	wait_for 60 out_has "$T/aw2" 'async event FD'
 in_init ip link set veth0 down
 if wait_for 30 out_has "$T/aw1" 'PORT_ERR' && wait_for 30 out_has "$T/aw2" 'PORT_ERR'; then
 	ktap_ok port_down_events
