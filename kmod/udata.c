@@ -60,13 +60,7 @@ struct ib_udata *vrdma_shadow_udata(struct uverbs_attr_bundle *sb,
 	if (udata)
 		sb->driver_udata = *udata;
 	/* ib_uverbs_get_ucontext() of @sb names the shadow too (fwd.c) */
-	/*
-	 * The real file: with the stand-in of fwd.c here, async events of
-	 * rxe vdevices were lost (lifecycle port_down_events failed 3 of 3;
-	 * cause not found yet), so ib_uverbs_get_ucontext() of a verb's
-	 * shadow bundle still names the vdevice context.
-	 */
-	sb->ufile = vctx->ufile;
+	sb->ufile = vrdma_fwd_ufile(vctx);
 	sb->context = vrdma_shadow_uctx(vctx);
 	return &sb->driver_udata;
 }
