@@ -576,8 +576,15 @@ tool_startup_ms() {
 now() { echo "$EPOCHREALTIME"; }
 elapsed() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.6f", b - a }'; }
 
+# vdevs_at_most N - no more than N vdevices exist (for wait_for).
+vdevs_at_most() {
+	[ "$(vdev_count)" -le "$1" ]
+}
+
 scale() {
-	local count batch=100 i b t0 m0 m1 nb ns_list=() n per startup
+	local count batch=100 i b t0 m0 m1 nb ns_list=() n per startup base
+	# The other parts' vdevices (the bypass part's too) stay
+	base=$(vdev_count)
 	for ((i = 0; i < SCALE_NS; i++)); do
 		new_ns "SNS$i" "s$i" || { fail "scale netns"; return 1; }
 		ns_list+=("$(eval echo "\$SNS$i")")
@@ -640,8 +647,8 @@ scale() {
 				'BEGIN { printf "%.3f", (t * 1e3 - s) / n }')
 			sample scale "delete_batch" vdev "$count" "$b" ms_per_op "$per"
 		done
-		wait_for 30 test "$(vdev_count)" -le 2 > /dev/null ||
-			fail "scale: $(vdev_count) vdevices left after deleting $count"
+		wait_for 30 vdevs_at_most "$base" > /dev/null ||
+			fail "scale: $(vdev_count) vdevices left after deleting $count, $base before"
 	done
 }
 
