@@ -235,6 +235,13 @@ ln -sfn "last/console.log" "$VMDIR/console.log"
 # -no-reboot turns into an exit): a crashed kernel would otherwise sit out
 # the per-test timeout with a hung test process.
 CMDLINE="console=ttyS0,115200 oops=panic panic=-1 loglevel=5 printk.time=1 log_buf_len=8M"
+# tsc=reliable: under TCG on a busy host the clocksource watchdog finds the
+# TSC "unstable" now and then and switches sched_clock off while the guest
+# runs; 6.12 once died of that (an int3 Oops in sched_clock_cpu() hit
+# while text_poke patched the static key, during the core subset).  Guest
+# time stamps need not be exact; the guest must not change its clock
+# under the tests.
+CMDLINE+=" tsc=reliable"
 CMDLINE+=" rdinit=/init vrdma_init=$HERE/guest-init.sh"
 
 QEMU=(qemu-system-x86_64 -accel tcg -cpu max -smp "$VM_SMP" -m "$VM_MEM"
