@@ -19,51 +19,13 @@
  * [detail]", and stops at the first error.  Exit status: 0 if every check
  * passed, 1 otherwise.
  */
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
 #include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 #include <linux/udmabuf.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <rdma/ib_user_verbs.h>
-#include <rdma/rdma_user_ioctl.h>
-#include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/ib_user_ioctl_verbs.h>
 
-#include "../rdmasim/rdmasim-abi.h"
+#include "sim_uverbs.h"
 #include "../rdmasim/simbuf-abi.h"
-
-static int failed;
-
-static void report(const char *check, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void report(const char *check, int err, const char *fmt, ...)
-{
-	char detail[256] = "";
-	va_list ap;
-
-	if (fmt) {
-		va_start(ap, fmt);
-		vsnprintf(detail, sizeof(detail), fmt, ap);
-		va_end(ap);
-	}
-	if (err) {
-		printf("%s err %s %s\n", check, strerrorname_np(err) ?: "?",
-		       detail);
-		failed = 1;
-	} else {
-		printf("%s ok %s\n", check, detail);
-	}
-	fflush(stdout);
-}
 
 /* expect CHECK WANT GOT - report GOT (an errno, 0) against WANT */
 static int expect(const char *check, int want, int got)
@@ -75,78 +37,6 @@ static int expect(const char *check, int want, int got)
 	report(check, got ?: EPERM, "want %s",
 	       want ? strerrorname_np(want) : "success");
 	return -1;
-}
-
-/* The uverbs character device of IBDEV, from sysfs */
-static int open_uverbs(const char *ibdev)
-{
-	const char *base = "/sys/class/infiniband_verbs";
-	char path[512], name[128], dev[300];
-	struct dirent *de;
-	DIR *d;
-	FILE *f;
-	int fd = -1;
-
-	d = opendir(base);
-	if (!d)
-		return -1;
-	while (fd < 0 && (de = readdir(d))) {
-		if (strncmp(de->d_name, "uverbs", 6))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/ibdev", base, de->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(name, sizeof(name), f)) {
-			name[strcspn(name, "\n")] = 0;
-			if (!strcmp(name, ibdev)) {
-				snprintf(dev, sizeof(dev), "/dev/infiniband/%s",
-					 de->d_name);
-				fd = open(dev, O_RDWR | O_CLOEXEC);
-			}
-		}
-		fclose(f);
-	}
-	closedir(d);
-	if (fd < 0 && !errno)
-		errno = ENODEV;
-	return fd;
-}
-
-/* A legacy write() command: header, CMD (response pointer first), RESP */
-static int write_cmd(int fd, uint32_t command, void *cmd, size_t cmd_len,
-		     void *resp, size_t resp_len)
-{
-	char in[256];
-	struct ib_uverbs_cmd_hdr hdr = {
-		.command = command,
-		.in_words = (sizeof(hdr) + cmd_len) / 4,
-		.out_words = resp_len / 4,
-	};
-	uint64_t rp = (uintptr_t)resp;
-	size_t len = sizeof(hdr) + cmd_len;
-
-	if (resp_len)
-		memcpy(cmd, &rp, sizeof(rp));
-	memcpy(in, &hdr, sizeof(hdr));
-	memcpy(in + sizeof(hdr), cmd, cmd_len);
-	return write(fd, in, len) == (ssize_t)len ? 0 : errno;
-}
-
-struct ioctl_buf {
-	struct ib_uverbs_ioctl_hdr hdr;
-	struct ib_uverbs_attr attrs[10];
-};
-
-static struct ib_uverbs_attr *ioctl_attr(struct ioctl_buf *b, uint16_t id,
-					 uint16_t len, uint64_t data)
-{
-	struct ib_uverbs_attr *a = &b->attrs[b->hdr.num_attrs++];
-
-	a->attr_id = id;
-	a->len = len;
-	a->data = data;
-	return a;
 }
 
 /*
@@ -161,11 +51,9 @@ static int reg_dmabuf(int fd, uint32_t pd, uint64_t offset, uint64_t length,
 	uint32_t ufd = dmabuf, rkey;
 	struct ib_uverbs_attr *h;
 	struct ioctl_buf b;
+	int err;
 
-	memset(&b, 0, sizeof(b));
-	b.hdr.object_id = UVERBS_OBJECT_MR;
-	b.hdr.method_id = UVERBS_METHOD_REG_DMABUF_MR;
-	b.hdr.driver_id = RDMASIM_DRIVER_ID;
+	ioctl_init(&b, UVERBS_OBJECT_MR, UVERBS_METHOD_REG_DMABUF_MR);
 	h = ioctl_attr(&b, UVERBS_ATTR_REG_DMABUF_MR_HANDLE, 0, 0);
 	ioctl_attr(&b, UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE, 0, pd);
 	ioctl_attr(&b, UVERBS_ATTR_REG_DMABUF_MR_OFFSET, 8, offset);
@@ -178,10 +66,9 @@ static int reg_dmabuf(int fd, uint32_t pd, uint64_t offset, uint64_t length,
 		   (uintptr_t)lkey);
 	ioctl_attr(&b, UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY, 4,
 		   (uintptr_t)&rkey);
-	b.hdr.length = sizeof(b.hdr) +
-		       b.hdr.num_attrs * sizeof(struct ib_uverbs_attr);
-	if (ioctl(fd, RDMA_VERBS_IOCTL, &b))
-		return errno;
+	err = ioctl_cmd(fd, &b);
+	if (err)
+		return err;
 	*handle = h->data;
 	return 0;
 }
@@ -191,7 +78,7 @@ static int dereg(int fd, uint32_t handle)
 	struct ib_uverbs_dereg_mr cmd = { .mr_handle = handle };
 
 	return write_cmd(fd, IB_USER_VERBS_CMD_DEREG_MR, &cmd, sizeof(cmd),
-			 NULL, 0);
+			 NULL, 0, NULL, 0, NULL, 0);
 }
 
 /* A DMA-BUF of @size bytes from @exporter; -1 with errno on failure */
@@ -277,12 +164,12 @@ int main(int argc, char **argv)
 	}
 	report("open", 0, "%s", argv[1]);
 	err = write_cmd(fd, IB_USER_VERBS_CMD_GET_CONTEXT, &gc, sizeof(gc),
-			&gcr, sizeof(gcr));
+			NULL, 0, &gcr, sizeof(gcr), NULL, 0);
 	report("get_context", err, NULL);
 	if (err)
 		return 1;
 	err = write_cmd(fd, IB_USER_VERBS_CMD_ALLOC_PD, &apd, sizeof(apd),
-			&apdr, sizeof(apdr));
+			NULL, 0, &apdr, sizeof(apdr), NULL, 0);
 	report("alloc_pd", err, NULL);
 	if (err)
 		return 1;
@@ -337,7 +224,7 @@ out_buf:
 out_pd:
 	dpd.pd_handle = apdr.pd_handle;
 	err = write_cmd(fd, IB_USER_VERBS_CMD_DEALLOC_PD, &dpd, sizeof(dpd),
-			NULL, 0);
+			NULL, 0, NULL, 0, NULL, 0);
 	report("dealloc_pd", err, NULL);
 	close(fd);
 	return failed;
