@@ -38,6 +38,9 @@ PROBES=(
 # 6.2: genl pre_doit/post_doit take the split ops
 "GENL_SPLIT_OPS|net/genetlink.h|@static int f(const struct genl_split_ops *o, struct sk_buff *s, struct genl_info *i) { return 0; }
 struct genl_family fam = { .pre_doit = f };"
+# 6.3: bus uevent callbacks take a const device (rdmasim's pci variant)
+"BUS_UEVENT_CONST|linux/device.h|@static int f(const struct device *d, struct kobj_uevent_env *e) { return 0; }
+struct bus_type b = { .uevent = f };"
 # 6.11: create_cq gets the whole attribute bundle
 "CREATE_CQ_ATTRS|rdma/ib_verbs.h|@static int f(struct ib_cq *cq, const struct ib_cq_init_attr *a, struct uverbs_attr_bundle *b) { return 0; }
 struct ib_device_ops o = { .create_cq = f };"

@@ -1293,7 +1293,7 @@ enum sim_variant {
 	SIM_VAR_IB,		/* InfiniBand: GIDs from query_gid (mlx5, mlx4) */
 	SIM_VAR_IWARP,		/* iWARP (irdma, siw, erdma) */
 	SIM_VAR_NOKVERBS,	/* no kernel verbs, no IB transport (EFA) */
-	SIM_VAR_PCI,		/* RoCE under a PCI-like bus device (hns) */
+	SIM_VAR_PCI,		/* RoCE under a PCI-like bus device (hns v2) */
 };
 
 static const char * const sim_variant_name[] = {
@@ -1328,19 +1328,39 @@ static const struct kernel_param_ops sim_variant_ops = {
 };
 module_param_cb(variant, &sim_variant_ops, &sim_variant, 0644);
 MODULE_PARM_DESC(variant,
-		 "what the next \"rdma link add\" makes: roce (default), ib, iwarp, nokverbs (EFA-like), pci (RoCE under a PCI-like device)");
+		 "what the next \"rdma link add\" makes: roce (default), ib, iwarp, nokverbs (EFA-like), pci (RoCE under a PCI-like device: an hns v2 function)");
 
 /*
- * The pci variant's bus device: what PCI-matched providers (libhns) read,
- * /sys/class/infiniband/DEV/device/modalias, names a PCI function.
+ * The pci variant's bus device stands for an hns v2 RoCE function (Huawei
+ * 19e5:a222), so that Debian's stock libhns, which binds by PCI id alone,
+ * takes the device: libibverbs reads /sys/class/infiniband/DEV/device/
+ * modalias.  As a PCI device's, its bus adds MODALIAS to its uevent, which
+ * is where vrdma takes a parent's modalias from.  The bus is not "pci", so
+ * udev's rdma_rename leaves the sim device's name alone, and it has no
+ * driver to probe the device.
  */
+#define SIM_PCI_MODALIAS "pci:v000019E5d0000A222sv000019E5sd00000000bc02sc00i00"
+
+#ifdef VRDMA_HAVE_BUS_UEVENT_CONST
+static int sim_pci_uevent(const struct device *dev, struct kobj_uevent_env *env)
+#else
+static int sim_pci_uevent(struct device *dev, struct kobj_uevent_env *env)
+#endif
+{
+	return add_uevent_var(env, "MODALIAS=" SIM_PCI_MODALIAS);
+}
+
+static struct bus_type sim_pci_bus = {
+	.name = "rdmasim_pci",
+	.uevent = sim_pci_uevent,
+};
+
 static struct device *sim_pci_dev;
 
 static ssize_t modalias_show(struct device *dev, struct device_attribute *attr,
 			     char *buf)
 {
-	return sysfs_emit(buf, "pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X\n",
-			  0x5153, 1, 0x5153, 1, 0x02, 0x00, 0x00);
+	return sysfs_emit(buf, "%s\n", SIM_PCI_MODALIAS);
 }
 static DEVICE_ATTR_RO(modalias);
 
@@ -1359,25 +1379,37 @@ static int sim_pci_dev_init(void)
 {
 	int ret;
 
+	ret = bus_register(&sim_pci_bus);
+	if (ret)
+		return ret;
 	sim_pci_dev = kzalloc(sizeof(*sim_pci_dev), GFP_KERNEL);
-	if (!sim_pci_dev)
-		return -ENOMEM;
+	if (!sim_pci_dev) {
+		ret = -ENOMEM;
+		goto err_bus;
+	}
 	device_initialize(sim_pci_dev);
 	sim_pci_dev->release = sim_pci_release;
 	sim_pci_dev->groups = sim_pci_groups;
+	sim_pci_dev->bus = &sim_pci_bus;
 	ret = dev_set_name(sim_pci_dev, "rdmasim-pci");
 	if (!ret)
 		ret = device_add(sim_pci_dev);
-	if (ret) {
-		put_device(sim_pci_dev);
-		sim_pci_dev = NULL;
-	}
+	if (ret)
+		goto err_put;
+	return 0;
+
+err_put:
+	put_device(sim_pci_dev);
+	sim_pci_dev = NULL;
+err_bus:
+	bus_unregister(&sim_pci_bus);
 	return ret;
 }
 
 static void sim_pci_dev_exit(void)
 {
 	device_unregister(sim_pci_dev);
+	bus_unregister(&sim_pci_bus);
 }
 
 /* GID 0 is the port GID (link-local prefix, node GUID); the rest empty */
