@@ -31,6 +31,7 @@ static const char * const vrdma_obj_names[VRDMA_NR_OBJ] = {
 	[VRDMA_OBJ_MW] = "mw",
 	[VRDMA_OBJ_AH] = "ah",
 	[VRDMA_OBJ_DRV] = "drvobj",
+	[VRDMA_OBJ_ALIAS] = "alias",
 };
 
 /* What vrdma_vma.ko counts, under the names of the objects file */
@@ -55,6 +56,7 @@ static const char * const vrdma_fault_names[VRDMA_NR_FAULT] = {
 	[VRDMA_FAULT_AH] = "ah",
 	[VRDMA_FAULT_REGISTER] = "register",
 	[VRDMA_FAULT_NETNS] = "netns",
+	[VRDMA_FAULT_ALIAS] = "alias",
 };
 
 /* Pending delays per point, in ms; lock-free (atomic_xchg). */

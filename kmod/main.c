@@ -26,9 +26,13 @@ static int __init vrdma_init(void)
 
 	vrdma_debugfs_init();
 
-	ret = vrdma_parent_init();
+	ret = vrdma_alias_init();
 	if (ret)
 		goto err_debugfs;
+
+	ret = vrdma_parent_init();
+	if (ret)
+		goto err_alias;
 
 	ret = vrdma_pernet_init();
 	if (ret)
@@ -46,6 +50,8 @@ err_pernet:
 	vrdma_pernet_exit();
 err_parent:
 	vrdma_parent_exit();
+err_alias:
+	vrdma_alias_exit();
 err_debugfs:
 	vrdma_debugfs_exit();
 	return ret;
@@ -67,6 +73,7 @@ static void __exit vrdma_exit(void)
 	vrdma_parent_exit();
 	/* No vdevice left to undo, but the work may still be running. */
 	vrdma_dev_home_exit();
+	vrdma_alias_exit();
 	vrdma_debugfs_exit();
 	pr_info("vrdma: unloaded\n");
 }

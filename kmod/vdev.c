@@ -395,6 +395,7 @@ void vrdma_dealloc_driver(struct ib_device *ibdev)
 	wake_up_all(&vrdma_dying_wq);
 
 	vrdma_acl_free(vdev);
+	vrdma_alias_del(vdev);
 	vrdma_dev_put_parent(vdev->pdev);
 	vrdma_obj_dec(VRDMA_OBJ_VDEV);
 }
@@ -495,6 +496,14 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 	ret = vrdma_acl_init(vdev, params->acl);
 	if (ret)
 		goto err_dealloc;
+	/* PCI-matched providers (libhns) read the modalias of dev.parent. */
+	ret = vrdma_alias_add(vdev, params->name, extack);
+	if (ret) {
+		if (ret != -EEXIST)
+			NL_SET_ERR_MSG(extack,
+				       "copying the parent's modalias failed");
+		goto err_dealloc;
+	}
 
 	if (!vrdma_netns_exclusive(&vdev->ibdev)) {
 		NL_SET_ERR_MSG(extack,

@@ -150,6 +150,11 @@ struct vrdma_dev {
 	char home_name[IB_DEVICE_NAME_MAX];
 	/* The parent's driver methods it forwards (fwd.c); constant */
 	struct vrdma_fwd fwd;
+	/*
+	 * Its dev.parent, carrying the parent's modalias (alias.c), or NULL;
+	 * set before registration, removed when the vdevice is freed.
+	 */
+	struct device *alias;
 };
 
 /**
@@ -269,6 +274,13 @@ u32 vrdma_dev_port_state(struct vrdma_dev *vdev);
 
 /* device.c: the vdevice's ib_device_ops */
 void vrdma_dev_set_ops(struct vrdma_dev *vdev);
+
+/* alias.c */
+int vrdma_alias_add(struct vrdma_dev *vdev, const char *name,
+		    struct netlink_ext_ack *extack);
+void vrdma_alias_del(struct vrdma_dev *vdev);
+int vrdma_alias_init(void);
+void vrdma_alias_exit(void);
 
 /* parent.c */
 int vrdma_parent_init(void);
@@ -433,6 +445,7 @@ enum vrdma_obj {
 	VRDMA_OBJ_MW,
 	VRDMA_OBJ_AH,
 	VRDMA_OBJ_DRV,		/* objects of the parent's own types */
+	VRDMA_OBJ_ALIAS,	/* alias devices (alias.c) */
 	VRDMA_NR_OBJ
 };
 
@@ -464,6 +477,7 @@ enum vrdma_fault {
 	VRDMA_FAULT_AH,
 	VRDMA_FAULT_REGISTER,
 	VRDMA_FAULT_NETNS,
+	VRDMA_FAULT_ALIAS,
 	VRDMA_NR_FAULT
 };
 

@@ -11,10 +11,20 @@
 # The first three are refused by vrdmactl dev add with the message that
 # names the reason, leaving nothing behind; the one without kernel verbs
 # is tracked all the same (vrdmactl parent show lists it: vrdma's client is
-# no_kverbs_req).  A vdevice on the PCI-like parent is accepted and has no
-# bus device of its own (Documentation/design.rst says why).
+# no_kverbs_req).
 #
-#   netns V: vV (on simpci)   init_net: simib, simiw, simnk, simpci on veths
+# The PCI-like parent presents an hns v2 function's PCI id, so Debian's
+# stock libhns (which binds by PCI id alone) takes it natively.  A vdevice
+# on it is accepted and gets a bus-less parent device of vrdma's carrying a
+# copy of the parent's modalias (Documentation/design.rst): libhns binds to
+# the vdevice in its netns; the vdevice has no MODALIAS uevent variable,
+# udev's rdma_rename leaves it alone, another namespace does not see it,
+# and the alias device goes with the vdevice.  Opening the device fails
+# (rdmasim does not speak hns's ABI), the same way natively and on the
+# vdevice.
+#
+#   netns V: vV (on simpci)   netns W: nothing
+#   init_net: simib, simiw, simnk, simpci on veths
 
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -24,11 +34,17 @@
 SIM_KO=$TOP/selftests/rdmasim/rdmasim.ko
 SIMDBG=/sys/kernel/debug/rdmasim
 VARIANT=/sys/module/rdmasim/parameters/variant
+PARENT=simpci
+# An hns v2 RoCE function (Huawei 19e5:a222), which libhns binds
+HNS_MODALIAS=pci:v000019E5d0000A222sv000019E5sd00000000bc02sc00i00
 
 ktap_plan setup bad_variant_refused ib_link_layer ib_refused iwarp_refused \
-	nokverbs_tracked nokverbs_refused pci_modalias pci_vdev_accepted \
-	pci_vdev_no_bus_device refusals_left_nothing strict_clean \
-	links_removed klog_clean
+	nokverbs_tracked nokverbs_refused pci_modalias pci_native_provider \
+	pci_vdev_accepted pci_vdev_modalias pci_vdev_provider \
+	pci_vdev_no_modalias_uevent pci_vdev_rdma_rename_untouched \
+	pci_vdev_open_fails_alike pci_other_ns_sees_nothing \
+	refusals_left_nothing strict_clean pci_alias_gone links_removed \
+	klog_clean
 
 # sim_link NAME VARIANT N - a sim device NAME of VARIANT on a new veth pair
 # (svNa, svNb).
@@ -59,7 +75,7 @@ mark=$(klog_mark)
 tmpdir T
 if [ -r "$SIM_KO" ] && load_modules &&
 	{ [ -d /sys/module/rdmasim ] || in_init insmod "$SIM_KO"; } &&
-	cleanup_push rmmod rdmasim && new_ns V v &&
+	cleanup_push rmmod rdmasim && new_ns V v && new_ns W w &&
 	sim_link simib ib 1 && sim_link simiw iwarp 2 &&
 	sim_link simnk nokverbs 3 && sim_link simpci pci 4; then
 	ktap_ok setup
@@ -107,23 +123,94 @@ else
 	ktap_fail nokverbs_refused
 fi
 
+# ibv_list NS|init - the devices libibverbs binds a provider to, seen
+# from netns NS or the initial one, one per line.
+ibv_list() {
+	if [ "$1" = init ]; then
+		in_init ibv_devices
+	else
+		in_ns "$1" ibv_devices
+	fi 2>&1 | awk 'NR > 2 { print $1 }'
+}
+
+# devinfo NS|init DEV - ibv_devinfo -d DEV's exit status and output, DEV
+# spelled "DEV" in it.
+devinfo() {
+	local ns=$1 dev=$2 out rc
+	if [ "$ns" = init ]; then
+		out=$(in_init ibv_devinfo -d "$dev" 2>&1)
+	else
+		out=$(in_ns "$ns" ibv_devinfo -d "$dev" 2>&1)
+	fi
+	rc=$?
+	echo "rc=$rc ${out//$dev/DEV}"
+}
+
 modalias=$(cat /sys/class/infiniband/simpci/device/modalias 2>/dev/null)
-if [[ $modalias == pci:v00005153d00000001* ]]; then
+if [ "$modalias" = "$HNS_MODALIAS" ]; then
 	ktap_ok pci_modalias "$modalias"
 else
 	ktap_fail pci_modalias "modalias: '$modalias'"
 fi
+if ibv_list init | grep -qx simpci; then
+	ktap_ok pci_native_provider "libhns binds simpci"
+else
+	ktap_fail pci_native_provider "ibv_devices: $(ibv_list init | tr '\n' ' ')"
+fi
 if vdev_add vV "$V" && [ "$(in_ns "$V" cat /sys/class/infiniband/vV/ports/1/link_layer)" = Ethernet ]; then
 	ktap_ok pci_vdev_accepted
-	# libibverbs matches a PCI provider by this file: the vdevice has none
-	if in_ns "$V" test -e /sys/class/infiniband/vV/device; then
-		ktap_fail pci_vdev_no_bus_device "$(in_ns "$V" ls -l /sys/class/infiniband/vV/device)"
+	vmod=$(in_ns "$V" cat /sys/class/infiniband/vV/device/modalias 2>&1)
+	ktap_diag "vV's device: $(in_ns "$V" readlink -f /sys/class/infiniband/vV/device): $(in_ns "$V" ls /sys/class/infiniband/vV/device/ | tr '\n' ' ')"
+	if [ "$vmod" = "$modalias" ]; then
+		ktap_ok pci_vdev_modalias "$vmod"
 	else
-		ktap_ok pci_vdev_no_bus_device "PCI-matched providers (libhns) find no provider for it"
+		ktap_fail pci_vdev_modalias "vV's modalias: '$vmod'"
+	fi
+	if ibv_list "$V" | grep -qx vV; then
+		ktap_ok pci_vdev_provider "libhns binds vV in its netns"
+	else
+		ktap_fail pci_vdev_provider "ibv_devices in V: '$(ibv_list "$V" | tr '\n' ' ')'"
+	fi
+	# A MODALIAS uevent variable would have udev load modules for it
+	uev=$(in_ns "$V" cat /sys/class/infiniband/vV/uevent /sys/class/infiniband/vV/device/uevent 2>&1)
+	if ! grep -q MODALIAS <<<"$uev" && in_ns "$V" test -e /sys/class/infiniband/vV/device; then
+		ktap_ok pci_vdev_no_modalias_uevent "$(tr '\n' ' ' <<<"$uev")"
+	else
+		ktap_fail pci_vdev_no_modalias_uevent "$(tr '\n' ' ' <<<"$uev")"
+	fi
+	# As udev's 60-rdma-persistent-naming.rules would: it renames by the
+	# device's onboard index (device/acpi_index, device/index) or PCI
+	# address (device/subsystem is "pci"), which the alias has neither of
+	in_ns "$V" /usr/lib/udev/rdma_rename vV NAME_FALLBACK
+	rc=$?
+	if [ "$rc" -ne 0 ] && in_ns "$V" test -e /sys/class/infiniband/vV &&
+		in_init "$VRDMACTL" -j dev show | jq -e '.[] | select(.name == "vV")' >/dev/null; then
+		ktap_ok pci_vdev_rdma_rename_untouched "rdma_rename exit $rc"
+	else
+		ktap_fail pci_vdev_rdma_rename_untouched "rdma_rename exit $rc; $(in_ns "$V" ls /sys/class/infiniband/ | tr '\n' ' ')"
+	fi
+	native=$(devinfo init simpci)
+	virt=$(devinfo "$V" vV)
+	ktap_diag "natively: $native"
+	ktap_diag "vdevice:  $virt"
+	if [[ $native != rc=0* ]] && [ "$native" = "$virt" ]; then
+		ktap_ok pci_vdev_open_fails_alike
+	else
+		ktap_fail pci_vdev_open_fails_alike
+	fi
+	wsees="$(in_ns "$W" ls /sys/class/infiniband/ 2>&1) $(ibv_list "$W")"
+	if ! grep -qw vV <<<"$wsees"; then
+		ktap_ok pci_other_ns_sees_nothing "$(tr '\n' ' ' <<<"$wsees")"
+	else
+		ktap_fail pci_other_ns_sees_nothing "$(tr '\n' ' ' <<<"$wsees")"
 	fi
 else
 	ktap_fail pci_vdev_accepted
-	ktap_skip pci_vdev_no_bus_device "no vdevice"
+	for t in pci_vdev_modalias pci_vdev_provider pci_vdev_no_modalias_uevent \
+		pci_vdev_rdma_rename_untouched pci_vdev_open_fails_alike \
+		pci_other_ns_sees_nothing; do
+		ktap_skip "$t" "no vdevice"
+	done
 fi
 
 left=$(in_init "$VRDMACTL" -j dev show | jq -r '.[].name' | grep -vx vV | tr '\n' ' ')
@@ -138,7 +225,14 @@ else
 	ktap_fail strict_clean "$(dmesg | grep -a 'rdmasim: strict' | tail -5)"
 fi
 
+alias=$(find /sys/devices/virtual/vrdma -maxdepth 1 -name vV 2>/dev/null)
 in_init "$VRDMACTL" dev del vV >/dev/null 2>&1
+if [ -n "$alias" ] &&
+	[ -z "$(find /sys/devices/virtual/vrdma -maxdepth 1 -name vV 2>/dev/null)" ]; then
+	ktap_ok pci_alias_gone "before: $alias"
+else
+	ktap_fail pci_alias_gone "before: '$alias', after: '$(ls /sys/devices/virtual/vrdma 2>&1)'"
+fi
 for d in simib simiw simnk simpci; do
 	in_init rdma link del "$d"
 done
