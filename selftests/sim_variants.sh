@@ -23,8 +23,13 @@
 # (rdmasim does not speak hns's ABI), the same way natively and on the
 # vdevice.
 #
-#   netns V: vV (on simpci)   netns W: nothing
-#   init_net: simib, simiw, simnk, simpci on veths
+# The pdquery2 parent declares its PD_QUERY driver method with one more
+# mandatory attribute than vrdma's declaration (kmod/fwd_rdmasim.c): the
+# method answers natively per that ABI, but a vdevice must not run it
+# (EOPNOTSUPP), while its other driver methods are still forwarded.
+#
+#   netns V: vV (on simpci), vQ (on simpq)   netns W: nothing
+#   init_net: simib, simiw, simnk, simpci, simpq on veths
 
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -32,6 +37,7 @@
 . "$(dirname "$0")/lib-vdev.sh"
 
 SIM_KO=$TOP/selftests/rdmasim/rdmasim.ko
+PDQ=$TOP/selftests/progs/sim_pdquery
 SIMDBG=/sys/kernel/debug/rdmasim
 VARIANT=/sys/module/rdmasim/parameters/variant
 PARENT=simpci
@@ -43,6 +49,7 @@ ktap_plan setup bad_variant_refused ib_link_layer ib_refused iwarp_refused \
 	pci_vdev_accepted pci_vdev_modalias pci_vdev_provider \
 	pci_vdev_no_modalias_uevent pci_vdev_rdma_rename_untouched \
 	pci_vdev_open_fails_alike pci_other_ns_sees_nothing \
+	pdquery2_native pdquery2_vdev_unmatched pdquery2_released \
 	refusals_left_nothing strict_clean pci_alias_gone links_removed \
 	klog_clean
 
@@ -77,7 +84,8 @@ if [ -r "$SIM_KO" ] && load_modules &&
 	{ [ -d /sys/module/rdmasim ] || in_init insmod "$SIM_KO"; } &&
 	cleanup_push rmmod rdmasim && new_ns V v && new_ns W w &&
 	sim_link simib ib 1 && sim_link simiw iwarp 2 &&
-	sim_link simnk nokverbs 3 && sim_link simpci pci 4; then
+	sim_link simnk nokverbs 3 && sim_link simpci pci 4 &&
+	sim_link simpq pdquery2 5; then
 	ktap_ok setup
 else
 	ktap_fail setup "$(rdma dev 2>&1)"
@@ -213,6 +221,46 @@ else
 	done
 fi
 
+# pdq_is OUT EXPECTED... - sim_pdquery's OUT has each "CHECK STATUS" line
+# of EXPECTED (STATUS "ok" or an errno name).
+pdq_is() {
+	local out=$1 want
+	shift
+	for want in "$@"; do
+		grep -q "^$want\b" <<<"$out" || return 1
+	done
+}
+
+out=$(in_init "$PDQ" simpq 2>&1)
+ktap_diag "$out"
+if pdq_is "$out" "pd_query_flags ok" "pd_query_plain err EINVAL" "uar_alloc ok"; then
+	ktap_ok pdquery2_native
+else
+	ktap_fail pdquery2_native
+fi
+drv0=$(awk '$1 == "drvobj" { print $2 }' /sys/kernel/debug/vrdma/objects)
+if in_init "$VRDMACTL" dev add vQ parent simpq netns "$V" >/dev/null; then
+	cleanup_push "$VRDMACTL" dev del vQ
+	out=$(in_ns "$V" "$PDQ" vQ 2>&1)
+	ktap_diag "$out"
+	if pdq_is "$out" "pd_query_flags err EOPNOTSUPP" \
+		"pd_query_plain err EOPNOTSUPP" "uar_alloc ok"; then
+		ktap_ok pdquery2_vdev_unmatched
+	else
+		ktap_fail pdquery2_vdev_unmatched
+	fi
+	in_init "$VRDMACTL" dev del vQ >/dev/null
+	drv1=$(awk '$1 == "drvobj" { print $2 }' /sys/kernel/debug/vrdma/objects)
+	if [ "$drv1" = "$drv0" ] && ! in_init "$VRDMACTL" -j dev show | jq -e '.[] | select(.name == "vQ")' >/dev/null; then
+		ktap_ok pdquery2_released "drvobj $drv0 -> $drv1"
+	else
+		ktap_fail pdquery2_released "drvobj $drv0 -> $drv1"
+	fi
+else
+	ktap_fail pdquery2_vdev_unmatched "vQ not created"
+	ktap_skip pdquery2_released "no vdevice"
+fi
+
 left=$(in_init "$VRDMACTL" -j dev show | jq -r '.[].name' | grep -vx vV | tr '\n' ' ')
 if [ -z "$left" ]; then
 	ktap_ok refusals_left_nothing
@@ -233,7 +281,7 @@ if [ -n "$alias" ] &&
 else
 	ktap_fail pci_alias_gone "before: '$alias', after: '$(ls /sys/devices/virtual/vrdma 2>&1)'"
 fi
-for d in simib simiw simnk simpci; do
+for d in simib simiw simnk simpci simpq; do
 	in_init rdma link del "$d"
 done
 if wait_for 10 grep -q '^dev 0$' "$SIMDBG/objects"; then

@@ -51,6 +51,7 @@ enum rdmasim_pd_methods {
 enum rdmasim_pd_query_attrs {
 	RDMASIM_ATTR_PD_QUERY_HANDLE = (1U << UVERBS_ID_NS_SHIFT),
 	RDMASIM_ATTR_PD_QUERY_PDN,		/* out u32 */
+	RDMASIM_ATTR_PD_QUERY_FLAGS,		/* in u32, pdquery2 variant */
 };
 
 /* query_device's driver response */

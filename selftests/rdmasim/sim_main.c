@@ -1282,6 +1282,39 @@ static const struct uapi_definition sim_uapi_defs[] = {
 	{}
 };
 
+/*
+ * The pdquery2 variant's ABI: PD_QUERY takes one more mandatory attribute,
+ * added by a tree of its own, as drivers grow the methods they add to core
+ * objects (ADD_UVERBS_ATTRIBUTES_SIMPLE(), which cannot be used twice on
+ * one method in one file).  The handler is the same; it ignores the value.
+ */
+static const struct uverbs_attr_def *const sim_pd_query2_attrs[] = {
+	UVERBS_ATTR_PTR_IN(RDMASIM_ATTR_PD_QUERY_FLAGS, UVERBS_ATTR_TYPE(u32),
+			   UA_MANDATORY),
+};
+
+static const struct uverbs_method_def sim_pd_query2 = {
+	.id = RDMASIM_METHOD_PD_QUERY,
+	.num_attrs = ARRAY_SIZE(sim_pd_query2_attrs),
+	.attrs = &sim_pd_query2_attrs,
+};
+
+static const struct uverbs_method_def *const sim_pd_query2_methods[] = {
+	&sim_pd_query2,
+};
+
+static const struct uverbs_object_def sim_pd_query2_tree = {
+	.id = UVERBS_OBJECT_PD,
+	.num_methods = ARRAY_SIZE(sim_pd_query2_methods),
+	.methods = &sim_pd_query2_methods,
+};
+
+static const struct uapi_definition sim_uapi_defs_pdquery2[] = {
+	UAPI_DEF_CHAIN(sim_uapi_defs),
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_PD, &sim_pd_query2_tree),
+	{}
+};
+
 /* --- hardware variants ------------------------------------------------- */
 
 /*
@@ -1294,6 +1327,7 @@ enum sim_variant {
 	SIM_VAR_IWARP,		/* iWARP (irdma, siw, erdma) */
 	SIM_VAR_NOKVERBS,	/* no kernel verbs, no IB transport (EFA) */
 	SIM_VAR_PCI,		/* RoCE under a PCI-like bus device (hns v2) */
+	SIM_VAR_PDQUERY2,	/* RoCE whose PD_QUERY has one more attribute */
 };
 
 static const char * const sim_variant_name[] = {
@@ -1302,6 +1336,7 @@ static const char * const sim_variant_name[] = {
 	[SIM_VAR_IWARP] = "iwarp",
 	[SIM_VAR_NOKVERBS] = "nokverbs",
 	[SIM_VAR_PCI] = "pci",
+	[SIM_VAR_PDQUERY2] = "pdquery2",
 };
 
 static int sim_variant = SIM_VAR_ROCE;
@@ -1328,7 +1363,7 @@ static const struct kernel_param_ops sim_variant_ops = {
 };
 module_param_cb(variant, &sim_variant_ops, &sim_variant, 0644);
 MODULE_PARM_DESC(variant,
-		 "what the next \"rdma link add\" makes: roce (default), ib, iwarp, nokverbs (EFA-like), pci (RoCE under a PCI-like device: an hns v2 function)");
+		 "what the next \"rdma link add\" makes: roce (default), ib, iwarp, nokverbs (EFA-like), pci (RoCE under a PCI-like device: an hns v2 function), pdquery2 (RoCE whose PD_QUERY takes a mandatory FLAGS attribute)");
 
 /*
  * The pci variant's bus device stands for an hns v2 RoCE function (Huawei
@@ -1474,6 +1509,10 @@ static void sim_variant_setup(struct sim_dev *sdev)
 		return;
 	if (sdev->variant == SIM_VAR_PCI) {
 		ibdev->dev.parent = sim_pci_dev;
+		return;
+	}
+	if (sdev->variant == SIM_VAR_PDQUERY2) {
+		ibdev->driver_def = sim_uapi_defs_pdquery2;
 		return;
 	}
 	/* The device's own copy of the ops */
