@@ -19,7 +19,9 @@
 # copy of the parent's modalias (Documentation/design.rst): libhns binds to
 # the vdevice in its netns; the vdevice has no MODALIAS uevent variable,
 # udev's rdma_rename leaves it alone, another namespace does not see it,
-# and the alias device goes with the vdevice.  Opening the device fails
+# and the alias device goes with the vdevice; a second vdevice of its
+# name, and failures injected before and after the alias is added, leave
+# nothing behind.  Opening the device fails
 # (rdmasim does not speak hns's ABI), the same way natively and on the
 # vdevice.
 #
@@ -48,7 +50,8 @@ ktap_plan setup bad_variant_refused ib_link_layer ib_refused iwarp_refused \
 	nokverbs_tracked nokverbs_refused pci_modalias pci_native_provider \
 	pci_vdev_accepted pci_vdev_modalias pci_vdev_provider \
 	pci_vdev_no_modalias_uevent pci_vdev_rdma_rename_untouched \
-	pci_vdev_open_fails_alike pci_other_ns_sees_nothing \
+	pci_vdev_open_fails_alike pci_other_ns_sees_nothing pci_dup_name_refused \
+	pci_alias_fault_unwound pci_register_fault_unwound \
 	pdquery2_native pdquery2_vdev_unmatched pdquery2_released \
 	refusals_left_nothing strict_clean pci_alias_gone links_removed \
 	klog_clean
@@ -167,6 +170,7 @@ else
 fi
 if vdev_add vV "$V" && [ "$(in_ns "$V" cat /sys/class/infiniband/vV/ports/1/link_layer)" = Ethernet ]; then
 	ktap_ok pci_vdev_accepted
+	vdev_ok=1
 	vmod=$(in_ns "$V" cat /sys/class/infiniband/vV/device/modalias 2>&1)
 	ktap_diag "vV's device: $(in_ns "$V" readlink -f /sys/class/infiniband/vV/device): $(in_ns "$V" ls /sys/class/infiniband/vV/device/ | tr '\n' ' ')"
 	if [ "$vmod" = "$modalias" ]; then
@@ -216,10 +220,46 @@ else
 	ktap_fail pci_vdev_accepted
 	for t in pci_vdev_modalias pci_vdev_provider pci_vdev_no_modalias_uevent \
 		pci_vdev_rdma_rename_untouched pci_vdev_open_fails_alike \
-		pci_other_ns_sees_nothing; do
+		pci_other_ns_sees_nothing pci_dup_name_refused; do
 		ktap_skip "$t" "no vdevice"
 	done
 fi
+
+FAIL=/sys/kernel/debug/vrdma/fail
+# nr_alias - vrdma's count of alias devices
+nr_alias() {
+	awk '$1 == "alias" { print $2 }' /sys/kernel/debug/vrdma/objects
+}
+
+# pci_left NAME ALIASES - nothing of vdevice NAME is left and vrdma counts
+# ALIASES alias devices.
+pci_left() {
+	[ "$(nr_alias)" = "$2" ] && [ ! -e "/sys/devices/virtual/vrdma/$1" ] &&
+		! in_init "$VRDMACTL" -j dev show | jq -e --arg n "$1" '.[] | select(.name == $n)' >/dev/null
+}
+
+if [ -n "${vdev_ok:-}" ]; then
+	n0=$(nr_alias)
+	# The alias of the first is untouched, no second one, no sysfs warning
+	if refused vV simpci 'an RDMA device with this name exists' &&
+		[ "$(nr_alias)" = "$n0" ] &&
+		[ "$(cat /sys/devices/virtual/vrdma/vV/modalias 2>&1)" = "$modalias" ]; then
+		ktap_ok pci_dup_name_refused "aliases: $n0"
+	else
+		ktap_fail pci_dup_name_refused "aliases: $n0 -> $(nr_alias)"
+	fi
+fi
+n0=$(nr_alias)
+for point in alias register; do
+	echo 1 >"$FAIL/$point"
+	if refused vF simpci 'modalias failed|registering the RDMA device failed' &&
+		pci_left vF "$n0" && [ "$(cat "$FAIL/$point")" = 0 ]; then
+		ktap_ok "pci_${point}_fault_unwound" "aliases: $n0"
+	else
+		ktap_fail "pci_${point}_fault_unwound" "aliases: $n0 -> $(nr_alias), knob $(cat "$FAIL/$point")"
+	fi
+	echo 0 >"$FAIL/$point"
+done
 
 # pdq_is OUT EXPECTED... - sim_pdquery's OUT has each "CHECK STATUS" line
 # of EXPECTED (STATUS "ok" or an errno name).
