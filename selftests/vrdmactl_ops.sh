@@ -173,6 +173,7 @@ spawn_monitor() {
 	echo "# [init] $VRDMACTL $* -j monitor &" >&"$KTAP_FD"
 	"$VRDMACTL" "$@" -j monitor >"$out" 2>"$out.err" {KTAP_FD}>&- &
 }
+t0=$EPOCHREALTIME
 spawn_monitor "$T/mon"
 mon=$!
 spawn_monitor "$T/mona" -n "$A"
@@ -182,6 +183,8 @@ cleanup_push kill "$mon" "$mona"
 # Each says when it has joined the group: from then on it misses nothing
 wait_for 30 monitor_listening "$T/mon"
 wait_for 30 monitor_listening "$T/mona"
+# (how long joining took here, for what a fixed wait would have needed)
+ktap_diag "both monitors listening after $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }') s"
 in_init "$VRDMACTL" dev add vmonB parent "$PARENT" netns "$B"
 in_init "$VRDMACTL" dev add vmonA parent "$PARENT" netns "$A"
 in_init "$VRDMACTL" dev del vmonB
