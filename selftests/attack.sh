@@ -63,7 +63,9 @@ if new_ns A a && new_ns S s && vdev_add vA "$A" && vdev_add vA2 "$A"; then
 	mona=$!
 	cleanup_push wait "$mona"
 	cleanup_push kill "$mona"
-	sleep 1	# the monitor has joined its group once started; be generous
+fi
+# The monitor must have joined its group before the events it must see
+if [ -n "${mona:-}" ] && wait_for 30 monitor_listening "$T/mona"; then
 	ktap_ok setup
 else
 	ktap_fail setup

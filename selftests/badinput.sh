@@ -58,6 +58,7 @@ refused netns_fd_not_a_netns "not a network namespace" \
 # A namespace whose last process is exiting: the request either fails or
 # creates a vdevice that dies with the namespace at once.  Either way
 # nothing may remain.
+# (The sleep is the namespace's lifetime, not a synchronisation.)
 unshare -n sleep 0.3 &
 dying=$!
 # Only once it is in its own namespace (or already gone): a loaded machine

@@ -35,6 +35,9 @@
 #   del               DEL net1: its vdevice, state and CDI device gone, net2
 #                     intact; DEL again succeeds
 #   gc_after_crash    GC with only net2 valid removes Q's attachment
+#   gc_orphan_record  an attachment with a record and a vdevice but no state
+#                     (an ADD that died): GC keeps it while valid, then
+#                     deletes its vdevice and record
 #   add_time          the time an ADD adds, median of 10 ADD/DEL pairs
 #   kernel_log_clean
 #
@@ -47,7 +50,7 @@
 
 ktap_plan status add_chained add_second add_again_fails check rdma_max \
 	rdma_max_netns add_fails_clean concurrent del_unreadable del \
-	gc_after_crash add_time kernel_log_clean
+	gc_after_crash gc_orphan_record add_time kernel_log_clean
 
 PLUGIN=$TOP/tools/cni/vrdma
 if ! have_vrdmactl || ! require_cmd jq || [ ! -x "$PLUGIN" ]; then
@@ -356,6 +359,27 @@ gc() {
 }
 ktap_check gc_after_crash gc
 cni DEL "$ID" "$PNS" net2 "$(conf rail2)"
+
+# An ADD that died between its vdevice and its state file leaves the
+# vdevice and the record alone: GC finds them by the record, keeps them
+# while the attachment is valid, and deletes the vdevice and the record
+# once it is not
+gc_orphan() {
+	local v rec
+	cni ADD "$ID2" "$QNS" eth5 "$(conf orphan)" CNI_ARGS="K8S_POD_NAMESPACE=ns;K8S_POD_NAME=orphan-$$" ||
+		return 1
+	v=$(vdev_of orphan eth5 "$ID2")
+	rec=/run/vrdma/cni/.records/$v.json
+	[ -n "$v" ] && [ -n "$(dev_json "$v")" ] && [ -e "$rec" ] || return 1
+	rm -f "$(state_of orphan eth5 "$ID2")" "$CDI/vrdma.io-pod-ns_orphan-$$.json"
+	ktap_diag "orphan: $v, record only"
+	cni GC "" "" "" "$(conf orphan "$(jq -cn --arg id "$ID2" \
+		'{"cni.dev/valid-attachments": [{containerID: $id, ifname: "eth5"}]}')")" || return 1
+	[ -n "$(dev_json "$v")" ] && [ -e "$rec" ] || return 1
+	cni GC "" "" "" "$(conf orphan '{"cni.dev/valid-attachments": []}')" || return 1
+	[ -z "$(dev_json "$v")" ] && [ ! -e "$rec" ]
+}
+ktap_check gc_orphan_record gc_orphan
 
 # --- the time of an ADD ----------------------------------------------------------------------
 

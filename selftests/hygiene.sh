@@ -72,11 +72,26 @@ else
 	ktap_fail host_res_dumps
 fi
 
-sleep 3
-ktap_diag "during traffic: $(vrdma_objects)"
+# parent_sent - packets the parent's port has sent
+parent_sent() {
+	cat "/sys/class/infiniband/$PARENT/ports/1/hw_counters/sent_pkts"
+}
+# parent_sent_above N - it has sent more than N
+parent_sent_above() {
+	[ "$(parent_sent)" -gt "$1" ]
+}
+# Mid-traffic: the parent has sent packets since now (its hardware
+# counter), not merely some seconds later, which a loaded machine may not
+# have used to start the transfer
+sent=$(parent_sent)
+flowing=
+wait_for 60 parent_sent_above "$((sent + 1000))" && flowing=y
+ktap_diag "during traffic: $(vrdma_objects); parent sent_pkts $sent -> $(parent_sent)"
 kill -9 "$spid" "$cpid"
 wait "$spid" "$cpid" 2>/dev/null
-if ! kill -0 "$spid" 2>/dev/null && ! kill -0 "$cpid" 2>/dev/null; then
+if [ -z "$flowing" ]; then
+	ktap_fail kill9_mid_traffic "no traffic flowing: $(tail -n 3 "$T/cli")"
+elif ! kill -0 "$spid" 2>/dev/null && ! kill -0 "$cpid" 2>/dev/null; then
 	ktap_ok kill9_mid_traffic
 else
 	ktap_fail kill9_mid_traffic "processes still alive"

@@ -15,7 +15,9 @@ KML=/sys/kernel/debug/kmemleak
 ktap_plan kmemleak_clean
 
 # Objects freed by RCU or workqueues need a moment; kmemleak also only
-# reports objects that stayed unreferenced over two scans.
+# reports objects that stayed unreferenced over two scans, and none
+# younger than 5 s (its minimum age): these sleeps are a time by nature,
+# nothing to poll for.
 sleep 5
 echo scan > "$KML"
 sleep 5

@@ -30,6 +30,13 @@ vdev_add() {
 	cleanup_push "$VRDMACTL" dev del "$name"
 }
 
+# monitor_listening OUT - "vrdmactl -j monitor >OUT" has joined the event
+# group (its first line says so): every event from now on reaches it.  For
+# wait_for, between starting a monitor and causing the events it must see.
+monitor_listening() {
+	[ "$(head -n 1 "$1" 2>/dev/null)" = '{"event":"listening"}' ]
+}
+
 # gid_of IPV4 - the sysfs spelling of the address's RoCE GID (IPv4-mapped).
 gid_of() {
 	local IFS=.

@@ -110,7 +110,7 @@ MONPID=$!
 cleanup_push kill "$MONPID"
 
 if new_ns A a && new_ns B b && new_ns C c && new_ns D d && new_ns E e &&
-   new_ns F f && wait_for 10 kill -0 "$MONPID"; then
+   new_ns F f && wait_for 30 monitor_listening "$T/mon"; then
 	ktap_ok setup
 else
 	ktap_fail setup

@@ -40,7 +40,9 @@ ktap_plan setup port_active gid_table native_raw native_unforwarded_answers \
 	vdev_datapath vdev_zero_syscalls vdev_zero_vrdma_calls \
 	vdev_counts_can_fail vdev_strict_clean vdev_objects_released \
 	vdev_kill9_released vdev_kill9_strict_clean vdev_del_uar_alive \
-	vdev_del_busy_released link_del_busy link_del_baseline module_unload \
+	vdev_del_busy_released netns_death_vdev_kept netns_death_destroyed \
+	netns_death_event netns_death_released netns_death_klog_clean \
+	netns_death_parent_works link_del_busy link_del_baseline module_unload \
 	klog_clean
 
 # sim_objects - rdmasim's object counters on one line, "dev=1 pd=1 ...".
@@ -457,6 +459,196 @@ else
 fi
 
 in_init "$VRDMACTL" dev del vS >/dev/null 2>&1
+
+# --- the tenant's namespace dies under a busy data path ------------------
+
+# A netns lives as long as a process in it, so the realistic death is the
+# container's last process killed mid-stream, with its vdevice open, the
+# rings and doorbell mapped and the device's thread executing its WQEs:
+#   del-kill  "ip netns del" first (the process alone holds the netns:
+#             the vdevice must stay), then kill -9;
+#   kill-del  kill -9, then "ip netns del" at once: the exit and the
+#             unmount race to drop the last reference;
+#   unnamed   a netns that never had a name ("unshare -n -m", the
+#             vdevice added by pid), its only process killed.
+# The last reference queues the netns's cleanup, whose pre_exit
+# (kmod/pernet.c) destroys the vdevice while the process's exit (its
+# uverbs file released from task work, after its namespaces) may still
+# run.  Rounds of the three orders in one boot, for ordering races.
+NSD_ROUNDS=${SIM_NSDEATH_ROUNDS:-6}
+NSD_MODES=(del-kill kill-del unnamed)
+
+# vdev_known NAME - vrdma lists NAME
+vdev_known() {
+	"$VRDMACTL" dev show "$1" >/dev/null 2>&1
+}
+
+# mon_del FILE REASON NAME - the monitor printed the deletion of NAME
+mon_del() {
+	jq -c --arg r "$2" --arg n "$3" \
+		'select(.event == "del" and .reason == $r and .dev.name == $n)' \
+		"$1" 2>/dev/null | grep -q .
+}
+
+# vrdma_objects_is EXPECTED - vrdma's counters are EXPECTED (for wait_for)
+vrdma_objects_is() {
+	[ "$(vrdma_objects)" = "$1" ]
+}
+
+# other_netns PID - PID runs in a network namespace not ours
+other_netns() {
+	! [ "/proc/$1/ns/net" -ef /proc/self/ns/net ]
+}
+
+# nsd_start HOW NAME OUT - a vdevice NAME in a fresh netns, sim_dp -k on
+# it in that netns, output in OUT; sets NSD_PID (sim_dp's pid) and NSD_NS
+# (the netns's name, empty for "unnamed")
+nsd_start() {
+	local how=$1 name=$2 out=$3 go
+	NSD_PID='' NSD_NS=''
+	if [ "$how" != unnamed ]; then
+		NSD_NS="${TEST_NAME}-$$-$name"
+		in_init ip netns add "$NSD_NS" || return 1
+		cleanup_push ip netns del "$NSD_NS"
+		vdev_add "$name" "$NSD_NS" || return 1
+		spawn_in_ns "$NSD_NS" "$DP" "$name" -k >"$out" 2>&1
+		NSD_PID=$!
+		return 0
+	fi
+	# unshare execs sh, which waits for the vdevice, mounts the
+	# namespace's own sysfs (where sim_dp finds it) and execs sim_dp:
+	# one pid throughout
+	go=$T/go.$name
+	mkfifo "$go" || return 1
+	(
+		echo "# [init] unshare -n -m $DP $name -k &" >&"$KTAP_FD"
+		# shellcheck disable=SC2016 # expanded by that shell
+		exec unshare -n -m --propagation private sh -c \
+			'read -r _ <"$1" && mount -t sysfs sysfs /sys && exec "$2" "$3" -k' \
+			sh "$go" "$DP" "$name"
+	) >"$out" 2>&1 &
+	NSD_PID=$!
+	if wait_for 10 other_netns "$NSD_PID" &&
+		in_init "$VRDMACTL" dev add "$name" parent "$PARENT" \
+			netns-pid "$NSD_PID" gids shared; then
+		cleanup_push "$VRDMACTL" dev del "$name"
+		# read-write: never blocks, whatever became of the reader
+		echo go 1<>"$go"
+		return 0
+	fi
+	kill -9 "$NSD_PID"
+	return 1
+}
+
+# nsd_round N - one round; prints what went wrong, fails then
+nsd_round() {
+	local how=${NSD_MODES[$(($1 % ${#NSD_MODES[@]}))]} name=vX$1
+	local out=$T/nsd.$1 w
+	ktap_diag "netns death round $1: $how"
+	if ! nsd_start "$how" "$name" "$out" || ! dp_busy "$out"; then
+		kill -9 "$NSD_PID" 2>/dev/null
+		echo "round $1 ($how): never busy: $(tr '\n' ' ' <"$out")"
+		return 1
+	fi
+	w=$(dp_wqes)
+	case $how in
+	del-kill)
+		in_init ip netns del "$NSD_NS"
+		# The process holds the netns: nothing may go yet
+		if ! wait_for 10 dp_wqes_above "$w" || ! vdev_known "$name"; then
+			NSD_KEPT_BAD="$NSD_KEPT_BAD $1"
+		fi
+		kill -9 "$NSD_PID"
+		;;
+	kill-del)
+		kill -9 "$NSD_PID"
+		in_init ip netns del "$NSD_NS"
+		;;
+	unnamed)
+		kill -9 "$NSD_PID"
+		;;
+	esac
+	if ! wait_gone 20 "$NSD_PID"; then
+		echo "round $1 ($how): sim_dp did not exit"
+		return 1
+	fi
+	if ! wait_for 30 eval "! vdev_known $name"; then
+		NSD_GONE_BAD="$NSD_GONE_BAD $1"
+		echo "round $1 ($how): $name outlived its netns"
+	fi
+	if ! wait_for 10 mon_del "$T/nsdmon" netns "$name"; then
+		NSD_EVENT_BAD="$NSD_EVENT_BAD $1"
+		echo "round $1 ($how): no del netns event for $name"
+	fi
+	if ! wait_for 20 sim_objects_is "$base" ||
+		! wait_for 20 vrdma_objects_is "$NSD_VBASE"; then
+		NSD_REL_BAD="$NSD_REL_BAD $1"
+		echo "round $1 ($how): rdmasim $(sim_objects), vrdma $(vrdma_objects)"
+	fi
+}
+
+m=$(klog_mark)
+NSD_KEPT_BAD='' NSD_GONE_BAD='' NSD_EVENT_BAD='' NSD_REL_BAD='' NSD_BAD=''
+wait_for 20 vrdma_shadows_zero
+NSD_VBASE=$(vrdma_objects)
+ktap_diag "vrdma objects at rest: $NSD_VBASE"
+ktap_diag "[init] $VRDMACTL -j monitor &"
+"$VRDMACTL" -j monitor >"$T/nsdmon" 2>"$T/nsdmon.err" {KTAP_FD}>&- &
+nsdmon=$!
+cleanup_push kill "$nsdmon"
+if [ -z "$VDEV_DP" ] || ! wait_for 30 monitor_listening "$T/nsdmon"; then
+	NSD_BAD="no UAR (see vdev_driver_methods) or no monitor: $(cat "$T/nsdmon.err")"
+else
+	for ((i = 0; i < NSD_ROUNDS; i++)); do
+		nsd_round "$i" >"$T/nsd.diag" || NSD_BAD="$NSD_BAD round $i failed;"
+		[ -s "$T/nsd.diag" ] && ktap_diag "$(cat "$T/nsd.diag")"
+	done
+fi
+kill "$nsdmon" 2>/dev/null
+wait "$nsdmon" 2>/dev/null
+ktap_diag "rdmasim: $(tr '\n' ' ' <"$SIMDBG/datapath")"
+if [ -n "$NSD_BAD" ]; then
+	for t in netns_death_vdev_kept netns_death_destroyed netns_death_event \
+		netns_death_released; do
+		ktap_fail "$t" "$NSD_BAD"
+	done
+else
+	if [ -z "$NSD_KEPT_BAD" ]; then
+		ktap_ok netns_death_vdev_kept "netns name deleted, its busy process alive: vdevice and data path kept"
+	else
+		ktap_fail netns_death_vdev_kept "rounds$NSD_KEPT_BAD"
+	fi
+	if [ -z "$NSD_GONE_BAD" ]; then
+		ktap_ok netns_death_destroyed "$NSD_ROUNDS rounds: vdevice gone with its netns"
+	else
+		ktap_fail netns_death_destroyed "rounds$NSD_GONE_BAD"
+	fi
+	if [ -z "$NSD_EVENT_BAD" ]; then
+		ktap_ok netns_death_event "$NSD_ROUNDS del events, reason netns"
+	else
+		ktap_fail netns_death_event "rounds$NSD_EVENT_BAD"
+	fi
+	if [ -z "$NSD_REL_BAD" ]; then
+		ktap_ok netns_death_released "rdmasim and vrdma counts back to rest each round"
+	else
+		ktap_fail netns_death_released "rounds$NSD_REL_BAD"
+	fi
+fi
+if klog_clean_since "$m"; then
+	ktap_ok netns_death_klog_clean
+else
+	ktap_fail netns_death_klog_clean
+fi
+# The parent serves a fresh process as before
+in_init "$DP" sim0 -n "$DP_N" -z "$DP_SIZE" >"$T/dpafter" 2>&1
+if dp_ok send "$T/dpafter" && dp_ok write "$T/dpafter" &&
+	dp_ok read "$T/dpafter" && dp_ok teardown "$T/dpafter" &&
+	wait_for 10 sim_objects_is "$base"; then
+	ktap_ok netns_death_parent_works "native sim_dp on sim0 after the rounds"
+else
+	ktap_fail netns_death_parent_works "$(tr '\n' ' ' <"$T/dpafter")"
+fi
+
 # The parent goes while the thread executes a process's WQEs
 (
 	echo "# [init] $DP sim0 -k &" >&"$KTAP_FD"

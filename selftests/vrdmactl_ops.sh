@@ -12,7 +12,8 @@
 #   prefixes     "d sh", "p s" do what "dev show", "parent show" do
 #   -b FILE      a batch that adds, sets and deletes; stops at the first
 #                failing line
-#   monitor -j   one JSON object per line: new, then del with its reason
+#   monitor -j   one JSON object per line: listening once joined, then new,
+#                then del with its reason
 #   errors       the kernel's message reaches the user: dev del of an
 #                unknown device
 
@@ -162,7 +163,6 @@ fi
 in_init "$VRDMACTL" dev del vbatch2
 
 # monitor -j on the host and inside A; events for a vdevice in B and in A
-lines() { [ "$(wc -l <"$1")" -ge "$2" ]; }
 
 # spawn_monitor OUT [OPTION...] - vrdmactl OPTION... -j monitor in the
 # background, output in OUT and OUT.err; $! is vrdmactl itself, and it does
@@ -173,41 +173,55 @@ spawn_monitor() {
 	echo "# [init] $VRDMACTL $* -j monitor &" >&"$KTAP_FD"
 	"$VRDMACTL" "$@" -j monitor >"$out" 2>"$out.err" {KTAP_FD}>&- &
 }
+t0=$EPOCHREALTIME
 spawn_monitor "$T/mon"
 mon=$!
 spawn_monitor "$T/mona" -n "$A"
 mona=$!
 cleanup_push wait "$mon" "$mona"
 cleanup_push kill "$mon" "$mona"
-sleep 1	# both have joined the group once they have started; be generous
+# Each says when it has joined the group: from then on it misses nothing
+wait_for 30 monitor_listening "$T/mon"
+wait_for 30 monitor_listening "$T/mona"
+# (how long joining took here, for what a fixed wait would have needed)
+ktap_diag "both monitors listening after $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }') s"
 in_init "$VRDMACTL" dev add vmonB parent "$PARENT" netns "$B"
 in_init "$VRDMACTL" dev add vmonA parent "$PARENT" netns "$A"
 in_init "$VRDMACTL" dev del vmonB
 in_init "$VRDMACTL" dev del vmonA
-wait_for 30 lines "$T/mon" 4
-wait_for 10 lines "$T/mona" 2
-sleep 0.5
+# A last vdevice in A, which both see: a socket receives the events in the
+# order they were sent, so once its deletion is in, so is everything the
+# lines above caused (a duplicate or stray event included)
+in_init "$VRDMACTL" dev add vmonZ parent "$PARENT" netns "$A"
+in_init "$VRDMACTL" dev del vmonZ
+wait_for 30 grep -q '"event":"del".*"name":"vmonZ"' "$T/mon"
+wait_for 30 grep -q '"event":"del".*"name":"vmonZ"' "$T/mona"
 kill "$mon" "$mona" 2>/dev/null
 wait "$mon" "$mona"
 ktap_diag "host monitor:" "$(cat "$T/mon" "$T/mon.err")"
 ktap_diag "monitor in $A:" "$(cat "$T/mona" "$T/mona.err")"
-# Every line alone is one JSON object
+# The first line says the monitor listens; every line alone is one JSON
+# object
 summary() {
 	local line
-	while IFS= read -r line; do
-		jq -cej '[.event, .dev.name, (.reason // "-")] | join(" ")' <<<"$line" || return 1
-		echo
-	done <"$1"
+	{
+		IFS= read -r line && [ "$line" = '{"event":"listening"}' ] &&
+			echo listening || return 1
+		while IFS= read -r line; do
+			jq -cej '[.event, .dev.name, (.reason // "-")] | join(" ")' <<<"$line" || return 1
+			echo
+		done
+	} <"$1"
 }
 got=$(summary "$T/mon" | xargs)
-want="new vmonB - new vmonA - del vmonB user del vmonA user"
+want="listening new vmonB - new vmonA - del vmonB user del vmonA user new vmonZ - del vmonZ user"
 if [ "$got" = "$want" ]; then
 	ktap_ok monitor_json_lines
 else
 	ktap_fail monitor_json_lines "got '$got', want '$want'"
 fi
 got=$(summary "$T/mona" | xargs)
-if [ "$got" = "new vmonA - del vmonA user" ]; then
+if [ "$got" = "listening new vmonA - del vmonA user new vmonZ - del vmonZ user" ]; then
 	ktap_ok monitor_netns_scoped
 else
 	ktap_fail monitor_netns_scoped "got '$got'"

@@ -198,7 +198,7 @@ int record_save(const struct cni_conf *c, const struct attachment *a,
 		struct cni_error *e);
 int record_forget(const char *vdev);
 int record_list(const char *container_id, const char *ifname,
-		struct record **out, size_t *count);
+		const char *network, struct record **out, size_t *count);
 
 /* cdi.c */
 int cdi_sync_pod(const struct cni_conf *c, const char *pod_key,

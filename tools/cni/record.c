@@ -137,10 +137,17 @@ static int record_load(const char *path, struct record *r)
 	return ok ? 0 : -EINVAL;
 }
 
+/* NULL matches anything */
+static bool field_is(const char *field, const char *want)
+{
+	return !want || !strcmp(field, want);
+}
+
 /**
- * record_list() - the records of one container ID and ifname
- * @container_id: CNI_CONTAINERID
- * @ifname: CNI_IFNAME
+ * record_list() - the records of an attachment, or of a network
+ * @container_id: CNI_CONTAINERID, NULL for any
+ * @ifname: CNI_IFNAME, NULL for any
+ * @network: the network's name, NULL for any
  * @out: receives a malloc'ed array (NULL when empty); free() it
  * @count: receives its length
  *
@@ -149,7 +156,7 @@ static int record_load(const char *path, struct record *r)
  * Return: 0 or a negative errno.
  */
 int record_list(const char *container_id, const char *ifname,
-		struct record **out, size_t *count)
+		const char *network, struct record **out, size_t *count)
 {
 	char path[PATH_MAX];
 	struct record r, *arr;
@@ -168,8 +175,8 @@ int record_list(const char *container_id, const char *ifname,
 		    (size_t)snprintf(path, sizeof(path), "%s/%s", record_dir(),
 				     de->d_name) >= sizeof(path) ||
 		    record_load(path, &r) ||
-		    strcmp(r.container_id, container_id) ||
-		    strcmp(r.ifname, ifname))
+		    !field_is(r.container_id, container_id) ||
+		    !field_is(r.ifname, ifname) || !field_is(r.network, network))
 			continue;
 		arr = realloc(*out, (*count + 1) * sizeof(**out));
 		if (!arr) {

@@ -14,7 +14,8 @@
  *   CHECK    the vdevice, its namespace, its node and its CDI spec
  *   STATUS   the module is loaded and the parent is there
  *   GC       DEL for every attachment of the network not in
- *            cni.dev/valid-attachments
+ *            cni.dev/valid-attachments, found in stateDir or by its
+ *            record (record.c), an orphan record included
  *   VERSION  0.4.0, 1.0.0, 1.1.0
  */
 #include <ctype.h>
@@ -801,6 +802,17 @@ static int del_in(const struct cni_conf *c, const char *network,
 	return ret;
 }
 
+/* The configuration an ADD had, as its record tells */
+static void record_conf(const struct record *r, struct cni_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->network = r->network;
+	c->state_dir = r->state_dir;
+	c->cdi = r->cdi;
+	c->cdi_dir = r->cdi_dir;
+	c->cdi_version = r->cdi_version;
+}
+
 /*
  * DEL without a configuration: every attachment with this container ID
  * and ifname in the default stateDir, and wherever a record says an ADD
@@ -821,14 +833,9 @@ static int del_recorded(const struct cni_conf *dflt, struct vrdma_handle *h,
 	ret = fd < 0 ? 0 : del_in(dflt, NULL, h, env, e);
 	if (fd >= 0)
 		close(fd);
-	record_list(env->container_id, env->ifname, &recs, &count);
+	record_list(env->container_id, env->ifname, NULL, &recs, &count);
 	for (i = 0; i < count; i++) {
-		memset(&c, 0, sizeof(c));
-		c.network = recs[i].network;
-		c.state_dir = recs[i].state_dir;
-		c.cdi = recs[i].cdi;
-		c.cdi_dir = recs[i].cdi_dir;
-		c.cdi_version = recs[i].cdi_version;
+		record_conf(&recs[i], &c);
 		fd = state_lock(c.state_dir, false, e);
 		if (fd == -1) {
 			ret = -1;
@@ -984,6 +991,70 @@ static bool attachment_valid(struct json_object *valid, const struct attachment 
 	return false;
 }
 
+/*
+ * GC of one record, under the lock of its stateDir: the attachment from
+ * its state file there, or, with none (an ADD that died between its
+ * record and its state), the vdevice the name tells and the record
+ */
+static int gc_record(const struct record *r, struct vrdma_handle *h,
+		     struct cni_error *e)
+{
+	char path[PATH_MAX];
+	struct attachment a;
+	struct cni_conf c;
+
+	record_conf(r, &c);
+	if (!attach_state_dir(&c, r->network, path, sizeof(path)) &&
+	    (size_t)snprintf(path + strlen(path), sizeof(path) - strlen(path),
+			     "/%s.json", r->vdev) < sizeof(path) &&
+	    !attach_load(path, &a))
+		return teardown(&c, h, &a, e);
+	if (h && vdev_del(h, r->vdev, e))
+		return -1;
+	record_forget(r->vdev);
+	return 0;
+}
+
+/*
+ * GC of what the stateDir of the configuration does not show: the records
+ * of the network (record.c) whose attachment is not valid.  Those left
+ * are orphans (no state at all) or have their state in the stateDir an
+ * earlier configuration named.  The caller holds no state lock: each is
+ * taken here, so that an ADD in progress ends first.
+ */
+static int gc_recorded(const struct cni_conf *c, struct json_object *valid,
+		       struct vrdma_handle *h, struct cni_error *e)
+{
+	struct cni_error first = { 0 };
+	struct record *recs = NULL;
+	size_t count = 0, i;
+	struct attachment a;
+	int fd, ret;
+
+	ret = record_list(NULL, NULL, c->network, &recs, &count);
+	if (ret)
+		return cni_fail(e, CNI_ERR_IO, "cannot read the records", "%s",
+				strerror(-ret));
+	for (i = 0; i < count; i++) {
+		attach_init(&a, recs[i].container_id, recs[i].network,
+			    recs[i].ifname);
+		if (attachment_valid(valid, &a))
+			continue;
+		/* No stateDir (-ENOENT): nothing in it to lock against */
+		fd = state_lock(recs[i].state_dir, false, e);
+		if ((fd == -1 || gc_record(&recs[i], h, e)) && !first.code)
+			first = *e;
+		if (fd >= 0)
+			close(fd);
+	}
+	free(recs);
+	if (first.code) {
+		*e = first;
+		return -1;
+	}
+	return 0;
+}
+
 static int cmd_gc(const struct cni_conf *c, struct cni_error *e)
 {
 	struct json_object *valid = get(c->root, "cni.dev/valid-attachments");
@@ -991,19 +1062,23 @@ static int cmd_gc(const struct cni_conf *c, struct cni_error *e)
 	struct vrdma_handle *h;
 	struct cni_error first = { 0 };
 	size_t count, i;
-	int ret;
+	int fd, ret;
 
 	if (!valid)
 		valid = get(c->root, "cni.dev/attachments");
 	if (!valid || !json_object_is_type(valid, json_type_array))
 		return cni_fail0(e, CNI_ERR_CONFIG,
 				 "GC needs \"cni.dev/valid-attachments\" (a list)");
-	if (state_lock(c->state_dir, false, e) == -1)
+	fd = state_lock(c->state_dir, false, e);
+	if (fd == -1)
 		return -1;
 	ret = attach_list(c, c->network, &list, &count);
-	if (ret)
+	if (ret) {
+		if (fd >= 0)
+			close(fd);
 		return cni_fail(e, CNI_ERR_IO, "cannot read the state", "%s: %s",
 				c->state_dir, strerror(-ret));
+	}
 	if (vrdma_open(&h))
 		h = NULL;
 	/* Everything that can go goes; the first error is reported */
@@ -1013,8 +1088,13 @@ static int cmd_gc(const struct cni_conf *c, struct cni_error *e)
 		if (teardown(c, h, &list[i], e) && !first.code)
 			first = *e;
 	}
-	vrdma_close(h);
 	free(list);
+	/* gc_recorded locks each record's stateDir, this one included */
+	if (fd >= 0)
+		close(fd);
+	if (gc_recorded(c, valid, h, e) && !first.code)
+		first = *e;
+	vrdma_close(h);
 	if (first.code) {
 		*e = first;
 		return -1;

@@ -15,6 +15,21 @@ static void monitor_usage(FILE *f)
 }
 
 /*
+ * Once subscribed, one line: "[LISTENING]", or {"event": "listening"}.
+ * Every event from then on reaches the monitor, so a script that waits
+ * for this line before it acts misses none of the events it causes.
+ */
+static void print_listening(void)
+{
+	out_obj_begin(NULL);
+	out_str("event", NULL, "listening");
+	out_text("[LISTENING]");
+	out_obj_end();
+	out_line_end();
+	fflush(stdout);
+}
+
+/*
  * Text: "[NEW] <dev show line>" or "[DEL reason] <dev show line>".
  * JSON: {"event": "new"|"del", "reason": "...", "dev": {<dev show>}}
  */
@@ -70,6 +85,7 @@ int vctl_monitor(struct vctl *c, int argc, char **argv)
 		return vctl_kernel_error(c, "monitor");
 	/* One object per line: -p would break that */
 	out_init(c->json, false);
+	print_listening();
 	for (;;) {
 		ret = vrdma_monitor_next(m, &ev);
 		if (ret == -ENOBUFS) {

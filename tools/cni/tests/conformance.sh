@@ -238,6 +238,36 @@ fi
 succeeds "GC with the old key cni.dev/attachments" GC "$(conf '{"cni.dev/attachments": []}')"
 nothing_left "GC of an empty list leaves nothing"
 
+# Records the state does not show: an ADD that died between its record and
+# its state file (an orphan record: its vdevice may exist), and an
+# attachment whose state is in another stateDir (the configuration
+# changed since its ADD).  GC collects those of its network that are not
+# valid, and keeps a valid attachment's and another network's.
+record() {	# CONTAINERID IFNAME VDEV [NETWORK [STATEDIR]]
+	mkdir -p "$VRDMA_CNI_RECORDS"
+	jq -cn --arg id "$1" --arg i "$2" --arg v "$3" --arg n "${4:-rdmanet}" \
+		--arg s "${5:-$STATE}" --arg c "$CDI" '{containerID: $id,
+		network: $n, ifname: $i, vdevice: $v, stateDir: $s, cdi: true,
+		cdiDir: $c, cdiVersion: "0.5.0"}' >"$VRDMA_CNI_RECORDS/$3.json"
+}
+record orph0000 net1 vrorph0000-000000000001
+record keep0000 net1 vrkeep0000-000000000002
+record othr0000 net1 vrothr0000-000000000003 othernet
+state gone0000 net1 vrgone0000-000000000004 ns_gone
+mkdir -p "$tmp/oldstate/rdmanet"
+mv "$STATE/rdmanet/vrgone0000-000000000004.json" "$tmp/oldstate/rdmanet/"
+record gone0000 net1 vrgone0000-000000000004 rdmanet "$tmp/oldstate"
+succeeds "GC with orphan records" GC \
+	"$(conf '{"cni.dev/valid-attachments": [{"containerID": "keep0000", "ifname": "net1"}]}')"
+left=$(find "$VRDMA_CNI_RECORDS" "$tmp/oldstate" "$CDI" -type f ! -name .lock -printf "%f\n" | sort | xargs)
+if [ "$left" = "vrkeep0000-000000000002.json vrothr0000-000000000003.json" ]; then
+	ok "GC removed the orphan record and the state of another stateDir, kept the valid and the other network's"
+else
+	failed=$((failed + 1)); echo "FAIL GC of orphan records: left: $left"
+fi
+rm -rf "$VRDMA_CNI_RECORDS" "$tmp/oldstate"
+nothing_left "GC with orphan records leaves nothing else"
+
 # --- CDI device names are one pod's only -------------------------------------------------
 
 # "KEY-IFNAME" is not injective: another pod's names are refused (103)
