@@ -32,11 +32,16 @@ struct vrdma_name_probe {
 	bool found;
 };
 
+/*
+ * ib_device.name, not dev_name(): the core renames under devices_rwsem,
+ * which vrdma does not hold, and frees a struct device's old name, while
+ * ib_device.name is an array it copies over.
+ */
 static void vrdma_name_parent_match(struct vrdma_parent *parent, void *arg)
 {
 	struct vrdma_name_probe *probe = arg;
 
-	if (!strcmp(dev_name(&parent->ibdev->dev), probe->name))
+	if (!strncmp(parent->ibdev->name, probe->name, IB_DEVICE_NAME_MAX))
 		probe->found = true;
 }
 
