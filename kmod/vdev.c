@@ -390,6 +390,7 @@ void vrdma_dealloc_driver(struct ib_device *ibdev)
 	if (!list_empty(&vdev->parent_node))
 		vrdma_dev_unlink(vdev);
 	list_del_init(&vdev->list);
+	vrdma_name_release(vdev);
 	WRITE_ONCE(vrdma_dying_seq, vrdma_dying_seq + 1);
 	mutex_unlock(&vrdma_mutex);
 	wake_up_all(&vrdma_dying_wq);
@@ -488,6 +489,7 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 	vdev->pdev = pdev;
 	vrdma_obj_inc(VRDMA_OBJ_VDEV);
 	INIT_LIST_HEAD(&vdev->list);
+	INIT_LIST_HEAD(&vdev->name_node);
 	INIT_LIST_HEAD(&vdev->parent_node);
 	vrdma_dev_init_attrs(vdev);
 	vrdma_dev_set_ops(vdev);
@@ -527,11 +529,17 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 	vdev->home = params->net;
 	strscpy(vdev->home_name, params->name, sizeof(vdev->home_name));
 
+	/* Unique on the host among vdevices and parents, on every kernel */
+	mutex_lock(&vrdma_mutex);
+	ret = vrdma_name_reserve(vdev, extack);
+	mutex_unlock(&vrdma_mutex);
+	if (ret)
+		goto err_dealloc;
+
 	/*
-	 * The core refuses a name in use (ENFILE) under devices_rwsem, which
-	 * no check of ours before it could: a device of that name may come
-	 * meanwhile.  Looking first would only walk every RDMA device once
-	 * more per create, the one cost here that grows with their number.
+	 * The core still refuses a name in use in the target namespace (in
+	 * any, before 7.3) under devices_rwsem (ENFILE): a device vrdma does
+	 * not track, such as a parent being removed or being registered.
 	 */
 	ret = vrdma_fault(VRDMA_FAULT_REGISTER) ?:
 	      ib_register_device(&vdev->ibdev, params->name, NULL);

@@ -14,7 +14,8 @@
  *
  * Locking, outermost first:
  *   vrdma_mutex         the vdevice lists, every parent's vdevice list,
- *                       the parents' dying flags and pins; taken inside
+ *                       the parents' dying flags and pins, the reserved
+ *                       vdevice names (names.c); taken inside
  *                       the RDMA core's devices_rwsem (vrdma_client_add())
  *                       and a vdevice's unregistration_lock
  *                       (vrdma_dealloc_driver()), so never held across
@@ -124,6 +125,8 @@ enum vrdma_acl_kind {
  * @pdev: the parent ib_device, pinned (registration reference, device
  *	memory and driver module) until dealloc_driver
  * @list: entry in the global vdevice list (vrdma_mutex)
+ * @name_node: entry in the reserved names (names.c; vrdma_mutex), from
+ *	before registration until the vdevice is freed
  * @parent_node: entry in parent->vdevs
  * @quota: object limits and counters
  * @acl: address ACLs by enum vrdma_acl_kind, NULL when everything is
@@ -136,6 +139,7 @@ struct vrdma_dev {
 	struct vrdma_parent *parent;
 	struct ib_device *pdev;
 	struct list_head list;
+	struct list_head name_node;
 	struct list_head parent_node;
 	struct vrdma_quota quota;
 	struct vrdma_acl __rcu *acl[VRDMA_NR_ACL];
@@ -293,6 +297,10 @@ void vrdma_parent_unpin(struct vrdma_parent *parent);
 bool vrdma_is_vdev(const struct ib_device *ibdev);
 void vrdma_parent_for_each(void (*fn)(struct vrdma_parent *parent, void *arg),
 			   void *arg);
+
+/* names.c */
+int vrdma_name_reserve(struct vrdma_dev *vdev, struct netlink_ext_ack *extack);
+void vrdma_name_release(struct vrdma_dev *vdev);
 
 /* pernet.c */
 int vrdma_pernet_init(void);

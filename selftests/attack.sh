@@ -13,6 +13,10 @@
 #                             RDMA device, A's monitor gets a "moved" event
 #   rdma dev set vA2 name X   the same for a rename: no device keeps the
 #                             name the tenant chose
+#   nldev SET vA3 with netns S and name X in one request (nldev_set.py;
+#                             7.3 moves and renames at once, earlier
+#                             kernels act on one of the two): undone the
+#                             same, no device named vA3 or X is left
 #   the same rename while vrdma is still creating vW (registered with the
 #                             core, not yet on vrdma's list: the window is
 #                             held open by /sys/kernel/debug/vrdma/delay/
@@ -28,6 +32,7 @@
 
 ktap_plan setup nldev_move_leaves_nothing_in_other_ns nldev_move_destroys \
 	nldev_move_event nldev_rename_leaves_no_device nldev_rename_event \
+	nldev_move_rename_leaves_nothing nldev_move_rename_event \
 	rename_in_create_window_undone undo_logged klog_clean
 
 mark=$(klog_mark)
@@ -58,7 +63,8 @@ vdev_known() {
 	"$VRDMACTL" dev show "$1" >/dev/null 2>&1
 }
 
-if new_ns A a && new_ns S s && vdev_add vA "$A" && vdev_add vA2 "$A"; then
+if new_ns A a && new_ns S s && vdev_add vA "$A" && vdev_add vA2 "$A" &&
+   vdev_add vA3 "$A"; then
 	spawn_monitor "$T/mona" "$A"
 	mona=$!
 	cleanup_push wait "$mona"
@@ -114,6 +120,41 @@ if wait_for 10 mon_has "$T/mona" moved hijacked; then
 	ktap_ok nldev_rename_event
 else
 	ktap_fail nldev_rename_event "monitor in A: $(cat "$T/mona" "$T/mona.err")"
+fi
+
+# --- move and rename in one request ------------------------------------------
+
+# iproute2 sends either attribute alone; the 7.3 form is built by hand.
+idx=$(ip netns exec "$A" rdma -j dev show vA3 | jq '.[0].ifindex')
+in_ns "$A" python3 "$TOP/selftests/nldev_set.py" "$idx" netns="/run/netns/$S" name=hijack3
+ktap_diag "nldev set vA3 netns S name hijack3: status $?"
+# no_device_left NAME... - no namespace of the test lists one of them and
+# vrdma knows none of them
+no_device_left() {
+	local n
+	for n in "$@"; do
+		in_ns_devices "$S" "$n" && return 1
+		in_ns_devices "$A" "$n" && return 1
+		rdma dev show "$n" >/dev/null 2>&1 && return 1
+		vdev_known "$n" && return 1
+	done
+	return 0
+}
+if wait_for 10 no_device_left vA3 hijack3; then
+	ktap_ok nldev_move_rename_leaves_nothing
+else
+	ktap_fail nldev_move_rename_leaves_nothing \
+		"A lists: $(ip netns exec "$A" rdma dev show); S lists: $(ip netns exec "$S" rdma dev show); vrdma: $("$VRDMACTL" dev show 2>&1)"
+	"$VRDMACTL" dev del hijack3 2>/dev/null
+fi
+# the event names the device by its name when vrdma undid the request
+moved_either() {
+	mon_has "$T/mona" moved hijack3 || mon_has "$T/mona" moved vA3
+}
+if wait_for 10 moved_either; then
+	ktap_ok nldev_move_rename_event
+else
+	ktap_fail nldev_move_rename_event "monitor in A: $(cat "$T/mona" "$T/mona.err")"
 fi
 
 # --- rename while vrdma is creating the vdevice --------------------------------
