@@ -108,6 +108,39 @@ void rdma_restrack_del(struct rdma_restrack_entry *res);
 #endif
 
 /*
+ * mlx5's driver attributes on core methods (fwd_mlx5.c), where the
+ * target's uapi headers have them; VRDMA_ATTR_NONE otherwise, which no
+ * parent defines, so that their group never matches and is never
+ * declared.  VRDMA_ATTR_UMEM() is a UMEM attribute's specification (a
+ * buffer descriptor) from 7.2, and one that matches nothing before.
+ */
+#ifdef VRDMA_HAVE_MLX5_CQ_UAR_INDEX
+#define VRDMA_MLX5_ATTR_CQ_UAR_INDEX	MLX5_IB_ATTR_CREATE_CQ_UAR_INDEX
+#else
+#define VRDMA_MLX5_ATTR_CQ_UAR_INDEX	VRDMA_ATTR_NONE
+#endif
+#ifdef VRDMA_HAVE_MLX5_DMABUF_MR_FLAGS
+#define VRDMA_MLX5_ATTR_DMABUF_MR_FLAGS	MLX5_IB_ATTR_REG_DMABUF_MR_ACCESS_FLAGS
+#else
+#define VRDMA_MLX5_ATTR_DMABUF_MR_FLAGS	VRDMA_ATTR_NONE
+#endif
+#ifdef VRDMA_HAVE_MLX5_DBR_BUF_UMEM
+#define VRDMA_MLX5_ATTR_CQ_DBR_BUF_UMEM	MLX5_IB_ATTR_CREATE_CQ_DBR_BUF_UMEM
+#define VRDMA_MLX5_ATTR_QP_DBR_BUF_UMEM	MLX5_IB_ATTR_CREATE_QP_DBR_BUF_UMEM
+#define VRDMA_MLX5_ATTR_SRQ_DBR_BUF_UMEM	MLX5_IB_ATTR_CREATE_SRQ_DBR_BUF_UMEM
+#else
+#define VRDMA_MLX5_ATTR_CQ_DBR_BUF_UMEM	VRDMA_ATTR_NONE
+#define VRDMA_MLX5_ATTR_QP_DBR_BUF_UMEM	VRDMA_ATTR_NONE
+#define VRDMA_MLX5_ATTR_SRQ_DBR_BUF_UMEM	VRDMA_ATTR_NONE
+#endif
+#ifdef VRDMA_HAVE_UVERBS_BUF_UMEM
+#define VRDMA_ATTR_UMEM(id, access)	UVERBS_ATTR_UMEM(id, access)
+#else
+#define VRDMA_ATTR_UMEM(id, access) \
+	UVERBS_ATTR_PTR_IN(id, UVERBS_ATTR_TYPE(u64), access)
+#endif
+
+/*
  * Generic netlink: from 6.2 pre_doit/post_doit see the split ops of the
  * command; both have the flags vrdma looks at.
  */

@@ -29,7 +29,7 @@
 /* IDR attributes (object handles) of one forwarded method */
 #define VRDMA_FWD_MAX_IDR	4
 /* Driver attribute groups on core methods */
-#define VRDMA_FWD_MAX_ATTR_GROUPS	4
+#define VRDMA_FWD_MAX_ATTR_GROUPS	8
 
 typedef int (*vrdma_fwd_handler_t)(struct uverbs_attr_bundle *attrs);
 typedef int (*vrdma_fwd_destroy_t)(struct ib_uobject *uobj,

@@ -74,6 +74,13 @@ void *vrdma_probe_fn = ib_umem_get_cq_buf;
 int vrdma_probe_umem_ids[] = { UVERBS_ATTR_CREATE_CQ_BUF_UMEM, UVERBS_ATTR_CREATE_QP_BUF_UMEM,
 	UVERBS_ATTR_CREATE_QP_RQ_BUF_UMEM, UVERBS_ATTR_CREATE_QP_SQ_BUF_UMEM,
 	UVERBS_ATTR_CREATE_SRQ_BUF_UMEM };"
+# After 6.1: mlx5's UAR index attribute on CQ create (fwd_mlx5.c)
+"MLX5_CQ_UAR_INDEX|rdma/mlx5_user_ioctl_cmds.h|@int vrdma_probe_ids[] = { MLX5_IB_ATTR_CREATE_CQ_UAR_INDEX };"
+# After 6.1: mlx5's access flags attribute on DMA-BUF MR registration
+"MLX5_DMABUF_MR_FLAGS|rdma/mlx5_user_ioctl_cmds.h|@int vrdma_probe_ids[] = { MLX5_IB_ATTR_REG_DMABUF_MR_ACCESS_FLAGS };"
+# 7.2: mlx5's doorbell record as a UMEM attribute on CQ, QP and SRQ create
+"MLX5_DBR_BUF_UMEM|rdma/mlx5_user_ioctl_cmds.h|@int vrdma_probe_ids[] = { MLX5_IB_ATTR_CREATE_CQ_DBR_BUF_UMEM,
+	MLX5_IB_ATTR_CREATE_QP_DBR_BUF_UMEM, MLX5_IB_ATTR_CREATE_SRQ_DBR_BUF_UMEM };"
 # 7.3: device attribute counts are u32
 "DEVICE_ATTR_U32|rdma/ib_verbs.h|struct ib_device_attr a; BUILD_BUG_ON(!__builtin_types_compatible_p(typeof(a.max_qp_wr), u32));"
 )
