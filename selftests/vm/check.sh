@@ -29,7 +29,7 @@ KERNELS_SH=$TOP/scripts/kernels.sh
 # What every other kernel runs: the module's life, what a tenant sees, the
 # data path, the verbs, the quotas, object lifecycles, the hardware-like
 # parent, the ownership of shadows, the attacks and the tenants' addresses.
-CORE_TESTS="module visibility traffic verbs quota lifecycle sim shadow_owner attack tenancy"
+CORE_TESTS="module visibility traffic verbs quota lifecycle sim sim_attrs shadow_owner attack tenancy"
 
 TESTS=
 case ${1:-} in
