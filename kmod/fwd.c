@@ -175,6 +175,7 @@ struct vrdma_fwd_match {
 	size_t nr_attrs;	/* the parent's attributes, over all trees */
 	size_t nr_same;		/* of which vrdma declares the same */
 	bool bad;		/* two handlers, or different flags */
+	bool differs;		/* one of vrdma's the parent defines otherwise */
 };
 
 static bool vrdma_fwd_match_method(const struct uverbs_object_def *tree,
@@ -199,9 +200,12 @@ static bool vrdma_fwd_match_method(const struct uverbs_object_def *tree,
 			m->nr_attrs++;
 			for (k = 0; k < mine->num_attrs; k++) {
 				ma = (*mine->attrs)[k];
-				if (ma->id == pa->id &&
-				    vrdma_fwd_spec_same(&ma->attr, &pa->attr))
+				if (ma->id != pa->id)
+					continue;
+				if (vrdma_fwd_spec_same(&ma->attr, &pa->attr))
 					m->nr_same++;
+				else
+					m->differs = true;
 			}
 		}
 	}
@@ -339,41 +343,6 @@ static void vrdma_fwd_add_methods(struct vrdma_dev *vdev,
 	}
 }
 
-/* The parent's definitions of the attributes of one group's method */
-struct vrdma_fwd_attr_match {
-	const struct uverbs_method_def *mine;
-	size_t nr_same;		/* of mine, defined the same by the parent */
-	bool bad;		/* one the parent defines otherwise */
-};
-
-static bool vrdma_fwd_match_attrs(const struct uverbs_object_def *tree,
-				  void *arg)
-{
-	struct vrdma_fwd_attr_match *m = arg;
-	const struct uverbs_method_def *pm, *mine = m->mine;
-	const struct uverbs_attr_def *pa, *ma;
-	size_t i, j, k;
-
-	for (i = 0; tree->methods && i < tree->num_methods; i++) {
-		pm = (*tree->methods)[i];
-		if (!pm || pm->id != mine->id)
-			continue;
-		for (j = 0; j < pm->num_attrs; j++) {
-			pa = (*pm->attrs)[j];
-			for (k = 0; k < mine->num_attrs; k++) {
-				ma = (*mine->attrs)[k];
-				if (ma->id != pa->id)
-					continue;
-				if (vrdma_fwd_spec_same(&ma->attr, &pa->attr))
-					m->nr_same++;
-				else
-					m->bad = true;
-			}
-		}
-	}
-	return false;
-}
-
 /* Does the parent define every attribute of group @group the same way? */
 static bool vrdma_fwd_attrs_match(struct vrdma_dev *vdev,
 				  const struct uapi_definition *group)
@@ -381,7 +350,7 @@ static bool vrdma_fwd_attrs_match(struct vrdma_dev *vdev,
 	const struct uapi_definition *pdefs = vdev->pdev->driver_def;
 	const struct uverbs_object_def *tree = group->chain_obj_tree;
 	const struct uverbs_method_def *mine;
-	struct vrdma_fwd_attr_match m;
+	struct vrdma_fwd_match m;
 	size_t i, j;
 	u8 type;
 
@@ -401,8 +370,10 @@ static bool vrdma_fwd_attrs_match(struct vrdma_dev *vdev,
 		}
 		memset(&m, 0, sizeof(m));
 		m.mine = mine;
-		vrdma_fwd_each_tree(pdefs, tree->id, vrdma_fwd_match_attrs, &m);
-		if (m.bad || m.nr_same != mine->num_attrs)
+		/* The parent may have more attributes; vrdma's must be its */
+		vrdma_fwd_each_tree(pdefs, tree->id, vrdma_fwd_match_method,
+				    &m);
+		if (m.differs || m.nr_same != mine->num_attrs)
 			return false;
 	}
 	return true;
