@@ -37,41 +37,34 @@ struct ib_uqp_object;
 /*
  * ib_create_qp_user(): its fourth argument is the driver data up to 7.1,
  * the whole attribute bundle from 7.2 (queue buffers may come as UMEM
- * attributes).  vrdma_parent_create_qp() passes the shadow bundle either
- * way.
+ * attributes).  vrdma_parent_create_qp() passes the lent bundle either
+ * way; VRDMA_CREATE_QP_USER_ARG is the fourth argument's type and what of
+ * the bundle it is.
  */
 #if defined(VRDMA_HAVE_IB_CREATE_QP_USER_BUNDLE)
-struct ib_qp *ib_create_qp_user(struct ib_device *dev, struct ib_pd *pd,
-				struct ib_qp_init_attr *attr,
-				struct uverbs_attr_bundle *attrs,
-				struct ib_uqp_object *uobj, const char *caller);
-
-static inline struct ib_qp *
-vrdma_parent_create_qp(struct ib_device *pdev, struct ib_pd *spd,
-		       struct ib_qp_init_attr *init,
-		       struct uverbs_attr_bundle *sb,
-		       struct ib_uqp_object *uobj)
-{
-	return ib_create_qp_user(pdev, spd, init, sb, uobj, NULL);
-}
+#define vrdma_create_qp_user_arg uverbs_attr_bundle
+#define VRDMA_CREATE_QP_USER_ARG(attrs) (attrs)
 #elif defined(VRDMA_HAVE_IB_CREATE_QP_USER_UDATA)
-struct ib_qp *ib_create_qp_user(struct ib_device *dev, struct ib_pd *pd,
-				struct ib_qp_init_attr *attr,
-				struct ib_udata *udata,
-				struct ib_uqp_object *uobj, const char *caller);
-
-static inline struct ib_qp *
-vrdma_parent_create_qp(struct ib_device *pdev, struct ib_pd *spd,
-		       struct ib_qp_init_attr *init,
-		       struct uverbs_attr_bundle *sb,
-		       struct ib_uqp_object *uobj)
-{
-	return ib_create_qp_user(pdev, spd, init, &sb->driver_udata, uobj,
-				 NULL);
-}
+#define vrdma_create_qp_user_arg ib_udata
+#define VRDMA_CREATE_QP_USER_ARG(attrs) (&(attrs)->driver_udata)
 #else
 #error "ib_create_qp_user() prototype not checked against the target kernel"
 #endif
+struct ib_qp *ib_create_qp_user(struct ib_device *dev, struct ib_pd *pd,
+				struct ib_qp_init_attr *attr,
+				struct vrdma_create_qp_user_arg *arg,
+				struct ib_uqp_object *uobj, const char *caller);
+
+static inline struct ib_qp *
+vrdma_parent_create_qp(struct ib_device *pdev, struct ib_pd *spd,
+		       struct ib_qp_init_attr *init,
+		       struct uverbs_attr_bundle *attrs,
+		       struct ib_uqp_object *uobj)
+{
+	return ib_create_qp_user(pdev, spd, init,
+				 VRDMA_CREATE_QP_USER_ARG(attrs), uobj, NULL);
+}
+
 void ib_qp_usecnt_inc(struct ib_qp *qp);
 void ib_qp_usecnt_dec(struct ib_qp *qp);
 
@@ -81,6 +74,71 @@ void rdma_restrack_set_name(struct rdma_restrack_entry *res,
 			    const char *caller);
 void rdma_restrack_add(struct rdma_restrack_entry *res);
 void rdma_restrack_del(struct rdma_restrack_entry *res);
+
+/*
+ * The core's buffer attributes of the creation methods, which parents pin
+ * from the bundle (udata.c shows them to the parent): the CQ buffer as a
+ * VA or DMA-BUF range, and from 7.2 CQ, QP and SRQ buffers as UMEM
+ * attributes.  VRDMA_ATTR_NONE stands for one the kernel does not have.
+ */
+#define VRDMA_ATTR_NONE	U16_MAX
+#ifdef VRDMA_HAVE_CQ_BUFFER_ATTRS
+#define VRDMA_ATTR_CQ_BUFFER_VA		UVERBS_ATTR_CREATE_CQ_BUFFER_VA
+#define VRDMA_ATTR_CQ_BUFFER_LENGTH	UVERBS_ATTR_CREATE_CQ_BUFFER_LENGTH
+#define VRDMA_ATTR_CQ_BUFFER_FD		UVERBS_ATTR_CREATE_CQ_BUFFER_FD
+#define VRDMA_ATTR_CQ_BUFFER_OFFSET	UVERBS_ATTR_CREATE_CQ_BUFFER_OFFSET
+#else
+#define VRDMA_ATTR_CQ_BUFFER_VA		VRDMA_ATTR_NONE
+#define VRDMA_ATTR_CQ_BUFFER_LENGTH	VRDMA_ATTR_NONE
+#define VRDMA_ATTR_CQ_BUFFER_FD		VRDMA_ATTR_NONE
+#define VRDMA_ATTR_CQ_BUFFER_OFFSET	VRDMA_ATTR_NONE
+#endif
+#ifdef VRDMA_HAVE_UVERBS_BUF_UMEM
+#define VRDMA_ATTR_CQ_BUF_UMEM		UVERBS_ATTR_CREATE_CQ_BUF_UMEM
+#define VRDMA_ATTR_QP_BUF_UMEM		UVERBS_ATTR_CREATE_QP_BUF_UMEM
+#define VRDMA_ATTR_QP_RQ_BUF_UMEM	UVERBS_ATTR_CREATE_QP_RQ_BUF_UMEM
+#define VRDMA_ATTR_QP_SQ_BUF_UMEM	UVERBS_ATTR_CREATE_QP_SQ_BUF_UMEM
+#define VRDMA_ATTR_SRQ_BUF_UMEM		UVERBS_ATTR_CREATE_SRQ_BUF_UMEM
+#else
+#define VRDMA_ATTR_CQ_BUF_UMEM		VRDMA_ATTR_NONE
+#define VRDMA_ATTR_QP_BUF_UMEM		VRDMA_ATTR_NONE
+#define VRDMA_ATTR_QP_RQ_BUF_UMEM	VRDMA_ATTR_NONE
+#define VRDMA_ATTR_QP_SQ_BUF_UMEM	VRDMA_ATTR_NONE
+#define VRDMA_ATTR_SRQ_BUF_UMEM		VRDMA_ATTR_NONE
+#endif
+
+/*
+ * mlx5's driver attributes on core methods (fwd_mlx5.c), where the
+ * target's uapi headers have them; VRDMA_ATTR_NONE otherwise, which no
+ * parent defines, so that their group never matches and is never
+ * declared.  VRDMA_ATTR_UMEM() is a UMEM attribute's specification (a
+ * buffer descriptor) from 7.2, and one that matches nothing before.
+ */
+#ifdef VRDMA_HAVE_MLX5_CQ_UAR_INDEX
+#define VRDMA_MLX5_ATTR_CQ_UAR_INDEX	MLX5_IB_ATTR_CREATE_CQ_UAR_INDEX
+#else
+#define VRDMA_MLX5_ATTR_CQ_UAR_INDEX	VRDMA_ATTR_NONE
+#endif
+#ifdef VRDMA_HAVE_MLX5_DMABUF_MR_FLAGS
+#define VRDMA_MLX5_ATTR_DMABUF_MR_FLAGS	MLX5_IB_ATTR_REG_DMABUF_MR_ACCESS_FLAGS
+#else
+#define VRDMA_MLX5_ATTR_DMABUF_MR_FLAGS	VRDMA_ATTR_NONE
+#endif
+#ifdef VRDMA_HAVE_MLX5_DBR_BUF_UMEM
+#define VRDMA_MLX5_ATTR_CQ_DBR_BUF_UMEM	MLX5_IB_ATTR_CREATE_CQ_DBR_BUF_UMEM
+#define VRDMA_MLX5_ATTR_QP_DBR_BUF_UMEM	MLX5_IB_ATTR_CREATE_QP_DBR_BUF_UMEM
+#define VRDMA_MLX5_ATTR_SRQ_DBR_BUF_UMEM	MLX5_IB_ATTR_CREATE_SRQ_DBR_BUF_UMEM
+#else
+#define VRDMA_MLX5_ATTR_CQ_DBR_BUF_UMEM	VRDMA_ATTR_NONE
+#define VRDMA_MLX5_ATTR_QP_DBR_BUF_UMEM	VRDMA_ATTR_NONE
+#define VRDMA_MLX5_ATTR_SRQ_DBR_BUF_UMEM	VRDMA_ATTR_NONE
+#endif
+#ifdef VRDMA_HAVE_UVERBS_BUF_UMEM
+#define VRDMA_ATTR_UMEM(id, access)	UVERBS_ATTR_UMEM(id, access)
+#else
+#define VRDMA_ATTR_UMEM(id, access) \
+	UVERBS_ATTR_PTR_IN(id, UVERBS_ATTR_TYPE(u64), access)
+#endif
 
 /*
  * Generic netlink: from 6.2 pre_doit/post_doit see the split ops of the
@@ -95,8 +153,9 @@ void rdma_restrack_del(struct rdma_restrack_entry *res);
 /*
  * create_cq: from 6.11 the core passes the whole attribute bundle; the
  * driver data is its driver_udata.  vrdma_cq_create_arg is the type of the
- * op's third argument; the parent is called with the shadow bundle that
- * vrdma_shadow_udata() filled, so that it finds its own ucontext there.
+ * op's third argument; the parent is called with the bundle vrdma_lend()
+ * lent it (or, up to 6.10, the udata inside it), which names the shadow
+ * ucontext and carries the caller's attributes.
  */
 #ifdef VRDMA_HAVE_CREATE_CQ_ATTRS
 #define vrdma_cq_create_arg uverbs_attr_bundle
@@ -140,8 +199,8 @@ static inline int vrdma_parent_create_cq(struct ib_device *pdev,
  * reg_user_mr_dmabuf: from 6.11 the core passes the whole attribute bundle
  * (mlx5 reads driver attributes there); the driver data is its
  * driver_udata.  vrdma_dmabuf_mr_arg is the type of the op's last argument.
- * The parent is called with the shadow bundle, which carries the caller's
- * driver data and the shadow ucontext but none of the method's attributes.
+ * The parent is called with the bundle vrdma_lend() lent it, or up to
+ * 6.10 the udata inside it.
  */
 #if defined(VRDMA_HAVE_REG_DMABUF_MR_DMAH) || \
 	defined(VRDMA_HAVE_REG_DMABUF_MR_ATTRS)

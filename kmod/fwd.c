@@ -175,6 +175,7 @@ struct vrdma_fwd_match {
 	size_t nr_attrs;	/* the parent's attributes, over all trees */
 	size_t nr_same;		/* of which vrdma declares the same */
 	bool bad;		/* two handlers, or different flags */
+	bool differs;		/* one of vrdma's the parent defines otherwise */
 };
 
 static bool vrdma_fwd_match_method(const struct uverbs_object_def *tree,
@@ -199,9 +200,12 @@ static bool vrdma_fwd_match_method(const struct uverbs_object_def *tree,
 			m->nr_attrs++;
 			for (k = 0; k < mine->num_attrs; k++) {
 				ma = (*mine->attrs)[k];
-				if (ma->id == pa->id &&
-				    vrdma_fwd_spec_same(&ma->attr, &pa->attr))
+				if (ma->id != pa->id)
+					continue;
+				if (vrdma_fwd_spec_same(&ma->attr, &pa->attr))
 					m->nr_same++;
+				else
+					m->differs = true;
 			}
 		}
 	}
@@ -339,6 +343,72 @@ static void vrdma_fwd_add_methods(struct vrdma_dev *vdev,
 	}
 }
 
+/* Does the parent define every attribute of group @group the same way? */
+static bool vrdma_fwd_attrs_match(struct vrdma_dev *vdev,
+				  const struct uapi_definition *group)
+{
+	const struct uapi_definition *pdefs = vdev->pdev->driver_def;
+	const struct uverbs_object_def *tree = group->chain_obj_tree;
+	const struct uverbs_method_def *mine;
+	struct vrdma_fwd_match m;
+	size_t i, j;
+	u8 type;
+
+	if (vrdma_fwd_disabled(vdev->pdev, pdefs, tree->id))
+		return false;
+	for (i = 0; i < tree->num_methods; i++) {
+		mine = (*tree->methods)[i];
+		/* Attributes only: the core's handler runs */
+		if (mine->handler)
+			return false;
+		for (j = 0; j < mine->num_attrs; j++) {
+			/* Nothing vrdma would have to stand in for */
+			type = (*mine->attrs)[j]->attr.type;
+			if (type != UVERBS_ATTR_TYPE_PTR_IN &&
+			    type != UVERBS_ATTR_TYPE_PTR_OUT)
+				return false;
+		}
+		memset(&m, 0, sizeof(m));
+		m.mine = mine;
+		/* The parent may have more attributes; vrdma's must be its */
+		vrdma_fwd_each_tree(pdefs, tree->id, vrdma_fwd_match_method,
+				    &m);
+		if (m.differs || m.nr_same != mine->num_attrs)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The vdevice's driver_def: the whitelist, and each attribute group the
+ * parent defines the same way.  The others are left out, so the core
+ * treats their attributes as unknown, as on a parent without them.
+ */
+static void vrdma_fwd_add_attrs(struct vrdma_dev *vdev,
+				const struct vrdma_fwd_driver *drv)
+{
+	struct uapi_definition *defs = vdev->fwd.defs;
+	const struct uapi_definition *group;
+	unsigned int n = 0;
+
+	defs[n].kind = UAPI_DEF_CHAIN;
+	defs[n++].chain = drv->defs;
+	for (group = drv->attrs; group && group->kind != UAPI_DEF_END;
+	     group++) {
+		if (WARN_ON(group->kind != UAPI_DEF_CHAIN_OBJ_TREE ||
+			    n > VRDMA_FWD_MAX_ATTR_GROUPS))
+			break;
+		if (vrdma_fwd_attrs_match(vdev, group))
+			defs[n++] = *group;
+		else
+			dev_dbg(&vdev->pdev->dev,
+				"vrdma: %s defines attributes on object 0x%x otherwise\n",
+				dev_name(&vdev->pdev->dev),
+				group->object_start.object_id);
+	}
+	defs[n].kind = UAPI_DEF_END;
+}
+
 /**
  * vrdma_fwd_init() - decide what a new vdevice forwards to its parent
  * @vdev: the vdevice, not yet registered
@@ -361,7 +431,8 @@ void vrdma_fwd_init(struct vrdma_dev *vdev)
 		return;
 	vrdma_fwd_add_types(vdev, drv->defs);
 	vrdma_fwd_add_methods(vdev, drv->defs);
-	vdev->ibdev.driver_def = drv->defs;
+	vrdma_fwd_add_attrs(vdev, drv);
+	vdev->ibdev.driver_def = vdev->fwd.defs;
 }
 
 /**

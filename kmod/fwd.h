@@ -10,6 +10,12 @@
  * there with the same attributes is forwarded, the others answer
  * EOPNOTSUPP (methods on core objects) or are left out of the vdevice's
  * uverbs tree (the parent's own object types, UAPI_DEF_IS_OBJ_SUPPORTED).
+ *
+ * The same whitelist declares the parent's driver attributes on core
+ * methods (mlx5's UAR index on CQ create...), one group per
+ * ADD_UVERBS_ATTRIBUTES_SIMPLE(); a group is in the vdevice's uverbs tree
+ * only when the parent defines each of its attributes the same way, and
+ * reaches the parent in the caller's bundle (udata.c).
  */
 #ifndef _VRDMA_FWD_H
 #define _VRDMA_FWD_H
@@ -22,6 +28,8 @@
 #define VRDMA_FWD_MAX_TYPES	4
 /* IDR attributes (object handles) of one forwarded method */
 #define VRDMA_FWD_MAX_IDR	4
+/* Driver attribute groups on core methods */
+#define VRDMA_FWD_MAX_ATTR_GROUPS	8
 
 typedef int (*vrdma_fwd_handler_t)(struct uverbs_attr_bundle *attrs);
 typedef int (*vrdma_fwd_destroy_t)(struct ib_uobject *uobj,
@@ -56,6 +64,8 @@ struct vrdma_fwd_type {
  * @nr_methods: entries in @method
  * @type: the declared object types, with the parent's cleanup
  * @nr_types: entries in @type
+ * @defs: the vdevice's driver_def: the whitelist's methods and types, then
+ *	the attribute groups the parent defines the same way, then the end
  *
  * Resolved once before the vdevice is registered, constant after.
  */
@@ -64,18 +74,23 @@ struct vrdma_fwd {
 	unsigned int nr_methods;
 	struct vrdma_fwd_type type[VRDMA_FWD_MAX_TYPES];
 	unsigned int nr_types;
+	struct uapi_definition defs[VRDMA_FWD_MAX_ATTR_GROUPS + 2];
 };
 
 /**
  * struct vrdma_fwd_driver - the whitelist for one parent driver
  * @driver_id: the parent's ib_device_ops.driver_id
  * @name: the driver, for messages
- * @defs: the vdevice's driver_def
+ * @defs: its methods and object types
+ * @attrs: its attribute groups on core methods: UAPI_DEF_CHAIN_OBJ_TREE()
+ *	entries of one ADD_UVERBS_ATTRIBUTES_SIMPLE() each, of PTR_IN and
+ *	PTR_OUT attributes only, or NULL
  */
 struct vrdma_fwd_driver {
 	u32 driver_id;
 	const char *name;
 	const struct uapi_definition *defs;
+	const struct uapi_definition *attrs;
 };
 
 extern const struct vrdma_fwd_driver vrdma_fwd_rdmasim;

@@ -10,6 +10,19 @@
  * Not tested: there is no mlx5 hardware here.  DEVX, flow steering, DM,
  * VAR, QoS and the other mlx5 objects are not declared, so they are not
  * in a vdevice's uverbs tree.
+ *
+ * Its driver attributes on core methods, declared one per group so that
+ * each is matched on its own (where the target's headers lack one,
+ * compat.h names it VRDMA_ATTR_NONE and it never matches), reach mlx5 in
+ * the caller's bundle (udata.c).  Reviewed against 6.12's and 7.3's
+ * mlx5_ib (cq.c, qp.c, srq.c, mr.c, main.c): the UAR index of a CQ's
+ * doorbell (libmlx5 with dynamic UARs passes it only so from 7.x; on 6.1
+ * it is in the driver data, MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX), the
+ * doorbell record as a UMEM (7.2), the DMA-BUF MR access flags (data
+ * direct).  mlx5 reads them with uverbs_copy_from(), uverbs_get_flags32()
+ * and ib_umem_get_attr_or_va(), which the lent bundle serves.  Not
+ * declared: QUERY_CONTEXT's RESP_UCTX, which needs a query_ucontext op a
+ * vdevice does not offer (the method answers EOPNOTSUPP).
  */
 #include <rdma/mlx5_user_ioctl_cmds.h>
 #include <rdma/mlx5_user_ioctl_verbs.h>
@@ -82,6 +95,62 @@ DECLARE_UVERBS_NAMED_METHOD(MLX5_IB_METHOD_PD_QUERY,
 ADD_UVERBS_METHODS(vrdma_mlx5_pd, UVERBS_OBJECT_PD,
 		   &UVERBS_METHOD(MLX5_IB_METHOD_PD_QUERY));
 
+ADD_UVERBS_ATTRIBUTES_SIMPLE(vrdma_mlx5_cq_uar_index, UVERBS_OBJECT_CQ,
+			     UVERBS_METHOD_CQ_CREATE,
+			     UVERBS_ATTR_PTR_IN(VRDMA_MLX5_ATTR_CQ_UAR_INDEX,
+						UVERBS_ATTR_TYPE(u32),
+						UA_OPTIONAL));
+
+/*
+ * A second group on CQ create, matched on its own (6.12 has the UAR index
+ * but no doorbell UMEM): ADD_UVERBS_ATTRIBUTES_SIMPLE() names what it
+ * defines after the method, so this one is spelled out.
+ */
+static const struct uverbs_attr_def *const vrdma_mlx5_cq_dbr_attrs[] = {
+	VRDMA_ATTR_UMEM(VRDMA_MLX5_ATTR_CQ_DBR_BUF_UMEM, UA_OPTIONAL),
+};
+
+static const struct uverbs_method_def vrdma_mlx5_cq_dbr_method = {
+	.id = UVERBS_METHOD_CQ_CREATE,
+	.num_attrs = ARRAY_SIZE(vrdma_mlx5_cq_dbr_attrs),
+	.attrs = &vrdma_mlx5_cq_dbr_attrs,
+};
+
+static const struct uverbs_method_def *const vrdma_mlx5_cq_dbr_methods[] = {
+	&vrdma_mlx5_cq_dbr_method,
+};
+
+static const struct uverbs_object_def vrdma_mlx5_cq_dbr = {
+	.id = UVERBS_OBJECT_CQ,
+	.num_methods = ARRAY_SIZE(vrdma_mlx5_cq_dbr_methods),
+	.methods = &vrdma_mlx5_cq_dbr_methods,
+};
+
+ADD_UVERBS_ATTRIBUTES_SIMPLE(vrdma_mlx5_qp_dbr, UVERBS_OBJECT_QP,
+			     UVERBS_METHOD_QP_CREATE,
+			     VRDMA_ATTR_UMEM(VRDMA_MLX5_ATTR_QP_DBR_BUF_UMEM,
+					     UA_OPTIONAL));
+
+ADD_UVERBS_ATTRIBUTES_SIMPLE(vrdma_mlx5_srq_dbr, UVERBS_OBJECT_SRQ,
+			     UVERBS_METHOD_SRQ_CREATE,
+			     VRDMA_ATTR_UMEM(VRDMA_MLX5_ATTR_SRQ_DBR_BUF_UMEM,
+					     UA_OPTIONAL));
+
+/* The flags' enum only names the type; its size is what is compared */
+ADD_UVERBS_ATTRIBUTES_SIMPLE(vrdma_mlx5_dmabuf_mr, UVERBS_OBJECT_MR,
+			     UVERBS_METHOD_REG_DMABUF_MR,
+			     UVERBS_ATTR_FLAGS_IN(VRDMA_MLX5_ATTR_DMABUF_MR_FLAGS,
+						  u32, UA_OPTIONAL));
+
+static const struct uapi_definition vrdma_mlx5_attrs[] = {
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_CQ, &vrdma_mlx5_cq_uar_index),
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_CQ, &vrdma_mlx5_cq_dbr),
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_QP, &vrdma_mlx5_qp_dbr),
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_SRQ, &vrdma_mlx5_srq_dbr),
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_MR, &vrdma_mlx5_dmabuf_mr),
+	{}
+};
+
 static const struct uapi_definition vrdma_mlx5_defs[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(MLX5_IB_OBJECT_UAR,
 				      UAPI_DEF_IS_OBJ_SUPPORTED(vrdma_mlx5_uar_supported)),
@@ -93,4 +162,5 @@ const struct vrdma_fwd_driver vrdma_fwd_mlx5 = {
 	.driver_id = RDMA_DRIVER_MLX5,
 	.name = "mlx5",
 	.defs = vrdma_mlx5_defs,
+	.attrs = vrdma_mlx5_attrs,
 };

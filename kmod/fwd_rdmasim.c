@@ -5,6 +5,9 @@
  * method on the core PD, declared with the attributes of its ABI header.
  * RDMASIM_METHOD_UAR_QUERY is left out on purpose: the selftests check
  * that a parent method vrdma does not declare never reaches the parent.
+ * Its driver attribute on the core CQ create, the doorbell page's index
+ * (as mlx5's MLX5_IB_ATTR_CREATE_CQ_UAR_INDEX), reaches it in the caller's
+ * bundle (selftests/sim_attrs.sh).
  */
 #include "vrdma.h"
 
@@ -65,6 +68,17 @@ DECLARE_UVERBS_NAMED_METHOD(RDMASIM_METHOD_PD_QUERY,
 ADD_UVERBS_METHODS(vrdma_rdmasim_pd, UVERBS_OBJECT_PD,
 		   &UVERBS_METHOD(RDMASIM_METHOD_PD_QUERY));
 
+ADD_UVERBS_ATTRIBUTES_SIMPLE(vrdma_rdmasim_cq_create, UVERBS_OBJECT_CQ,
+			     UVERBS_METHOD_CQ_CREATE,
+			     UVERBS_ATTR_PTR_IN(RDMASIM_ATTR_CREATE_CQ_UAR_INDEX,
+						UVERBS_ATTR_TYPE(u32),
+						UA_OPTIONAL));
+
+static const struct uapi_definition vrdma_rdmasim_attrs[] = {
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_CQ, &vrdma_rdmasim_cq_create),
+	{}
+};
+
 static const struct uapi_definition vrdma_rdmasim_defs[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(RDMASIM_OBJECT_UAR,
 				      UAPI_DEF_IS_OBJ_SUPPORTED(vrdma_rdmasim_uar_supported)),
@@ -76,4 +90,5 @@ const struct vrdma_fwd_driver vrdma_fwd_rdmasim = {
 	.driver_id = RDMASIM_DRIVER_ID,
 	.name = "rdmasim",
 	.defs = vrdma_rdmasim_defs,
+	.attrs = vrdma_rdmasim_attrs,
 };

@@ -1,15 +1,134 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Shadow attribute bundles: how a vdevice verb passes the caller's driver
- * data (udata) to the parent driver unchanged.
+ * What the parent driver sees of a forwarded verb's attribute bundle.
  *
  * Parent drivers find their ucontext through the bundle that contains the
- * udata (rdma_udata_to_drv_context(), rxe's mmap info).  The bundle of a
- * vdevice call points at the vdevice ucontext, so each forwarded call gets
- * an on-stack bundle that carries the same user buffers but the parent-side
- * shadow ucontext, exactly as ib_uverbs_write() builds one for write().
+ * udata (rdma_udata_to_drv_context(), rxe's mmap info) or through its
+ * uverbs file (ib_uverbs_get_ucontext()), and from 7.2 their queue buffers
+ * and driver attributes in the bundle too (ib_umem_get_cq_buf(),
+ * uverbs_copy_from()).  The bundle of a vdevice call names the vdevice
+ * ucontext, so:
+ *
+ *  - the creation verbs (CQ, QP, SRQ, MR) lend the parent the caller's
+ *    real bundle (vrdma_lend()), as fwd.c does for driver methods: for the
+ *    length of the call its context is the shadow ucontext, its file the
+ *    stand-in whose ucontext is the shadow, and its attribute bitmap shows
+ *    only the driver namespace (the udata, and the parent's driver
+ *    attributes vrdma declared for this parent, fwd.c) and the core's
+ *    buffer attributes of the method; object handles, which name vdevice
+ *    objects, are hidden.  Everything is restored before the verb returns.
+ *  - the other verbs, which can be handed a bare udata that is in no
+ *    bundle (the core's unwinding of a failed creation), and carry no
+ *    attribute a parent reads, give the parent an on-stack bundle with the
+ *    same user buffers and the shadow ucontext (vrdma_shadow_udata()),
+ *    exactly as ib_uverbs_write() builds one for write().
  */
 #include "vrdma.h"
+
+/* The core's buffer attributes a parent pins from the bundle (compat.h) */
+static const u16 vrdma_lend_cq[] = {
+	VRDMA_ATTR_CQ_BUFFER_VA, VRDMA_ATTR_CQ_BUFFER_LENGTH,
+	VRDMA_ATTR_CQ_BUFFER_FD, VRDMA_ATTR_CQ_BUFFER_OFFSET,
+	VRDMA_ATTR_CQ_BUF_UMEM,
+};
+
+static const u16 vrdma_lend_qp[] = {
+	VRDMA_ATTR_QP_BUF_UMEM, VRDMA_ATTR_QP_RQ_BUF_UMEM,
+	VRDMA_ATTR_QP_SQ_BUF_UMEM,
+};
+
+static const u16 vrdma_lend_srq[] = {
+	VRDMA_ATTR_SRQ_BUF_UMEM,
+};
+
+static const struct {
+	const u16 *ids;
+	unsigned int nr;
+} vrdma_lend_keep[] = {
+	[VRDMA_LEND_CREATE_CQ] = { vrdma_lend_cq, ARRAY_SIZE(vrdma_lend_cq) },
+	[VRDMA_LEND_CREATE_QP] = { vrdma_lend_qp, ARRAY_SIZE(vrdma_lend_qp) },
+	[VRDMA_LEND_CREATE_SRQ] = { vrdma_lend_srq, ARRAY_SIZE(vrdma_lend_srq) },
+	/* MRs: the driver namespace only */
+	[VRDMA_LEND_REG_MR] = { NULL, 0 },
+};
+
+/* Show attribute @id of @from in @to, if @from has it */
+static void vrdma_lend_show(unsigned long *to, const unsigned long *from,
+			    u32 id)
+{
+	u32 key, bkey;
+
+	if (id == VRDMA_ATTR_NONE)
+		return;
+	key = uapi_key_attr(id);
+	if (key == UVERBS_API_KEY_ERR)
+		return;
+	bkey = uapi_bkey_attr(key);
+	if (bkey < UVERBS_API_ATTR_BKEY_LEN && test_bit(bkey, from))
+		__set_bit(bkey, to);
+}
+
+/**
+ * vrdma_lend() - lend the caller's bundle to the parent for one call
+ * @l: on-stack state, for vrdma_lend_end()
+ * @udata: the driver data of a vdevice creation verb, inside the core's
+ *	bundle (uverbs passes &attrs->driver_udata for write() and ioctl())
+ * @method: the core method, for the buffer attributes the parent may read
+ *
+ * Until vrdma_lend_end() the bundle names the shadow ucontext three ways
+ * (its context, its file's ucontext, rdma_udata_to_drv_context() of
+ * @udata) and shows only what the parent may read (see the top of this
+ * file).  Nothing of the vdevice may read the bundle meanwhile.
+ *
+ * Return: 0, or -EIO when there is no bundle to lend (no udata: a kernel
+ * caller; or the context is already disassociated); vrdma_lend_end() may
+ * be called either way.
+ */
+int vrdma_lend(struct vrdma_lend *l, struct ib_udata *udata,
+	       enum vrdma_lend_method method)
+{
+	struct ib_ucontext *vctx = vrdma_udata_vctx(udata);
+	struct uverbs_attr_bundle *attrs;
+	u32 i;
+
+	l->attrs = NULL;
+	if (!vctx)
+		return -EIO;
+	attrs = rdma_udata_to_uverbs_attr_bundle(udata);
+	l->attrs = attrs;
+	l->context = attrs->context;
+	l->ufile = attrs->ufile;
+	bitmap_copy(l->present, attrs->attr_present, UVERBS_API_ATTR_BKEY_LEN);
+
+	bitmap_zero(attrs->attr_present, UVERBS_API_ATTR_BKEY_LEN);
+	/* The driver namespace holds only what the vdevice declared */
+	for (i = 0; i < BIT(UVERBS_API_ATTR_KEY_BITS - 1); i++)
+		vrdma_lend_show(attrs->attr_present, l->present,
+				UVERBS_API_NS_FLAG | i);
+	for (i = 0; i < vrdma_lend_keep[method].nr; i++)
+		vrdma_lend_show(attrs->attr_present, l->present,
+				vrdma_lend_keep[method].ids[i]);
+
+	attrs->context = vrdma_shadow_uctx(vctx);
+	attrs->ufile = vrdma_fwd_ufile(vctx);
+	return 0;
+}
+
+/**
+ * vrdma_lend_end() - give the caller's bundle back
+ * @l: what vrdma_lend() filled, whether it succeeded or not
+ */
+void vrdma_lend_end(struct vrdma_lend *l)
+{
+	struct uverbs_attr_bundle *attrs = l->attrs;
+
+	if (!attrs)
+		return;
+	attrs->context = l->context;
+	attrs->ufile = l->ufile;
+	bitmap_copy(attrs->attr_present, l->present, UVERBS_API_ATTR_BKEY_LEN);
+	l->attrs = NULL;
+}
 
 /**
  * vrdma_udata_vctx() - the vdevice ucontext a udata belongs to

@@ -57,13 +57,8 @@ int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	struct vrdma_dev *vdev = to_vdev(ibcq->device);
 	struct ib_cq *shadow = vrdma_shadow_cq(ibcq);
 	struct ib_device *pdev = vdev->pdev;
-	struct uverbs_attr_bundle sb;
-	struct ib_udata *pudata;
+	struct vrdma_lend lend;
 	int ret;
-
-	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
-	if (IS_ERR(pudata))
-		return PTR_ERR(pudata);
 
 	ret = vrdma_quota_charge(vdev, VRDMA_RES_CQ, 1);
 	if (ret)
@@ -78,8 +73,11 @@ int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	atomic_set(&shadow->usecnt, 0);
 	vrdma_cq_restrack_new(shadow);
 
-	ret = vrdma_fault(VRDMA_FAULT_CQ) ?:
-	      vrdma_parent_create_cq(pdev, shadow, attr, &sb);
+	/* The caller's bundle: the parent may read its attributes */
+	ret = vrdma_lend(&lend, udata, VRDMA_LEND_CREATE_CQ) ?:
+	      vrdma_fault(VRDMA_FAULT_CQ) ?:
+	      vrdma_parent_create_cq(pdev, shadow, attr, lend.attrs);
+	vrdma_lend_end(&lend);
 	if (ret)
 		goto err_restrack;
 	rdma_restrack_add(&shadow->res);

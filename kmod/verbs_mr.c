@@ -80,6 +80,69 @@ static struct ib_mr *vrdma_mr_set_shadow(struct vrdma_mr *vmr,
 	return &vmr->ibmr;
 }
 
+/* A registration as the core asked for it */
+struct vrdma_reg {
+	u64 start;	/* user address, or offset in the DMA-BUF */
+	u64 length;
+	u64 iova;
+	int fd;		/* the DMA-BUF, or -1 */
+	int access;
+};
+
+/* The parent's registration op, called with the lent bundle */
+typedef struct ib_mr *(*vrdma_reg_fn)(struct ib_pd *spd,
+				      const struct vrdma_reg *reg,
+				      struct uverbs_attr_bundle *attrs);
+
+static struct ib_mr *vrdma_reg_va(struct ib_pd *spd,
+				  const struct vrdma_reg *reg,
+				  struct uverbs_attr_bundle *attrs)
+{
+	return vrdma_parent_reg_user_mr(spd, reg->start, reg->length,
+					reg->iova, reg->access,
+					&attrs->driver_udata);
+}
+
+static struct ib_mr *vrdma_reg_dmabuf(struct ib_pd *spd,
+				      const struct vrdma_reg *reg,
+				      struct uverbs_attr_bundle *attrs)
+{
+	return vrdma_parent_reg_dmabuf_mr(spd, reg->start, reg->length,
+					  reg->iova, reg->fd, reg->access,
+					  attrs);
+}
+
+/*
+ * vrdma_reg_mr - the steps both registrations share: charge the quota,
+ * call the parent's @fn with the caller's bundle lent, take the shadow's
+ * keys; on failure nothing is left behind.
+ */
+static struct ib_mr *vrdma_reg_mr(struct ib_pd *ibpd,
+				  const struct vrdma_reg *reg,
+				  struct ib_udata *udata, vrdma_reg_fn fn)
+{
+	struct vrdma_dev *vdev = to_vdev(ibpd->device);
+	struct ib_pd *spd = vrdma_shadow_pd(ibpd);
+	struct vrdma_lend lend;
+	struct vrdma_mr *vmr;
+	struct ib_mr *shadow;
+	int ret;
+
+	vmr = vrdma_mr_alloc(vdev, reg->start, reg->length);
+	if (IS_ERR(vmr))
+		return ERR_CAST(vmr);
+
+	ret = vrdma_lend(&lend, udata, VRDMA_LEND_REG_MR);
+	shadow = ret ? ERR_PTR(ret) :
+		 vrdma_fault_ptr(VRDMA_FAULT_MR) ?: fn(spd, reg, lend.attrs);
+	vrdma_lend_end(&lend);
+	if (IS_ERR(shadow)) {
+		vrdma_mr_free(vdev, vmr);
+		return shadow;
+	}
+	return vrdma_mr_set_shadow(vmr, spd, shadow, reg->iova, reg->length);
+}
+
 /**
  * vrdma_reg_user_mr() - register user memory through a shadow MR
  * @ibpd: the vdevice PD
@@ -96,28 +159,12 @@ struct ib_mr *vrdma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				VRDMA_REG_USER_MR_DMAH
 				struct ib_udata *udata)
 {
-	struct vrdma_dev *vdev = to_vdev(ibpd->device);
-	struct ib_pd *spd = vrdma_shadow_pd(ibpd);
-	struct uverbs_attr_bundle sb;
-	struct ib_udata *pudata;
-	struct vrdma_mr *vmr;
-	struct ib_mr *shadow;
+	struct vrdma_reg reg = {
+		.start = start, .length = length, .iova = iova,
+		.fd = -1, .access = access,
+	};
 
-	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
-	if (IS_ERR(pudata))
-		return ERR_CAST(pudata);
-	vmr = vrdma_mr_alloc(vdev, start, length);
-	if (IS_ERR(vmr))
-		return ERR_CAST(vmr);
-
-	shadow = vrdma_fault_ptr(VRDMA_FAULT_MR) ?:
-		 vrdma_parent_reg_user_mr(spd, start, length, iova, access,
-					  pudata);
-	if (IS_ERR(shadow)) {
-		vrdma_mr_free(vdev, vmr);
-		return shadow;
-	}
-	return vrdma_mr_set_shadow(vmr, spd, shadow, iova, length);
+	return vrdma_reg_mr(ibpd, &reg, udata, vrdma_reg_va);
 }
 
 /**
@@ -143,29 +190,13 @@ struct ib_mr *vrdma_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 				       VRDMA_REG_DMABUF_MR_DMAH
 				       struct vrdma_dmabuf_mr_arg *arg)
 {
-	struct ib_udata *udata = vrdma_reg_dmabuf_mr_udata(arg);
-	struct vrdma_dev *vdev = to_vdev(ibpd->device);
-	struct ib_pd *spd = vrdma_shadow_pd(ibpd);
-	struct uverbs_attr_bundle sb;
-	struct ib_udata *pudata;
-	struct vrdma_mr *vmr;
-	struct ib_mr *shadow;
+	struct vrdma_reg reg = {
+		.start = offset, .length = length, .iova = iova,
+		.fd = fd, .access = access,
+	};
 
-	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
-	if (IS_ERR(pudata))
-		return ERR_CAST(pudata);
-	vmr = vrdma_mr_alloc(vdev, offset, length);
-	if (IS_ERR(vmr))
-		return ERR_CAST(vmr);
-
-	shadow = vrdma_fault_ptr(VRDMA_FAULT_MR) ?:
-		 vrdma_parent_reg_dmabuf_mr(spd, offset, length, iova, fd,
-					    access, &sb);
-	if (IS_ERR(shadow)) {
-		vrdma_mr_free(vdev, vmr);
-		return shadow;
-	}
-	return vrdma_mr_set_shadow(vmr, spd, shadow, iova, length);
+	return vrdma_reg_mr(ibpd, &reg, vrdma_reg_dmabuf_mr_udata(arg),
+			    vrdma_reg_dmabuf);
 }
 
 /**

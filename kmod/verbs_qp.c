@@ -51,8 +51,7 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 {
 	struct vrdma_dev *vdev = to_vdev(ibqp->device);
 	struct ib_qp_init_attr pinit = *init;
-	struct uverbs_attr_bundle sb;
-	struct ib_udata *pudata;
+	struct vrdma_lend lend;
 	struct ib_qp *shadow;
 	int ret;
 
@@ -72,10 +71,6 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (init->qp_type == IB_QPT_UD && vrdma_acl_restricted(vdev))
 		return -EACCES;
 
-	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
-	if (IS_ERR(pudata))
-		return PTR_ERR(pudata);
-
 	pinit.send_cq = vrdma_shadow_cq_or_null(init->send_cq);
 	pinit.recv_cq = vrdma_shadow_cq_or_null(init->recv_cq);
 	pinit.srq = init->srq ? to_vsrq(init->srq)->shadow : NULL;
@@ -91,9 +86,13 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (ret)
 		return ret;
 
-	shadow = vrdma_fault_ptr(VRDMA_FAULT_QP) ?:
+	/* The caller's bundle: the parent may read its attributes */
+	ret = vrdma_lend(&lend, udata, VRDMA_LEND_CREATE_QP);
+	shadow = ret ? ERR_PTR(ret) :
+		 vrdma_fault_ptr(VRDMA_FAULT_QP) ?:
 		 vrdma_parent_create_qp(vdev->pdev, vrdma_shadow_pd(ibqp->pd),
-					&pinit, &sb, ibqp->uobject);
+					&pinit, lend.attrs, ibqp->uobject);
+	vrdma_lend_end(&lend);
 	if (IS_ERR(shadow)) {
 		ret = PTR_ERR(shadow);
 		goto err_uncharge;

@@ -27,18 +27,13 @@ int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 {
 	struct vrdma_dev *vdev = to_vdev(ibsrq->device);
 	struct ib_srq_init_attr pinit = *init;
-	struct uverbs_attr_bundle sb;
-	struct ib_udata *pudata;
+	struct vrdma_lend lend;
 	struct ib_srq *shadow;
 	int ret;
 
 	/* XRC and tag-matching SRQs need objects vrdma does not proxy. */
 	if (init->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
-
-	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
-	if (IS_ERR(pudata))
-		return PTR_ERR(pudata);
 
 	pinit.event_handler = vrdma_srq_event;
 	pinit.srq_context = ibsrq;
@@ -47,9 +42,13 @@ int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	if (ret)
 		return ret;
 
-	shadow = vrdma_fault_ptr(VRDMA_FAULT_SRQ) ?:
+	/* The caller's bundle: the parent may read its attributes */
+	ret = vrdma_lend(&lend, udata, VRDMA_LEND_CREATE_SRQ);
+	shadow = ret ? ERR_PTR(ret) :
+		 vrdma_fault_ptr(VRDMA_FAULT_SRQ) ?:
 		 ib_create_srq_user(vrdma_shadow_pd(ibsrq->pd), &pinit,
-				    ibsrq->uobject, pudata);
+				    ibsrq->uobject, vrdma_lent_udata(&lend));
+	vrdma_lend_end(&lend);
 	if (IS_ERR(shadow)) {
 		ret = PTR_ERR(shadow);
 		goto err_uncharge;

@@ -355,11 +355,52 @@ struct ib_uverbs_file *vrdma_fwd_ufile(struct ib_ucontext *vctx);
 struct ib_uobject *vrdma_shadow_uobject_new(struct ib_uobject *uobj,
 					    void *shadow);
 
-/* udata.c: shadow attribute bundles */
+/* udata.c: what the parent sees of a forwarded call's bundle */
 struct ib_udata *vrdma_shadow_udata(struct uverbs_attr_bundle *sb,
 				    struct ib_udata *udata,
 				    struct ib_ucontext *vctx);
 struct ib_ucontext *vrdma_udata_vctx(struct ib_udata *udata);
+
+/* The core methods whose buffer attributes a parent may read (udata.c) */
+enum vrdma_lend_method {
+	VRDMA_LEND_CREATE_CQ,
+	VRDMA_LEND_CREATE_QP,
+	VRDMA_LEND_CREATE_SRQ,
+	VRDMA_LEND_REG_MR,
+};
+
+/**
+ * struct vrdma_lend - the caller's bundle, lent to the parent for a call
+ * @attrs: the core's bundle around the caller's udata; NULL when nothing
+ *	is lent
+ * @context: its ucontext before the loan
+ * @ufile: its uverbs file before the loan
+ * @present: its attribute bitmap before the loan
+ *
+ * On the caller's stack, for the length of one parent call: only the
+ * calling thread uses the bundle.
+ */
+struct vrdma_lend {
+	struct uverbs_attr_bundle *attrs;
+	struct ib_ucontext *context;
+	struct ib_uverbs_file *ufile;
+	DECLARE_BITMAP(present, UVERBS_API_ATTR_BKEY_LEN);
+};
+
+int vrdma_lend(struct vrdma_lend *l, struct ib_udata *udata,
+	       enum vrdma_lend_method method);
+void vrdma_lend_end(struct vrdma_lend *l);
+
+/**
+ * vrdma_lent_udata() - the driver data to pass to the parent
+ * @l: a bundle vrdma_lend() lent
+ *
+ * Return: the caller's udata, inside the lent bundle.
+ */
+static inline struct ib_udata *vrdma_lent_udata(struct vrdma_lend *l)
+{
+	return &l->attrs->driver_udata;
+}
 
 /* verbs_ctx.c */
 int vrdma_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);

@@ -68,6 +68,22 @@ struct ib_device_ops o = { .reg_user_mr = f };"
 "IB_UMEM_GET_VA|rdma/ib_umem.h|(void)ib_umem_get_va(NULL, 0, 0, 0);"
 # 7.2: the bundle knows its method
 "BUNDLE_METHOD_ELM|rdma/uverbs_ioctl.h|struct uverbs_attr_bundle b; (void)sizeof(b.method_elm);"
+# The CQ buffer as ioctl attributes (efa's external CQ memory)
+"CQ_BUFFER_ATTRS|rdma/ib_user_ioctl_cmds.h|@int vrdma_probe_ids[] = { UVERBS_ATTR_CREATE_CQ_BUFFER_VA, UVERBS_ATTR_CREATE_CQ_BUFFER_LENGTH,
+	UVERBS_ATTR_CREATE_CQ_BUFFER_FD, UVERBS_ATTR_CREATE_CQ_BUFFER_OFFSET };"
+# 7.2: CQ, QP and SRQ buffers as UMEM attributes, pinned from the bundle
+"UVERBS_BUF_UMEM|rdma/ib_umem.h|@#include <rdma/ib_user_ioctl_cmds.h>
+void *vrdma_probe_fn = ib_umem_get_cq_buf;
+int vrdma_probe_umem_ids[] = { UVERBS_ATTR_CREATE_CQ_BUF_UMEM, UVERBS_ATTR_CREATE_QP_BUF_UMEM,
+	UVERBS_ATTR_CREATE_QP_RQ_BUF_UMEM, UVERBS_ATTR_CREATE_QP_SQ_BUF_UMEM,
+	UVERBS_ATTR_CREATE_SRQ_BUF_UMEM };"
+# After 6.1: mlx5's UAR index attribute on CQ create (fwd_mlx5.c)
+"MLX5_CQ_UAR_INDEX|rdma/mlx5_user_ioctl_cmds.h|@int vrdma_probe_ids[] = { MLX5_IB_ATTR_CREATE_CQ_UAR_INDEX };"
+# After 6.1: mlx5's access flags attribute on DMA-BUF MR registration
+"MLX5_DMABUF_MR_FLAGS|rdma/mlx5_user_ioctl_cmds.h|@int vrdma_probe_ids[] = { MLX5_IB_ATTR_REG_DMABUF_MR_ACCESS_FLAGS };"
+# 7.2: mlx5's doorbell record as a UMEM attribute on CQ, QP and SRQ create
+"MLX5_DBR_BUF_UMEM|rdma/mlx5_user_ioctl_cmds.h|@int vrdma_probe_ids[] = { MLX5_IB_ATTR_CREATE_CQ_DBR_BUF_UMEM,
+	MLX5_IB_ATTR_CREATE_QP_DBR_BUF_UMEM, MLX5_IB_ATTR_CREATE_SRQ_DBR_BUF_UMEM };"
 # 7.3: device attribute counts are u32
 "DEVICE_ATTR_U32|rdma/ib_verbs.h|struct ib_device_attr a; BUILD_BUG_ON(!__builtin_types_compatible_p(typeof(a.max_qp_wr), u32));"
 )

@@ -76,12 +76,36 @@ struct rdmasim_create_cq {
 	__u32 reserved;
 };
 
+/*
+ * A driver attribute on the core UVERBS_METHOD_CQ_CREATE, as mlx5's
+ * MLX5_IB_ATTR_CREATE_CQ_UAR_INDEX (7.x): the doorbell page's id, which
+ * then takes precedence over uar_page_id above.  Driver attributes of a
+ * core method with driver data come after UVERBS_ATTR_UHW_IN and _OUT.
+ */
+enum rdmasim_create_cq_attrs {
+	RDMASIM_ATTR_CREATE_CQ_UAR_INDEX = UVERBS_ATTR_UHW_OUT + 1,	/* in u32 */
+};
+
+/* flags of struct rdmasim_create_cq_resp */
+#define RDMASIM_CQ_RESP_UAR_FROM_ATTR	0x1	/* RDMASIM_ATTR_CREATE_CQ_UAR_INDEX */
+#define RDMASIM_CQ_RESP_UMEM_KNOWN	0x2	/* the kernel has UVERBS_ATTR_CREATE_CQ_BUF_UMEM */
+
+/*
+ * buf_length and buf_head: what rdmasim pinned of the CQ buffer the
+ * caller passed as UVERBS_ATTR_CREATE_CQ_BUF_UMEM (or the legacy CQ
+ * buffer attributes), its length and first bytes read through the umem;
+ * 0 when none came.  The CQEs stay in the kernel's ring: only reported.
+ */
 struct rdmasim_create_cq_resp {
 	__aligned_u64 ring_mmap_offset;
 	__u32 ring_length;
 	__u32 cqn;
 	__u32 cqe_size;
 	__u32 nr_cqe;
+	__u32 uar_page_id;		/* the doorbell page the CQ uses */
+	__u32 flags;			/* RDMASIM_CQ_RESP_* */
+	__aligned_u64 buf_length;
+	__u8 buf_head[8];
 };
 
 struct rdmasim_create_qp {

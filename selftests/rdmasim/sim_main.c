@@ -582,6 +582,63 @@ static int sim_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 
 /* --- CQ ----------------------------------------------------------------- */
 
+#ifdef VRDMA_HAVE_UVERBS_BUF_UMEM
+/*
+ * From 7.2 the CQ buffer may come as a UMEM attribute (or the legacy CQ
+ * buffer attributes): pin it as a driver would, report its length and
+ * first bytes, and let it go (the CQEs stay in the kernel's ring).
+ */
+static int sim_create_cq_buf(struct sim_dev *sdev,
+			     struct uverbs_attr_bundle *attrs,
+			     struct rdmasim_create_cq_resp *resp)
+{
+	struct ib_umem *umem;
+	int ret;
+
+	resp->flags |= RDMASIM_CQ_RESP_UMEM_KNOWN;
+	umem = ib_umem_get_cq_buf(&sdev->ibdev, attrs, SIM_CQE_SIZE, 0);
+	if (IS_ERR_OR_NULL(umem))
+		return PTR_ERR_OR_ZERO(umem);
+	resp->buf_length = umem->length;
+	ret = ib_umem_copy_from(resp->buf_head, umem, 0,
+				min_t(size_t, sizeof(resp->buf_head),
+				      umem->length));
+	ib_umem_release(umem);
+	return ret;
+}
+#else
+static int sim_create_cq_buf(struct sim_dev *sdev,
+			     struct uverbs_attr_bundle *attrs,
+			     struct rdmasim_create_cq_resp *resp)
+{
+	return 0;
+}
+#endif
+
+/*
+ * sim_create_cq_attrs - what create_cq reads of the attribute bundle
+ * around @udata: its own RDMASIM_ATTR_CREATE_CQ_UAR_INDEX, which names the
+ * doorbell page instead of @ucmd (as mlx5's UAR index attribute), and the
+ * core's CQ buffer attributes.  What it found goes to @resp.
+ */
+static int sim_create_cq_attrs(struct sim_dev *sdev, struct ib_udata *udata,
+			       const struct rdmasim_create_cq *ucmd,
+			       struct rdmasim_create_cq_resp *resp)
+{
+	struct uverbs_attr_bundle *attrs = rdma_udata_to_uverbs_attr_bundle(udata);
+	int ret;
+
+	resp->uar_page_id = ucmd->uar_page_id;
+	if (uverbs_attr_is_valid(attrs, RDMASIM_ATTR_CREATE_CQ_UAR_INDEX)) {
+		ret = uverbs_copy_from(&resp->uar_page_id, attrs,
+				       RDMASIM_ATTR_CREATE_CQ_UAR_INDEX);
+		if (ret)
+			return ret;
+		resp->flags |= RDMASIM_CQ_RESP_UAR_FROM_ATTR;
+	}
+	return sim_create_cq_buf(sdev, attrs, resp);
+}
+
 static int sim_create_cq_udata(struct ib_cq *ibcq,
 			       const struct ib_cq_init_attr *attr,
 			       struct ib_udata *udata)
@@ -619,8 +676,11 @@ static int sim_create_cq_udata(struct ib_cq *ibcq,
 	ret = ib_copy_from_udata(&ucmd, udata, sizeof(ucmd));
 	if (ret)
 		goto err_free_kbuf;
+	ret = sim_create_cq_attrs(sdev, udata, &ucmd, &resp);
+	if (ret)
+		goto err_free_kbuf;
 	/* As mlx5 needs a UAR page for the CQ's doorbell */
-	cq->uar = sim_uar_get(uctx, ucmd.uar_page_id);
+	cq->uar = sim_uar_get(uctx, resp.uar_page_id);
 	if (!cq->uar) {
 		ret = -EINVAL;
 		goto err_free_kbuf;
@@ -1276,9 +1336,16 @@ DECLARE_UVERBS_NAMED_METHOD(RDMASIM_METHOD_PD_QUERY,
 ADD_UVERBS_METHODS(sim_pd_methods, UVERBS_OBJECT_PD,
 		   &UVERBS_METHOD(RDMASIM_METHOD_PD_QUERY));
 
+ADD_UVERBS_ATTRIBUTES_SIMPLE(sim_cq_create_attrs, UVERBS_OBJECT_CQ,
+			     UVERBS_METHOD_CQ_CREATE,
+			     UVERBS_ATTR_PTR_IN(RDMASIM_ATTR_CREATE_CQ_UAR_INDEX,
+						UVERBS_ATTR_TYPE(u32),
+						UA_OPTIONAL));
+
 static const struct uapi_definition sim_uapi_defs[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(RDMASIM_OBJECT_UAR),
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_PD, &sim_pd_methods),
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_CQ, &sim_cq_create_attrs),
 	{}
 };
 

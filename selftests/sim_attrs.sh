@@ -1,0 +1,149 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# What a parent driver sees of the caller's ioctl attributes on a core
+# method, natively on rdmasim and through a vdevice on it: the vdevice
+# must hand the parent the caller's real bundle (kmod/udata.c), so that
+#
+#   - a driver attribute on a core method (rdmasim's
+#     RDMASIM_ATTR_CREATE_CQ_UAR_INDEX on UVERBS_METHOD_CQ_CREATE, modelled
+#     on mlx5's UAR index) reaches the parent, which vrdma declares for
+#     rdmasim's vdevices (kmod/fwd_rdmasim.c) when rdmasim defines it the
+#     same way;
+#   - the core's UVERBS_ATTR_CREATE_CQ_BUF_UMEM (7.2+) reaches the parent,
+#     which pins the buffer from the bundle (ib_umem_get_cq_buf()).
+#
+# selftests/progs/sim_attrs prints what rdmasim reported, in words that do
+# not depend on the device; each vdevice line must equal the native one.
+#
+#   netns A: vA (on sim0)           init_net: sim0 on veth1
+
+# shellcheck source=selftests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=selftests/lib-vdev.sh
+. "$(dirname "$0")/lib-vdev.sh"
+
+SIM_KO=$TOP/selftests/rdmasim/rdmasim.ko
+PROG=$TOP/selftests/progs/sim_attrs
+SIMDBG=/sys/kernel/debug/rdmasim
+PARENT=sim0
+
+ktap_plan setup native_driver_attr native_umem native_mandatory \
+	native_bad_input vdev_driver_attr vdev_umem vdev_mandatory \
+	vdev_bad_input vdev_strict_clean vdev_released klog_clean
+
+# sim_objects - rdmasim's object counters on one line, "dev=1 pd=1 ...".
+sim_objects() {
+	awk '{ printf "%s=%s ", $1, $2 } END { print "" }' "$SIMDBG/objects"
+}
+
+sim_objects_is() {
+	[ "$(sim_objects)" = "$1" ]
+}
+
+# strict_report MARK NAME - ok if no strict check fired since kernel log
+# line MARK; otherwise not ok, with the messages.
+strict_report() {
+	local fired
+	fired=$(dmesg | tail -n "+$(($1 + 1))" | grep -ao 'rdmasim: strict: .*' |
+		sed 's/ [0-9a-f]\{8,\}\b/ ADDR/g; s/0x[0-9a-f]*/ADDR/g' | sort | uniq -c)
+	if [ -z "$fired" ]; then
+		ktap_ok "$2"
+	else
+		ktap_fail "$2" "strict checks fired"
+		ktap_diag "$fired"
+	fi
+}
+
+# line CHECK FILE - what sim_attrs printed for CHECK, or "not reached".
+line() {
+	grep -m1 "^$1 " "$2" || echo "$1 not reached"
+}
+
+# same NAME CHECK - ok if the vdevice's line for CHECK is the native one.
+same() {
+	local n v
+	n=$(line "$2" "$T/native")
+	v=$(line "$2" "$T/vdev")
+	if [ "$n" = "$v" ]; then
+		ktap_ok "$1" "$v"
+	else
+		ktap_fail "$1" "vdevice: '$v', native: '$n'"
+	fi
+}
+
+mark=$(klog_mark)
+tmpdir T
+if [ -x "$PROG" ] && [ -r "$SIM_KO" ] && load_modules &&
+	{ [ -d /sys/module/rdmasim ] || in_init insmod "$SIM_KO"; } &&
+	in_init rdma link add sim0 type rdmasim netdev veth1; then
+	cleanup_push rmmod rdmasim
+	ktap_ok setup
+else
+	ktap_fail setup
+	ktap_skip_rest "setup failed"
+	ktap_finish
+fi
+cleanup_push rdma link del sim0
+base=$(sim_objects)
+ktap_diag "rdmasim objects at rest: $base"
+
+# Native: what the driver makes of each attribute
+in_init "$PROG" sim0 >"$T/native" 2>&1
+ktap_diag "$(cat "$T/native")"
+if grep -qx 'create_cq_uar_attr ok uar=attr' "$T/native"; then
+	ktap_ok native_driver_attr
+else
+	ktap_fail native_driver_attr "$(line create_cq_uar_attr "$T/native")"
+fi
+case $(line create_cq_umem "$T/native") in
+"create_cq_umem ok umem=unknown")
+	ktap_skip native_umem "this kernel has no UVERBS_ATTR_CREATE_CQ_BUF_UMEM" ;;
+"create_cq_umem ok umem=4096:SIMUMEM!")
+	ktap_ok native_umem "$(line create_cq_umem "$T/native")" ;;
+*)
+	ktap_fail native_umem "$(line create_cq_umem "$T/native")" ;;
+esac
+if grep -qx 'create_cq_mandatory ok uar=attr' "$T/native"; then
+	ktap_ok native_mandatory
+else
+	ktap_fail native_mandatory "$(line create_cq_mandatory "$T/native")"
+fi
+if grep -q '^create_cq_bad_uar ok' "$T/native"; then
+	ktap_ok native_bad_input
+else
+	ktap_fail native_bad_input "$(line create_cq_bad_uar "$T/native")"
+fi
+
+# Through a vdevice: the same answers, rdmasim's strict checks silent
+m=$(klog_mark)
+if new_ns A a && vdev_add vA "$A"; then
+	in_ns "$A" "$PROG" vA >"$T/vdev" 2>&1
+	ktap_diag "$(cat "$T/vdev")"
+else
+	: >"$T/vdev"
+fi
+same vdev_driver_attr create_cq_uar_attr
+if grep -q '^create_cq_umem ok umem=unknown' "$T/native"; then
+	ktap_skip vdev_umem "this kernel has no UVERBS_ATTR_CREATE_CQ_BUF_UMEM"
+else
+	same vdev_umem create_cq_umem
+fi
+same vdev_mandatory create_cq_mandatory
+same vdev_bad_input create_cq_bad_uar
+strict_report "$m" vdev_strict_clean
+
+# Bad input and every CQ gone: nothing left on the parent
+in_init "$VRDMACTL" dev del vA >/dev/null 2>&1
+if wait_for 10 sim_objects_is "$base"; then
+	ktap_ok vdev_released "$(sim_objects)"
+else
+	ktap_fail vdev_released "now: $(sim_objects), at rest: $base"
+fi
+
+if klog_clean_since "$mark"; then
+	ktap_ok klog_clean
+else
+	ktap_fail klog_clean
+fi
+ktap_finish
