@@ -40,13 +40,15 @@ ADDR_C=10.99.73.1
 ADDR_D=10.99.74.1
 ADDR_V=10.99.75.1
 ADDR_M=10.99.76.1
+ADDR_E=10.99.77.1
+ADDR_F=10.99.78.1
 UD_DST=10.99.0.77
 UD=$TOP/selftests/progs/ud_sgid
 ZERO=0000:0000:0000:0000:0000:0000:0000:0000
 
 ktap_plan setup query_matches_set query_after_address_removed \
 	shared_churn shared_early_keeps_indices shared_ud_names_its_gid \
-	shared_moved_refuses_ud klog_clean
+	shared_moved_refuses_ud shared_ud_qp_keeps_indices klog_clean
 
 # gid_hex ADDR - the IPv4-mapped GID of ADDR, as sysfs prints it.
 gid_hex() {
@@ -243,6 +245,43 @@ if new_ns X x && in_init ip link add mvx link veth1 type macvlan mode bridge &&
 else
 	ktap_fail shared_ud_names_its_gid "no UD destination"
 	ktap_fail shared_moved_refuses_ud "no UD destination"
+fi
+
+# An address removed while something on the parent still uses its GID
+# (here an RC QP of rxe0's own; a shadow QP of another vdevice is the
+# same) keeps its slot on the parent but not on vP: the next address, F,
+# would go to that slot on vP and to another on the parent.  While vP has a
+# UD QP, vrdma keeps F out of vP's table instead.
+held() {
+	addr add "$ADDR_E" && cleanup_push ip addr del "$ADDR_E/24" dev veth0 &&
+		wait_for 10 has_gid "$P" vP "$ADDR_E" || return 1
+	iE=$(gid_index init "$PARENT" "$ADDR_E")
+	(exec "$PROG" "$PARENT" "$iE" "$T/go_e") >"$T/hold_e" 2>&1 &
+	hold=$!
+	cleanup_push kill -9 "$hold"
+	wait_for 20 grep -q '^query=' "$T/hold_e" || return 1
+	(exec ip netns exec "$P" "$UD" vP "$(gid_index "$P" vP "$ADDR_D")" \
+		"$UD_DST" "$T/go_ud") >"$T/ud_hold" 2>&1 &
+	udq=$!
+	cleanup_push kill -9 "$udq"
+	wait_for 20 grep -q '^qp=' "$T/ud_hold" || return 1
+	addr del "$ADDR_E" && wait_for 10 no_gid "$P" vP "$ADDR_E" &&
+		addr add "$ADDR_F" && cleanup_push ip addr del "$ADDR_F/24" dev veth0 &&
+		wait_for 10 has_gid init "$PARENT" "$ADDR_F" &&
+		wait_for 10 has_gid "$R" vR "$ADDR_F"	# vR comes after vP
+}
+if held; then
+	mv=$(moved "$P" vP | tr '\n' ';')
+	udout=$(head -n 1 "$T/ud_hold")
+	touch "$T/go_ud" "$T/go_e"
+	wait_gone 20 "$udq" "$hold"
+	if [ "$udout" = qp=ok ] && [ -z "$mv" ]; then
+		ktap_ok shared_ud_qp_keeps_indices "E held at rxe0 index $iE; F: rxe0 $(gid_index init "$PARENT" "$ADDR_F"), vP '$(gid_index "$P" vP "$ADDR_F")'; UD send $(tail -n 1 "$T/ud_hold")"
+	else
+		ktap_fail shared_ud_qp_keeps_indices "UD QP: $udout; E held at rxe0 index $iE; vP's entries not at the parent's index: $mv"
+	fi
+else
+	ktap_fail shared_ud_qp_keeps_indices "setup: $(cat "$T/hold_e" "$T/ud_hold" 2>/dev/null | tr '\n' ' ')"
 fi
 
 if klog_clean_since "$mark"; then
