@@ -9,8 +9,10 @@
  * tenant may use (vrdma_gid_allowed()); the others stay out of its table,
  * so its sysfs files and queries never show them and no verb can name
  * them by index.  What is admitted is a subset of the parent's GIDs, at
- * indices the core chooses; source GIDs are therefore translated by value:
- * (GID, type, netdev).
+ * indices the core chooses; source GIDs of connects and AHs are therefore
+ * translated by value: (GID, type, netdev).  UD work requests name theirs
+ * by an index the parent reads unchanged: a vdevice has UD QPs only while
+ * its indices are the parent's (vrdma_gid_ud_get()).
  */
 #include <linux/netdevice.h>
 #include <rdma/ib_cache.h>
@@ -41,33 +43,121 @@ bool vrdma_gid_allowed(struct vrdma_dev *vdev, const struct ib_gid_attr *attr)
 	return own || vrdma_acl_sgid_allowed(vdev, &attr->gid);
 }
 
-/**
- * vrdma_add_gid() - the vdevice's add_gid op: admit a GID to its table
- * @attr: the entry the RDMA core is about to store, netdev held
- * @context: unused
- *
- * A refusal keeps the entry out of the vdevice's table; the RDMA core logs
- * it ("add_roce_gid GID add failed") and goes on with the next.  The
- * parent's own table is not affected.
- *
- * Context: process context, the core's GID table lock held.
- * Return: 0 to admit the GID, -EPERM to keep it out.
+/* The context of an entry admitted at another index than the parent's */
+static const char vrdma_gid_moved_mark;
+#define VRDMA_GID_MOVED ((void *)&vrdma_gid_moved_mark)
+
+/*
+ * Does the parent hold the same GID (value, type, netdev) at the index
+ * the core chose for this vdevice entry?
  */
-int vrdma_add_gid(const struct ib_gid_attr *attr, void **context)
+static bool vrdma_gid_same_index(struct vrdma_dev *vdev,
+				 const struct ib_gid_attr *attr)
 {
-	return vrdma_gid_allowed(to_vdev(attr->device), attr) ? 0 : -EPERM;
+	const struct ib_gid_attr *pattr;
+	bool same;
+
+	pattr = rdma_get_gid_attr(vdev->pdev, attr->port_num, attr->index);
+	if (IS_ERR(pattr))
+		return false;
+	/* The netdevs are compared, not used: no read-side section */
+	same = pattr->gid_type == attr->gid_type &&
+	       !memcmp(pattr->gid.raw, attr->gid.raw, sizeof(attr->gid.raw)) &&
+	       rcu_access_pointer(pattr->ndev) == rcu_access_pointer(attr->ndev);
+	rdma_put_gid_attr(pattr);
+	return same;
 }
 
 /**
- * vrdma_del_gid() - the vdevice's del_gid op: nothing to undo
+ * vrdma_add_gid() - the vdevice's add_gid op: admit a GID to its table
+ * @attr: the entry the RDMA core is about to store, netdev held
+ * @context: the entry's driver context, marked for an entry admitted at
+ *	another index than the parent's
+ *
+ * A refusal keeps the entry out of the vdevice's table; the RDMA core logs
+ * it ("add_roce_gid GID add failed") and goes on with the next.  The
+ * parent's own table is not affected.  Refused are the GIDs the tenant may
+ * not use, and, while the vdevice has UD QPs, a GID the core puts at
+ * another index than the parent's: a UD work request names its source
+ * GID by an index that reaches the parent unchanged.
+ *
+ * Context: process context, the core's GID table lock held.
+ * Return: 0 to admit the GID, -EPERM or -EBUSY to keep it out.
+ */
+int vrdma_add_gid(const struct ib_gid_attr *attr, void **context)
+{
+	struct vrdma_dev *vdev = to_vdev(attr->device);
+
+	if (!vrdma_gid_allowed(vdev, attr))
+		return -EPERM;
+	if (vrdma_gid_same_index(vdev, attr))
+		return 0;
+
+	atomic_inc(&vdev->gid_moved);
+	/* Pairs with vrdma_gid_ud_get(): one of the two sees the other. */
+	smp_mb__after_atomic();
+	if (atomic_read(&vdev->ud_qps)) {
+		atomic_dec(&vdev->gid_moved);
+		vrdma_dbg(vdev, "GID %pI6 at index %u, not the parent's: refused while UD QPs exist\n",
+			  attr->gid.raw, attr->index);
+		return -EBUSY;
+	}
+	*context = VRDMA_GID_MOVED;
+	return 0;
+}
+
+/**
+ * vrdma_del_gid() - the vdevice's del_gid op
  * @attr: the entry being removed
- * @context: unused
+ * @context: its driver context, as vrdma_add_gid() set it
  *
  * Return: 0.
  */
 int vrdma_del_gid(const struct ib_gid_attr *attr, void **context)
 {
+	if (*context == VRDMA_GID_MOVED) {
+		atomic_dec(&to_vdev(attr->device)->gid_moved);
+		*context = NULL;
+	}
 	return 0;
+}
+
+/**
+ * vrdma_gid_ud_get() - account a new UD QP, if its GID indices are the
+ *	parent's
+ * @vdev: the vdevice
+ *
+ * A UD work request carries its source GID index into the parent (rxe's
+ * address vector in the WQE, mlx5's and hns's built in user space): it
+ * names the GID the application chose only if the vdevice's index of that
+ * GID is the parent's.  A UD QP is therefore made only while every entry
+ * of the vdevice's table sits at the parent's index of the same GID, and
+ * keeps them there while it lives (vrdma_add_gid()).
+ *
+ * Context: any; does not sleep.
+ * Return: 0 (undo with vrdma_gid_ud_put()), or -EBUSY while an entry of
+ * the vdevice's table sits at another index than the parent's.
+ */
+int vrdma_gid_ud_get(struct vrdma_dev *vdev)
+{
+	atomic_inc(&vdev->ud_qps);
+	/* Pairs with vrdma_add_gid(): one of the two sees the other. */
+	smp_mb__after_atomic();
+	if (atomic_read(&vdev->gid_moved)) {
+		atomic_dec(&vdev->ud_qps);
+		vrdma_dbg(vdev, "UD QP refused: GID indices differ from the parent's\n");
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/**
+ * vrdma_gid_ud_put() - a UD QP of the vdevice is gone
+ * @vdev: the vdevice
+ */
+void vrdma_gid_ud_put(struct vrdma_dev *vdev)
+{
+	atomic_dec(&vdev->ud_qps);
 }
 
 static const struct ib_gid_attr *

@@ -70,6 +70,12 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	 */
 	if (init->qp_type == IB_QPT_UD && vrdma_acl_restricted(vdev))
 		return -EACCES;
+	/* and its source GID index must name the parent's same GID */
+	if (init->qp_type == IB_QPT_UD) {
+		ret = vrdma_gid_ud_get(vdev);
+		if (ret)
+			return ret;
+	}
 
 	pinit.send_cq = vrdma_shadow_cq_or_null(init->send_cq);
 	pinit.recv_cq = vrdma_shadow_cq_or_null(init->recv_cq);
@@ -84,7 +90,7 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	ret = vrdma_quota_charge(vdev, VRDMA_RES_QP, 1);
 	if (ret)
-		return ret;
+		goto err_ud_put;
 
 	/* The caller's bundle: the parent may read its attributes */
 	ret = vrdma_lend(&lend, udata, VRDMA_LEND_CREATE_QP);
@@ -108,6 +114,9 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 err_uncharge:
 	vrdma_quota_uncharge(vdev, VRDMA_RES_QP, 1);
+err_ud_put:
+	if (init->qp_type == IB_QPT_UD)
+		vrdma_gid_ud_put(vdev);
 	return ret;
 }
 
@@ -329,6 +338,8 @@ int vrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	if (ret)
 		return ret;
 	vrdma_quota_uncharge(vdev, VRDMA_RES_QP, 1);
+	if (ibqp->qp_type == IB_QPT_UD)
+		vrdma_gid_ud_put(vdev);
 	vrdma_obj_dec(VRDMA_OBJ_QP);
 	return 0;
 }

@@ -145,6 +145,16 @@ struct vrdma_dev {
 	struct vrdma_acl __rcu *acl[VRDMA_NR_ACL];
 	u8 gid_mode;
 	/*
+	 * Source GID indices of UD work requests (gid.c): @gid_moved counts
+	 * the entries of the vdevice's GID table that the core put at
+	 * another index than the parent's entry of the same GID, @ud_qps
+	 * the vdevice's UD QPs.  A UD QP is made only while @gid_moved is
+	 * 0, a moved entry is admitted only while @ud_qps is 0; atomics,
+	 * each side increments its own counter before reading the other's.
+	 */
+	atomic_t gid_moved;
+	atomic_t ud_qps;
+	/*
 	 * Where and under which name vrdma registered the vdevice; set
 	 * before registration, constant after.  The RDMA core's netlink can
 	 * move or rename it behind vrdma's back (vrdma_dev_check_home()).
@@ -470,6 +480,8 @@ int vrdma_destroy_ah(struct ib_ah *ibah, u32 flags);
 int vrdma_add_gid(const struct ib_gid_attr *attr, void **context);
 int vrdma_del_gid(const struct ib_gid_attr *attr, void **context);
 bool vrdma_gid_allowed(struct vrdma_dev *vdev, const struct ib_gid_attr *attr);
+int vrdma_gid_ud_get(struct vrdma_dev *vdev);
+void vrdma_gid_ud_put(struct vrdma_dev *vdev);
 const struct ib_gid_attr *vrdma_gid_to_parent(struct vrdma_dev *vdev,
 					      const struct ib_gid_attr *vattr);
 int vrdma_ah_attr_to_parent(struct vrdma_dev *vdev,

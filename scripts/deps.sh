@@ -47,6 +47,8 @@ PACKAGES=(
 	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils
 	python3-pyverbs
 	iproute2 jq util-linux
+	# tenancy.sh: which addresses RoCE packets carry
+	tcpdump
 	# container runtimes for selftests/runtimes.sh (they run only in the
 	# guest; the host's services are never started)
 	podman docker.io containerd runc containernetworking-plugins

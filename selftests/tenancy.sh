@@ -47,7 +47,8 @@ ktap_plan setup own_gids_visible sysfs_no_foreign_gid sysfs_ndevs_own_only \
 	own_source_connects other_tenant_gid_hidden host_gid_hidden \
 	parent_index_spoof_refused ud_and_mcast_refused shared_sees_host \
 	shared_connects_from_host grant_by_sgid gid_mode_shown \
-	gid_mode_fixed bad_gid_mode_refused rxe_end_to_end dos_sweep \
+	gid_mode_fixed bad_gid_mode_refused rxe_native_per_ns rxe_end_to_end \
+	e2e_own_addresses_on_wire e2e_other_gid_refused dos_sweep \
 	no_leak klog_clean
 
 mark=$(klog_mark)
@@ -273,33 +274,169 @@ fi
 
 # --- RoCE between the tenants' own addresses ----------------------------------
 
-# A's macvlan and B's macvlan share a subnet and (bridge mode) a segment,
-# so the core resolves each other's address.  But rxe before 7.1 routes
-# its packets in init_net and listens for RoCE v2 only on init_net's UDP
-# port 4791, so a packet between them does not arrive.  Report what
-# happens; skip when it fails.
-link_ns "$A" "$B" 72 >/dev/null 2>&1
-gA=$(ip netns exec "$A" "$PROBE" vA "$IPA" "$IPA" 2>/dev/null | sed -n 's/^gid=\([0-9]*\).*/\1/p')
-gB=$(ip netns exec "$B" "$PROBE" vB "$IPB_MV" "$IPB_MV" 2>/dev/null | sed -n 's/^gid=\([0-9]*\).*/\1/p')
-if [ -n "$gA" ] && [ -n "$gB" ] && command -v ibv_rc_pingpong >/dev/null; then
-	spawn_in_ns "$A" timeout 20 ibv_rc_pingpong -d vA -g "$gA" -p 18672 -n 5 \
-		>"$T/e2e.srv" 2>&1
-	srv=$!
-	wait_for 10 port_listening "$A" 18672
-	ip netns exec "$B" timeout 15 ibv_rc_pingpong -d vB -g "$gB" -p 18672 -n 5 \
-		"$OOB_NET.72.1" >"$T/e2e.cli" 2>&1
-	cli=$?
-	wait "$srv"
-	srv=$?
-	if [ "$cli" = 0 ] && [ "$srv" = 0 ]; then
-		ktap_ok rxe_end_to_end "$(grep 'bytes in' "$T/e2e.cli")"
+# in_net NS CMD... - CMD in netns NS, "init" for init_net.
+in_net() {
+	local ns=$1
+	shift
+	if [ "$ns" = init ]; then
+		"$@"
 	else
-		ktap_diag "server ($srv): $(tail -n 3 "$T/e2e.srv" | tr '\n' ' ')"
-		ktap_diag "client ($cli): $(tail -n 3 "$T/e2e.cli" | tr '\n' ' ')"
-		ktap_skip rxe_end_to_end "no RoCE between macvlan GIDs of two namespaces on rxe of $(uname -r)"
+		ip netns exec "$ns" "$@"
 	fi
+}
+
+# tcp_listening NS PORT - something listens on TCP PORT in NS ("init").
+tcp_listening() {
+	in_net "$1" ss -Hltn "sport = :$2" 2>/dev/null | grep -q .
+}
+
+# gid_at NS DEV I - DEV's table has a GID at index I.
+gid_at() {
+	local g
+	g=$(in_net "$1" cat "/sys/class/infiniband/$2/ports/1/gids/$3" 2>/dev/null)
+	[ -n "$g" ] && [ "$g" != "$ZERO" ]
+}
+
+# gid_idx NS DEV ADDR - the index of ADDR's RoCE v2 GID in DEV's table.
+gid_idx() {
+	in_net "$1" "$PROBE" "$2" "$3" "$3" 2>/dev/null | sed -n 's/^gid=\([0-9]*\).*/\1/p'
+}
+
+# pingpong NAME SNS SDEV SIDX CNS CDEV CIDX ADDR PORT - ibv_rc_pingpong
+# (RC SEND) from CDEV's GID CIDX in CNS to SDEV's GID SIDX in SNS, ADDR the
+# server's address for the out-of-band exchange, while tcpdump records the
+# RoCE v2 packets on A's macvlan; T/NAME.{srv,cli,cap}.  Succeeds when both
+# ends do.
+pingpong() {
+	local name=$1 sns=$2 sdev=$3 sidx=$4 cns=$5 cdev=$6 cidx=$7 addr=$8 port=$9
+	local cap srv ret
+	spawn_in_ns "$A" timeout 60 tcpdump -l -n -i mva udp port 4791 \
+		>"$T/$name.cap" 2>"$T/$name.caperr"
+	cap=$!
+	wait_for 10 grep -q "listening on" "$T/$name.caperr"
+	( in_net "$sns" timeout 30 ibv_rc_pingpong -d "$sdev" -g "$sidx" \
+		-p "$port" -n 5 ) >"$T/$name.srv" 2>&1 &
+	srv=$!
+	wait_for 10 tcp_listening "$sns" "$port"
+	in_net "$cns" timeout 25 ibv_rc_pingpong -d "$cdev" -g "$cidx" -p "$port" \
+		-n 5 "$addr" >"$T/$name.cli" 2>&1
+	ret=$?
+	wait "$srv" || ret=1
+	sleep 1	# tcpdump prints what it has seen
+	kill "$cap" 2>/dev/null
+	wait "$cap" 2>/dev/null
+	if [ "$ret" != 0 ]; then
+		ktap_diag "$name server: $(tail -n 3 "$T/$name.srv" | tr '\n' ' ')"
+		ktap_diag "$name client: $(tail -n 3 "$T/$name.cli" | tr '\n' ' ')"
+	fi
+	return "$ret"
+}
+
+# on_wire NAME SRC DST - T/NAME.cap holds RoCE v2 packets from SRC to DST
+# and back, and none with another address.
+on_wire() {
+	local f=$T/$1.cap fwd back all
+	fwd=$(grep -c " IP $2\.[0-9]* > $3\.4791: UDP" "$f")
+	back=$(grep -c " IP $3\.[0-9]* > $2\.4791: UDP" "$f")
+	all=$(grep -c " IP " "$f")
+	echo "$fwd from $2 to $3, $back back, $((all - fwd - back)) other"
+	[ "$fwd" -gt 0 ] && [ "$back" -gt 0 ] && [ "$all" = $((fwd + back)) ]
+}
+
+# One parent for both tenants: vA and vB on rxe0 (on veth0, init_net),
+# A's macvlan GID to B's.  rxe sends from the GID's netdev, but receives
+# RoCE v2 only on a UDP socket of the namespace of an rxe device's own
+# netdev, and maps the receiving netdev to an rxe device only when it is
+# that netdev or a VLAN of it (rxe_udp_encap_recv()): a packet for B's
+# macvlan finds no socket in B (and none of rxe0's netdevs if it did).
+# What happens is reported, it is not a result.
+link_ns "$A" "$B" 72 >/dev/null 2>&1
+gA=$(gid_idx "$A" vA "$IPA")
+gB=$(gid_idx "$B" vB "$IPB_MV")
+if [ -n "$gA" ] && [ -n "$gB" ] &&
+   pingpong one_parent "$A" vA "$gA" "$B" vB "$gB" "$OOB_NET.72.1" 18671; then
+	ktap_diag "one parent (rxe0) for both tenants: traffic passes"
 else
-	ktap_skip rxe_end_to_end "no GID index for A ($gA) or B ($gB), or no ibv_rc_pingpong"
+	ktap_diag "one parent (rxe0) for both tenants: no traffic (GIDs $gA, $gB; on A's macvlan: $(on_wire one_parent "$IPA" "$IPB_MV"))"
+fi
+
+# One rxe per tenant, on the tenant's macvlan, from 7.1: rxe then routes
+# in the GID netdev's namespace and opens its RoCE v2 socket in the
+# namespace of its netdev (drivers/infiniband/sw/rxe/rxe_ns.c).  rxeA on
+# A's macvlan, rxeB on B's; both stay in init_net (ib_core's exclusive
+# mode puts devices made by "rdma link add" there).  First the native
+# reference, rxeA to rxeB from init_net; then vAe (parent rxeA, in A) to
+# vBe (parent rxeB, in B) in the default tenant GID mode.
+E2E="rxe_native_per_ns rxe_end_to_end e2e_own_addresses_on_wire e2e_other_gid_refused"
+e2e_setup() {
+	in_ns "$A" rdma link add rxeA type rxe netdev mva || return 1
+	cleanup_push rdma link delete rxeA
+	in_ns "$B" rdma link add rxeB type rxe netdev mvb || return 1
+	cleanup_push rdma link delete rxeB
+	wait_for 30 has_gid init rxeA "$IPA" &&
+		wait_for 30 has_gid init rxeB "$IPB_MV" || return 1
+	in_init "$VRDMACTL" dev add vAe parent rxeA netns "$A" || return 1
+	cleanup_push "$VRDMACTL" dev del vAe
+	in_init "$VRDMACTL" dev add vBe parent rxeB netns "$B" || return 1
+	cleanup_push "$VRDMACTL" dev del vBe
+	wait_for 30 has_gid "$A" vAe "$IPA" && wait_for 30 has_gid "$B" vBe "$IPB_MV"
+}
+if ! grep -qw rxe_ns_pernet_sk4 /proc/kallsyms; then
+	for t in $E2E; do
+		ktap_skip "$t" "rxe of $(uname -r) has no network namespace support (7.1): it routes in init_net and receives RoCE v2 only on init_net's UDP port 4791"
+	done
+elif ! e2e_setup; then
+	for t in $E2E; do
+		ktap_fail "$t" "setup of rxeA/rxeB on the macvlans, vAe and vBe failed"
+	done
+else
+	nA=$(gid_idx init rxeA "$IPA")
+	nB=$(gid_idx init rxeB "$IPB_MV")
+	if [ -n "$nA" ] && [ -n "$nB" ] &&
+	   pingpong native init rxeA "$nA" init rxeB "$nB" 127.0.0.1 18673; then
+		ktap_ok rxe_native_per_ns "$(grep 'bytes in' "$T/native.cli"); $(on_wire native "$IPB_MV" "$IPA")"
+	else
+		ktap_fail rxe_native_per_ns "GIDs $nA, $nB"
+	fi
+	gA=$(gid_idx "$A" vAe "$IPA")
+	gB=$(gid_idx "$B" vBe "$IPB_MV")
+	if [ -n "$gA" ] && [ -n "$gB" ] &&
+	   pingpong vdev "$A" vAe "$gA" "$B" vBe "$gB" "$OOB_NET.72.1" 18674; then
+		ktap_ok rxe_end_to_end "vAe GID $gA, vBe GID $gB: $(grep 'bytes in' "$T/vdev.cli")"
+	else
+		ktap_fail rxe_end_to_end "vAe GID $gA, vBe GID $gB"
+	fi
+	if wire=$(on_wire vdev "$IPB_MV" "$IPA"); then
+		ktap_ok e2e_own_addresses_on_wire "on A's macvlan: $wire"
+	else
+		ktap_fail e2e_own_addresses_on_wire "on A's macvlan: $wire: $(head -n 5 "$T/vdev.cap" | tr '\n' ' ')"
+	fi
+	# Each tenant names the other's address, and the other's GID by its
+	# index in every parent's table: refused.
+	bad=
+	out=$(ip netns exec "$A" "$PROBE" vAe "$IPB_MV" "$IPB_MV" 2>&1)
+	[[ $out == *"not in the GID table"* ]] || bad="$bad [vAe $IPB_MV: $out]"
+	out=$(ip netns exec "$B" "$PROBE" vBe "$IPA" "$IPA" 2>&1)
+	[[ $out == *"not in the GID table"* ]] || bad="$bad [vBe $IPA: $out]"
+	tried=0
+	# (not where the prober's own table has a GID: that one is its own)
+	for i in $(gid_idx init rxeB "$IPB_MV") $(gid_idx init "$PARENT" "$IPB_MV"); do
+		gid_at "$A" vAe "$i" && continue
+		out=$(ip netns exec "$A" "$PROBE" vAe "@$i" "$IPB_MV" 2>&1)
+		tried=$((tried + 1))
+		[[ $out == *"rtr=ok"* || $out == *"ah=ok"* ]] && bad="$bad [vAe @$i: $out]"
+	done
+	for i in $(gid_idx init rxeA "$IPA") $(gid_idx init "$PARENT" "$IPA"); do
+		gid_at "$B" vBe "$i" && continue
+		out=$(ip netns exec "$B" "$PROBE" vBe "@$i" "$IPA" 2>&1)
+		tried=$((tried + 1))
+		[[ $out == *"rtr=ok"* || $out == *"ah=ok"* ]] && bad="$bad [vBe @$i: $out]"
+	done
+	if [ "$tried" -gt 0 ] && [ -z "$bad" ]; then
+		ktap_ok e2e_other_gid_refused "by address both ways, $tried parent indices"
+	else
+		ktap_fail e2e_other_gid_refused "tried $tried indices:$bad"
+	fi
 fi
 
 # --- denial of service: another tenant's control path -------------------------
