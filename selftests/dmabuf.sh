@@ -20,20 +20,16 @@
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=selftests/lib-vdev.sh
 . "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib-sim.sh
+. "$(dirname "$0")/lib-sim.sh"
 # shellcheck source=selftests/lib-quota.sh
 . "$(dirname "$0")/lib-quota.sh"
 
-SIM_KO=$TOP/selftests/rdmasim/rdmasim.ko
 SIMBUF_KO=$TOP/selftests/rdmasim/simbuf.ko
 PROG=$TOP/selftests/progs/sim_dmabuf
-SIMDBG=/sys/kernel/debug/rdmasim
 BUFINFO=/sys/kernel/debug/dma_buf/bufinfo
 PARENT=sim0
 SIZE=$((256 * 1024))
-# The strict checks that fire through any vdevice on rdmasim until driver
-# methods are forwarded (selftests/sim.sh says why): reported with plain
-# warning lines during the vdevice part, and as a SKIP.
-KNOWN_STRICT='ucontext by file|ucontext by uobject'
 
 ktap_plan setup native_reg native_released native_kill9_released \
 	native_strict_clean vdev_reg vdev_bad_input_left_nothing \
@@ -63,23 +59,6 @@ state_is() {
 	[ "$(state)" = "$1" ]
 }
 
-# strict_report MARK NAME [KNOWN] - ok if no rdmasim strict check fired
-# since kernel log line MARK; a SKIP if each that fired matches KNOWN.
-strict_report() {
-	local fired
-	fired=$(dmesg | tail -n "+$(($1 + 1))" | grep -ao 'rdmasim: strict: .*' |
-		sed 's/ [0-9a-f]\{8,\}\b/ ADDR/g; s/0x[0-9a-f]*/ADDR/g' | sort | uniq -c)
-	if [ -z "$fired" ]; then
-		ktap_ok "$2"
-	elif [ -n "${3:-}" ] && ! grep -qvE -- "$3" <<<"$fired"; then
-		ktap_diag "$fired"
-		ktap_skip "$2" "known: $(grep -oE -- "$3" <<<"$fired" | sort -u | tr '\n' ';') (driver methods are not forwarded yet)"
-	else
-		ktap_fail "$2" "strict checks fired"
-		ktap_diag "$fired"
-	fi
-}
-
 mark=$(klog_mark)
 tmpdir T
 exporter=${DMABUF_EXPORTER:-}
@@ -91,20 +70,19 @@ if [ -z "$exporter" ]; then
 		exporter=simbuf
 	fi
 fi
-if [ -x "$PROG" ] && [ -r "$SIM_KO" ] && [ -r "$BUFINFO" ] && load_modules &&
-	{ [ "$exporter" != simbuf ] || [ -d /sys/module/simbuf ] ||
-	  in_init insmod "$SIMBUF_KO"; } &&
-	{ [ -d /sys/module/rdmasim ] || in_init insmod "$SIM_KO"; } &&
-	in_init rdma link add sim0 type rdmasim netdev veth1; then
-	cleanup_push rmmod rdmasim
-	[ "$exporter" = simbuf ] && cleanup_push rmmod simbuf
+# simbuf_up - the exporter, if it is simbuf, loaded and unloaded at cleanup
+simbuf_up() {
+	[ "$exporter" != simbuf ] || [ -d /sys/module/simbuf ] && return 0
+	in_init insmod "$SIMBUF_KO" || return 1
+	cleanup_push rmmod simbuf
+}
+if [ -x "$PROG" ] && [ -r "$BUFINFO" ] && simbuf_up && sim_up; then
 	ktap_ok setup "exporter $exporter"
 else
 	ktap_fail setup
 	ktap_skip_rest "setup failed"
 	ktap_finish
 fi
-cleanup_push rdma link del sim0
 
 # result CHECK FILE - the status word sim_dmabuf printed for CHECK ("ok",
 # "err"), then the errno name, or nothing if it never got there.
@@ -166,7 +144,6 @@ hold_and_kill native_kill9_released init sim0 ok
 strict_report "$m" native_strict_clean
 
 m=$(klog_mark)
-echo N >/sys/module/rdmasim/parameters/strict_warn
 
 # Through a vdevice with room for one registration of SIZE, not two
 quota=$((SIZE * 3 / 2 / 1024))K
@@ -200,8 +177,7 @@ else
 fi
 
 hold_and_kill vdev_kill9_released "$D" vD EDQUOT
-echo Y >/sys/module/rdmasim/parameters/strict_warn
-strict_report "$m" vdev_strict_clean "$KNOWN_STRICT"
+strict_report "$m" vdev_strict_clean
 
 in_init "$VRDMACTL" dev del vD >/dev/null 2>&1
 if wait_for 10 state_is "$base"; then

@@ -23,14 +23,14 @@
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=selftests/lib-vdev.sh
 . "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib-sim.sh
+. "$(dirname "$0")/lib-sim.sh"
 
-SIM_KO=$TOP/selftests/rdmasim/rdmasim.ko
 PROG=$TOP/selftests/progs/sim_raw
 DP=$TOP/selftests/progs/sim_dp
 # Work requests per operation in sim_dp's checks, and their size
 DP_N=${SIM_DP_N:-64}
 DP_SIZE=4096
-SIMDBG=/sys/kernel/debug/rdmasim
 PARENT=sim0
 ktap_plan setup port_active gid_table native_raw native_unforwarded_answers \
 	native_objects_released native_strict_clean native_kill9_released \
@@ -45,33 +45,9 @@ ktap_plan setup port_active gid_table native_raw native_unforwarded_answers \
 	netns_death_parent_works link_del_busy link_del_baseline module_unload \
 	klog_clean
 
-# sim_objects - rdmasim's object counters on one line, "dev=1 pd=1 ...".
-sim_objects() {
-	awk '{ printf "%s=%s ", $1, $2 } END { print "" }' "$SIMDBG/objects"
-}
-
-# sim_objects_is EXPECTED - sim_objects equals EXPECTED (for wait_for).
-sim_objects_is() {
-	[ "$(sim_objects)" = "$1" ]
-}
-
 # sim_strict - how many strict checks have fired since the module loaded.
 sim_strict() {
 	cat "$SIMDBG/strict"
-}
-
-# strict_report MARK NAME - ok if no strict check fired since kernel log
-# line MARK; otherwise not ok, with the messages.
-strict_report() {
-	local fired
-	fired=$(dmesg | tail -n "+$(($1 + 1))" | grep -ao 'rdmasim: strict: .*' |
-		sed 's/ [0-9a-f]\{8,\}\b/ ADDR/g; s/0x[0-9a-f]*/ADDR/g' | sort | uniq -c)
-	if [ -z "$fired" ]; then
-		ktap_ok "$2"
-	else
-		ktap_fail "$2" "strict checks fired"
-		ktap_diag "$fired"
-	fi
 }
 
 # --- tracing the data phase ---------------------------------------------
@@ -180,17 +156,13 @@ passed() {
 result() {
 	awk -v c="$1" '$1 == c { print $2, $3; exit }' "$2"
 }
-if [ -x "$PROG" ] && [ -r "$SIM_KO" ] && load_modules &&
-	{ [ -d /sys/module/rdmasim ] || in_init insmod "$SIM_KO"; } &&
-	in_init rdma link add sim0 type rdmasim netdev veth1; then
-	cleanup_push rmmod rdmasim
+if [ -x "$PROG" ] && sim_up; then
 	ktap_ok setup
 else
 	ktap_fail setup
 	ktap_skip_rest "setup failed"
 	ktap_finish
 fi
-cleanup_push rdma link del sim0
 
 if wait_for 10 grep -q ACTIVE <(rdma link show sim0/1); then
 	ktap_ok port_active "$(rdma link show sim0/1)"

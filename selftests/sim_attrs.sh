@@ -22,38 +22,15 @@
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=selftests/lib-vdev.sh
 . "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib-sim.sh
+. "$(dirname "$0")/lib-sim.sh"
 
-SIM_KO=$TOP/selftests/rdmasim/rdmasim.ko
 PROG=$TOP/selftests/progs/sim_attrs
-SIMDBG=/sys/kernel/debug/rdmasim
 PARENT=sim0
 
 ktap_plan setup native_driver_attr native_umem native_mandatory \
 	native_bad_input vdev_driver_attr vdev_umem vdev_mandatory \
 	vdev_bad_input vdev_strict_clean vdev_released klog_clean
-
-# sim_objects - rdmasim's object counters on one line, "dev=1 pd=1 ...".
-sim_objects() {
-	awk '{ printf "%s=%s ", $1, $2 } END { print "" }' "$SIMDBG/objects"
-}
-
-sim_objects_is() {
-	[ "$(sim_objects)" = "$1" ]
-}
-
-# strict_report MARK NAME - ok if no strict check fired since kernel log
-# line MARK; otherwise not ok, with the messages.
-strict_report() {
-	local fired
-	fired=$(dmesg | tail -n "+$(($1 + 1))" | grep -ao 'rdmasim: strict: .*' |
-		sed 's/ [0-9a-f]\{8,\}\b/ ADDR/g; s/0x[0-9a-f]*/ADDR/g' | sort | uniq -c)
-	if [ -z "$fired" ]; then
-		ktap_ok "$2"
-	else
-		ktap_fail "$2" "strict checks fired"
-		ktap_diag "$fired"
-	fi
-}
 
 # line CHECK FILE - what sim_attrs printed for CHECK, or "not reached".
 line() {
@@ -74,17 +51,13 @@ same() {
 
 mark=$(klog_mark)
 tmpdir T
-if [ -x "$PROG" ] && [ -r "$SIM_KO" ] && load_modules &&
-	{ [ -d /sys/module/rdmasim ] || in_init insmod "$SIM_KO"; } &&
-	in_init rdma link add sim0 type rdmasim netdev veth1; then
-	cleanup_push rmmod rdmasim
+if [ -x "$PROG" ] && sim_up; then
 	ktap_ok setup
 else
 	ktap_fail setup
 	ktap_skip_rest "setup failed"
 	ktap_finish
 fi
-cleanup_push rdma link del sim0
 base=$(sim_objects)
 ktap_diag "rdmasim objects at rest: $base"
 

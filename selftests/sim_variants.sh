@@ -37,10 +37,10 @@
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=selftests/lib-vdev.sh
 . "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib-sim.sh
+. "$(dirname "$0")/lib-sim.sh"
 
-SIM_KO=$TOP/selftests/rdmasim/rdmasim.ko
 PDQ=$TOP/selftests/progs/sim_pdquery
-SIMDBG=/sys/kernel/debug/rdmasim
 VARIANT=/sys/module/rdmasim/parameters/variant
 PARENT=simpci
 # An hns v2 RoCE function (Huawei 19e5:a222), which libhns binds
