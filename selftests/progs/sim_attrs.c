@@ -47,27 +47,6 @@ struct sim_buffer_desc {
 	uint64_t length;
 };
 
-static int uar_alloc(int fd, uint32_t *handle, uint32_t *page_id)
-{
-	struct ib_uverbs_attr *h;
-	struct ioctl_buf b;
-	uint32_t len;
-	uint64_t off;
-	int err;
-
-	ioctl_init(&b, RDMASIM_OBJECT_UAR, RDMASIM_METHOD_UAR_ALLOC);
-	h = ioctl_attr(&b, RDMASIM_ATTR_UAR_ALLOC_HANDLE, 0, 0);
-	ioctl_attr(&b, RDMASIM_ATTR_UAR_ALLOC_PAGE_ID, sizeof(*page_id),
-		   (uintptr_t)page_id);
-	ioctl_attr(&b, RDMASIM_ATTR_UAR_ALLOC_MMAP_LENGTH, sizeof(len),
-		   (uintptr_t)&len);
-	ioctl_attr(&b, RDMASIM_ATTR_UAR_ALLOC_MMAP_OFFSET, sizeof(off),
-		   (uintptr_t)&off);
-	err = ioctl_cmd(fd, &b);
-	*handle = h->data;
-	return err;
-}
-
 static void uar_destroy(int fd, uint32_t handle)
 {
 	struct ioctl_buf b;
@@ -130,11 +109,10 @@ static int cq_create(int fd, uint32_t ucmd_page, uint32_t attr_page,
 
 int main(int argc, char **argv)
 {
-	struct ib_uverbs_get_context gc = {};
-	struct ib_uverbs_get_context_resp gcr;
 	struct rdmasim_create_cq_resp resp;
 	struct sim_buffer_desc desc = {};
-	uint32_t uar_a, uar_b, page_a, page_b, cq;
+	struct sim_uar uar_a, uar_b;
+	uint32_t page_a, page_b, cq;
 	char umem[64];
 	char *buf;
 	int fd, err;
@@ -143,21 +121,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s IBDEV\n", argv[0]);
 		return 2;
 	}
-	fd = open_uverbs(argv[1]);
-	if (fd < 0) {
-		report("open", errno ?: ENODEV, "%s", argv[1]);
+	fd = open_context(argv[1]);
+	if (fd < 0)
 		return 1;
-	}
-	err = write_cmd(fd, IB_USER_VERBS_CMD_GET_CONTEXT, &gc, sizeof(gc),
-			NULL, 0, &gcr, sizeof(gcr), NULL, 0);
-	report("get_context", err, NULL);
-	if (err)
-		return 1;
-	err = uar_alloc(fd, &uar_a, &page_a);
+	err = uar_alloc(fd, &uar_a);
+	page_a = uar_a.page_id;
 	report("uar_alloc", err, NULL);
 	if (err)
 		return 1;
-	err = uar_alloc(fd, &uar_b, &page_b);
+	err = uar_alloc(fd, &uar_b);
+	page_b = uar_b.page_id;
 	report("uar_alloc", err, NULL);
 	if (err)
 		goto out_a;
@@ -210,9 +183,9 @@ int main(int argc, char **argv)
 	if (!err)
 		cq_destroy(fd, cq);
 out_b:
-	uar_destroy(fd, uar_b);
+	uar_destroy(fd, uar_b.handle);
 out_a:
-	uar_destroy(fd, uar_a);
+	uar_destroy(fd, uar_a.handle);
 	close(fd);
 	return failed;
 }

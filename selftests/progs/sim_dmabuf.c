@@ -126,8 +126,6 @@ static int export(const char *exporter, uint64_t size)
 
 int main(int argc, char **argv)
 {
-	struct ib_uverbs_get_context gc = {};
-	struct ib_uverbs_get_context_resp gcr;
 	struct ib_uverbs_alloc_pd apd = {};
 	struct ib_uverbs_alloc_pd_resp apdr;
 	struct ib_uverbs_dealloc_pd dpd = {};
@@ -157,16 +155,8 @@ int main(int argc, char **argv)
 	}
 	hold = argc > 5 ? atoi(argv[5]) : 0;
 
-	fd = open_uverbs(argv[1]);
-	if (fd < 0) {
-		report("open", errno, "%s", argv[1]);
-		return 1;
-	}
-	report("open", 0, "%s", argv[1]);
-	err = write_cmd(fd, IB_USER_VERBS_CMD_GET_CONTEXT, &gc, sizeof(gc),
-			NULL, 0, &gcr, sizeof(gcr), NULL, 0);
-	report("get_context", err, NULL);
-	if (err)
+	fd = open_context(argv[1]);
+	if (fd < 0)
 		return 1;
 	err = write_cmd(fd, IB_USER_VERBS_CMD_ALLOC_PD, &apd, sizeof(apd),
 			NULL, 0, &apdr, sizeof(apdr), NULL, 0);

@@ -449,10 +449,8 @@ static int setup(struct ctx *c, const char *ibdev)
 	struct ib_uverbs_create_cq_resp ccqr = {};
 	struct rdmasim_create_cq sccq = {};
 	struct rdmasim_create_cq_resp sccqr = {};
-	struct ib_uverbs_attr *ha;
-	uint32_t page_id = 0, uar_len = 0, full;
-	uint64_t uar_off = 0;
-	struct ioctl_buf b;
+	uint32_t page_id = 0, full;
+	struct sim_uar u;
 	int err;
 
 	c->fd = open_uverbs(ibdev);
@@ -474,16 +472,9 @@ static int setup(struct ctx *c, const char *ibdev)
 	report("alloc_pd", err, NULL);
 	if (err)
 		return 1;
-	ioctl_init(&b, RDMASIM_OBJECT_UAR, RDMASIM_METHOD_UAR_ALLOC);
-	ha = ioctl_attr(&b, RDMASIM_ATTR_UAR_ALLOC_HANDLE, 0, 0);
-	ioctl_attr(&b, RDMASIM_ATTR_UAR_ALLOC_PAGE_ID, sizeof(page_id),
-		   (uintptr_t)&page_id);
-	ioctl_attr(&b, RDMASIM_ATTR_UAR_ALLOC_MMAP_LENGTH, sizeof(uar_len),
-		   (uintptr_t)&uar_len);
-	ioctl_attr(&b, RDMASIM_ATTR_UAR_ALLOC_MMAP_OFFSET, sizeof(uar_off),
-		   (uintptr_t)&uar_off);
-	err = ioctl_cmd(c->fd, &b);
-	c->uar_handle = ha->data;
+	err = uar_alloc(c->fd, &u);
+	page_id = u.page_id;
+	c->uar_handle = u.handle;
 	report("uar_alloc", err, "page %u", page_id);
 	if (err)
 		return 1;

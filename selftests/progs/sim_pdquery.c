@@ -14,29 +14,19 @@
 
 int main(int argc, char **argv)
 {
-	struct ib_uverbs_get_context gc = {};
-	struct ib_uverbs_get_context_resp gcr = {};
 	struct ib_uverbs_alloc_pd apd = {};
 	struct ib_uverbs_alloc_pd_resp apdr = {};
 	struct rdmasim_alloc_pd_resp sapdr = {};
-	uint32_t pdn = 0, flags = 0, page_id = 0, uar_len = 0;
-	uint64_t uar_off = 0;
-	struct ioctl_buf b;
+	uint32_t pdn = 0, flags = 0;
+	struct sim_uar uar;
 	int fd, err;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: %s IBDEV\n", argv[0]);
 		return 2;
 	}
-	fd = open_uverbs(argv[1]);
-	if (fd < 0) {
-		report("open", errno ?: ENODEV, "%s", argv[1]);
-		return 1;
-	}
-	err = write_cmd(fd, IB_USER_VERBS_CMD_GET_CONTEXT, &gc, sizeof(gc),
-			NULL, 0, &gcr, sizeof(gcr), NULL, 0);
-	report("get_context", err, NULL);
-	if (err)
+	fd = open_context(argv[1]);
+	if (fd < 0)
 		return 1;
 	err = write_cmd(fd, IB_USER_VERBS_CMD_ALLOC_PD, &apd, sizeof(apd),
 			NULL, 0, &apdr, sizeof(apdr), &sapdr, sizeof(sapdr));
@@ -45,37 +35,20 @@ int main(int argc, char **argv)
 		return 1;
 	failed = 0;
 
-	ioctl_init(&b, UVERBS_OBJECT_PD, RDMASIM_METHOD_PD_QUERY);
-	ioctl_attr(&b, RDMASIM_ATTR_PD_QUERY_HANDLE, 0, apdr.pd_handle);
-	ioctl_attr(&b, RDMASIM_ATTR_PD_QUERY_PDN, sizeof(pdn),
-		   (uintptr_t)&pdn);
-	ioctl_attr(&b, RDMASIM_ATTR_PD_QUERY_FLAGS, sizeof(flags),
-		   (uintptr_t)&flags);
-	err = ioctl_cmd(fd, &b);
+	err = pd_query(fd, apdr.pd_handle, &pdn, &flags);
 	if (!err && pdn != sapdr.pdn)
 		err = EBADMSG;
 	report("pd_query_flags", err, "pdn %u", pdn);
 
 	pdn = 0;
-	ioctl_init(&b, UVERBS_OBJECT_PD, RDMASIM_METHOD_PD_QUERY);
-	ioctl_attr(&b, RDMASIM_ATTR_PD_QUERY_HANDLE, 0, apdr.pd_handle);
-	ioctl_attr(&b, RDMASIM_ATTR_PD_QUERY_PDN, sizeof(pdn),
-		   (uintptr_t)&pdn);
-	err = ioctl_cmd(fd, &b);
+	err = pd_query(fd, apdr.pd_handle, &pdn, NULL);
 	if (!err && pdn != sapdr.pdn)
 		err = EBADMSG;
 	report("pd_query_plain", err, "pdn %u", pdn);
 
-	ioctl_init(&b, RDMASIM_OBJECT_UAR, RDMASIM_METHOD_UAR_ALLOC);
-	ioctl_attr(&b, RDMASIM_ATTR_UAR_ALLOC_HANDLE, 0, 0);
-	ioctl_attr(&b, RDMASIM_ATTR_UAR_ALLOC_PAGE_ID, sizeof(page_id),
-		   (uintptr_t)&page_id);
-	ioctl_attr(&b, RDMASIM_ATTR_UAR_ALLOC_MMAP_LENGTH, sizeof(uar_len),
-		   (uintptr_t)&uar_len);
-	ioctl_attr(&b, RDMASIM_ATTR_UAR_ALLOC_MMAP_OFFSET, sizeof(uar_off),
-		   (uintptr_t)&uar_off);
-	err = ioctl_cmd(fd, &b);
-	report("uar_alloc", err, "page %u length %u", page_id, uar_len);
+	err = uar_alloc(fd, &uar);
+	report("uar_alloc", err, "page %u length %u", uar.page_id,
+	       uar.mmap_length);
 
 	close(fd);
 	return 0;

@@ -55,10 +55,9 @@ int main(int argc, char **argv)
 	struct ib_uverbs_destroy_cq_resp dcqr;
 	struct ib_uverbs_dealloc_pd dpd = {};
 	struct ioctl_buf b;
-	struct ib_uverbs_attr *handle_attr;
 	uint32_t uar_handle = 0;
-	uint32_t page_id = 0, uar_len = 0, pdn = 0;
-	uint64_t uar_off = 0;
+	uint32_t page_id = 0, pdn = 0;
+	struct sim_uar u = {};
 	void *uar = NULL, *cqring = NULL, *sq = NULL, *rq = NULL;
 	int hold = argc > 2 ? atoi(argv[2]) : 0;
 	int fd, err;
@@ -115,11 +114,7 @@ int main(int argc, char **argv)
 		return 1;
 
 	/* A driver method on the core PD object, by handle */
-	ioctl_init(&b, UVERBS_OBJECT_PD, RDMASIM_METHOD_PD_QUERY);
-	ioctl_attr(&b, RDMASIM_ATTR_PD_QUERY_HANDLE, 0, apdr.pd_handle);
-	ioctl_attr(&b, RDMASIM_ATTR_PD_QUERY_PDN, sizeof(pdn),
-		   (uintptr_t)&pdn);
-	err = ioctl_cmd(fd, &b);
+	err = pd_query(fd, apdr.pd_handle, &pdn, NULL);
 	if (!err && pdn != sapdr.pdn)
 		err = EBADMSG;
 	report("pd_query_method", err, "pdn %u", pdn);
@@ -127,21 +122,13 @@ int main(int argc, char **argv)
 		goto out_pd;
 
 	/* The UAR-like driver object: a doorbell page */
-	ioctl_init(&b, RDMASIM_OBJECT_UAR, RDMASIM_METHOD_UAR_ALLOC);
-	handle_attr = ioctl_attr(&b, RDMASIM_ATTR_UAR_ALLOC_HANDLE, 0, 0);
-	ioctl_attr(&b, RDMASIM_ATTR_UAR_ALLOC_PAGE_ID, sizeof(page_id),
-		   (uintptr_t)&page_id);
-	ioctl_attr(&b, RDMASIM_ATTR_UAR_ALLOC_MMAP_LENGTH, sizeof(uar_len),
-		   (uintptr_t)&uar_len);
-	ioctl_attr(&b, RDMASIM_ATTR_UAR_ALLOC_MMAP_OFFSET, sizeof(uar_off),
-		   (uintptr_t)&uar_off);
-	err = ioctl_cmd(fd, &b);
-	/* The core writes the new object's handle back into the attribute */
-	uar_handle = handle_attr->data;
-	report("uar_alloc", err, "page %u length %u", page_id, uar_len);
+	err = uar_alloc(fd, &u);
+	uar_handle = u.handle;
+	page_id = u.page_id;
+	report("uar_alloc", err, "page %u length %u", page_id, u.mmap_length);
 	if (err)
 		goto out_pd;
-	uar = map(fd, uar_off, uar_len);
+	uar = map(fd, u.mmap_offset, u.mmap_length);
 	report("uar_mmap", uar ? 0 : errno, NULL);
 	if (!uar)
 		goto out_uar;
@@ -247,7 +234,7 @@ out_pd:
 	if (cqring)
 		munmap(cqring, sccqr.ring_length);
 	if (uar)
-		munmap(uar, uar_len);
+		munmap(uar, u.mmap_length);
 	close(fd);
 	return failed;
 }

@@ -160,4 +160,78 @@ static inline void *map(int fd, uint64_t offset, size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/*
+ * open_context() - IBDEV's uverbs file with a ucontext on it, or -1; the
+ * steps are reported as "open" and "get_context".  inline: not every
+ * program starts this way.
+ */
+static inline int open_context(const char *ibdev)
+{
+	struct ib_uverbs_get_context gc = {};
+	struct ib_uverbs_get_context_resp gcr;
+	int fd, err;
+
+	fd = open_uverbs(ibdev);
+	report("open", fd < 0 ? errno ?: ENODEV : 0, "%s", ibdev);
+	if (fd < 0)
+		return -1;
+	err = write_cmd(fd, IB_USER_VERBS_CMD_GET_CONTEXT, &gc, sizeof(gc),
+			NULL, 0, &gcr, sizeof(gcr), NULL, 0);
+	report("get_context", err, NULL);
+	if (err) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* A doorbell page: rdmasim's UAR-like driver object, as allocated */
+struct sim_uar {
+	uint32_t handle;
+	uint32_t page_id;
+	uint32_t mmap_length;
+	uint64_t mmap_offset;
+};
+
+/* uar_alloc() - allocate a doorbell page; 0 or the errno */
+static inline int uar_alloc(int fd, struct sim_uar *u)
+{
+	struct ib_uverbs_attr *h;
+	struct ioctl_buf b;
+	int err;
+
+	memset(u, 0, sizeof(*u));
+	ioctl_init(&b, RDMASIM_OBJECT_UAR, RDMASIM_METHOD_UAR_ALLOC);
+	h = ioctl_attr(&b, RDMASIM_ATTR_UAR_ALLOC_HANDLE, 0, 0);
+	ioctl_attr(&b, RDMASIM_ATTR_UAR_ALLOC_PAGE_ID, sizeof(u->page_id),
+		   (uintptr_t)&u->page_id);
+	ioctl_attr(&b, RDMASIM_ATTR_UAR_ALLOC_MMAP_LENGTH,
+		   sizeof(u->mmap_length), (uintptr_t)&u->mmap_length);
+	ioctl_attr(&b, RDMASIM_ATTR_UAR_ALLOC_MMAP_OFFSET,
+		   sizeof(u->mmap_offset), (uintptr_t)&u->mmap_offset);
+	err = ioctl_cmd(fd, &b);
+	u->handle = h->data;
+	return err;
+}
+
+/*
+ * pd_query() - rdmasim's PD_QUERY driver method on the PD of PD_HANDLE:
+ * its number in *PDN; with FLAGS, the attribute that the pdquery2
+ * variant's ABI requires too.  0 or the errno.
+ */
+static inline int pd_query(int fd, uint32_t pd_handle, uint32_t *pdn,
+			   uint32_t *flags)
+{
+	struct ioctl_buf b;
+
+	ioctl_init(&b, UVERBS_OBJECT_PD, RDMASIM_METHOD_PD_QUERY);
+	ioctl_attr(&b, RDMASIM_ATTR_PD_QUERY_HANDLE, 0, pd_handle);
+	ioctl_attr(&b, RDMASIM_ATTR_PD_QUERY_PDN, sizeof(*pdn),
+		   (uintptr_t)pdn);
+	if (flags)
+		ioctl_attr(&b, RDMASIM_ATTR_PD_QUERY_FLAGS, sizeof(*flags),
+			   (uintptr_t)flags);
+	return ioctl_cmd(fd, &b);
+}
+
 #endif /* SIM_UVERBS_H */
