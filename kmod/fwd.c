@@ -294,7 +294,7 @@ static void vrdma_fwd_add_types(struct vrdma_dev *vdev,
 		if (!t->destroy)
 			dev_dbg(&vdev->pdev->dev,
 				"vrdma: %s has no object 0x%x vrdma can offer\n",
-				dev_name(&vdev->pdev->dev), t->object_id);
+				vdev->pdev->name, t->object_id);
 	}
 }
 
@@ -403,7 +403,7 @@ static void vrdma_fwd_add_attrs(struct vrdma_dev *vdev,
 		else
 			dev_dbg(&vdev->pdev->dev,
 				"vrdma: %s defines attributes on object 0x%x otherwise\n",
-				dev_name(&vdev->pdev->dev),
+				vdev->pdev->name,
 				group->object_start.object_id);
 	}
 	defs[n].kind = UAPI_DEF_END;

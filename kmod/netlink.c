@@ -133,10 +133,10 @@ static int vrdma_fill_dev(struct sk_buff *skb, struct vrdma_dev *vdev,
 	if (cb)
 		genl_dump_check_consistent(cb, hdr);
 
-	if (nla_put_string(skb, VRDMA_ATTR_DEV_NAME, dev_name(&vdev->ibdev.dev)) ||
+	if (nla_put_string(skb, VRDMA_ATTR_DEV_NAME, vdev->home_name) ||
 	    nla_put_u32(skb, VRDMA_ATTR_DEV_INDEX, vdev->ibdev.index) ||
 	    nla_put_string(skb, VRDMA_ATTR_PARENT_NAME,
-			   dev_name(&vdev->pdev->dev)) ||
+			   vdev->pdev->name) ||
 	    nla_put_u32(skb, VRDMA_ATTR_DRIVER_ID, vdev->ibdev.ops.driver_id) ||
 	    nla_put_u32(skb, VRDMA_ATTR_NETNS_INO,
 			vrdma_dev_net(vdev)->ns.inum) ||
@@ -491,7 +491,7 @@ static int vrdma_fill_parent(struct vrdma_parent_dump *pd,
 		if (vrdma_nl_visible(vdev, pd->net))
 			count++;
 	if (nla_put_string(skb, VRDMA_ATTR_PARENT_NAME,
-			   dev_name(&parent->ibdev->dev)) ||
+			   parent->ibdev->name) ||
 	    nla_put_u32(skb, VRDMA_ATTR_DRIVER_ID, parent->ibdev->ops.driver_id) ||
 	    nla_put_u32(skb, VRDMA_ATTR_VDEV_COUNT, count))
 		goto err_cancel;
@@ -503,7 +503,7 @@ static int vrdma_fill_parent(struct vrdma_parent_dump *pd,
 			if (!vrdma_nl_visible(vdev, pd->net))
 				continue;
 			if (nla_put_string(skb, VRDMA_ATTR_DEV_NAME,
-					   dev_name(&vdev->ibdev.dev))) {
+					   vdev->home_name)) {
 				nla_nest_cancel(skb, nest);
 				nest = NULL;
 				break;

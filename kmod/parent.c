@@ -65,7 +65,7 @@ struct ib_device *vrdma_parent_find(const char *name)
 
 	mutex_lock(&vrdma_mutex);
 	list_for_each_entry(parent, &vrdma_parents, node) {
-		if (parent->dying || strcmp(dev_name(&parent->ibdev->dev), name))
+		if (parent->dying || strcmp(parent->ibdev->name, name))
 			continue;
 		if (!IS_ERR(pdev)) {
 			ib_device_put(pdev);

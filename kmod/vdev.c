@@ -205,7 +205,7 @@ struct vrdma_dev *vrdma_dev_find(const char *name)
 
 	lockdep_assert_held(&vrdma_mutex);
 	list_for_each_entry(vdev, &vrdma_devs, list)
-		if (!strcmp(dev_name(&vdev->ibdev.dev), name))
+		if (!strcmp(vdev->home_name, name))
 			return vdev;
 	return NULL;
 }
@@ -382,6 +382,8 @@ void vrdma_dealloc_driver(struct ib_device *ibdev)
 {
 	struct vrdma_dev *vdev = to_vdev(ibdev);
 
+	/* Gone before its name is free: a new vdevice of it adds its own */
+	vrdma_alias_del(vdev);
 	mutex_lock(&vrdma_mutex);
 	/*
 	 * Still linked: the core unregistered the device on its own (a
@@ -396,7 +398,6 @@ void vrdma_dealloc_driver(struct ib_device *ibdev)
 	wake_up_all(&vrdma_dying_wq);
 
 	vrdma_acl_free(vdev);
-	vrdma_alias_del(vdev);
 	vrdma_dev_put_parent(vdev->pdev);
 	vrdma_obj_dec(VRDMA_OBJ_VDEV);
 }

@@ -257,7 +257,7 @@ int vrdma_vma_mmap(struct vrdma_uctx_holder *holder,
 			vma->vm_ops->close(vma);
 		kfree(vv);
 		pr_debug("vrdma_vma: %s: parent vm_ops %ps have callbacks vrdma cannot forward\n",
-			 dev_name(&holder->pdev->dev), vma->vm_ops);
+			 holder->pdev->name, vma->vm_ops);
 		return -EOPNOTSUPP;
 	}
 

@@ -159,6 +159,9 @@ struct vrdma_dev {
 	 * before registration, constant after.  The RDMA core's netlink can
 	 * move or rename it behind vrdma's back (vrdma_dev_check_home()).
 	 * @home is not referenced: the vdevice dies before it (pernet.c).
+	 * vrdma names the vdevice by @home_name, never by dev_name(): a
+	 * rename frees the old dev_name() under the core's devices_rwsem,
+	 * which vrdma cannot take.
 	 */
 	struct net *home;
 	char home_name[IB_DEVICE_NAME_MAX];
