@@ -30,9 +30,10 @@ static struct class vrdma_alias_class = {
 };
 
 /*
- * Serialises the name check and the addition of alias devices: two
- * vdevices of one name would otherwise both add an alias, and sysfs warns
- * on the second.
+ * Serialises the name check with the addition and the removal of alias
+ * devices: two vdevices of one name would otherwise both add an alias,
+ * or one add its alias while the other's is leaving the class but not yet
+ * sysfs, and sysfs warns on the second.
  */
 static DEFINE_MUTEX(vrdma_alias_lock);
 
@@ -178,7 +179,12 @@ void vrdma_alias_del(struct vrdma_dev *vdev)
 {
 	if (!vdev->alias)
 		return;
-	device_unregister(vdev->alias);
+	/* the core's printks of the vdevice read its parent's name */
+	vdev->ibdev.dev.parent = NULL;
+	mutex_lock(&vrdma_alias_lock);
+	device_del(vdev->alias);
+	mutex_unlock(&vrdma_alias_lock);
+	put_device(vdev->alias);
 	vdev->alias = NULL;
 }
 
