@@ -11,7 +11,10 @@
 #     rdmasim's vdevices (kmod/fwd_rdmasim.c) when rdmasim defines it the
 #     same way;
 #   - the core's UVERBS_ATTR_CREATE_CQ_BUF_UMEM (7.2+) reaches the parent,
-#     which pins the buffer from the bundle (ib_umem_get_cq_buf()).
+#     which pins the buffer from the bundle (ib_umem_get_cq_buf());
+#   - QUERY_CONTEXT reaches the parent's query_ucontext with the shadow
+#     ucontext, and its driver attribute (rdmasim's, as mlx5's RESP_UCTX)
+#     with it (kmod/verbs_ctx.c).
 #
 # selftests/progs/sim_attrs prints what rdmasim reported, in words that do
 # not depend on the device; each vdevice line must equal the native one.
@@ -29,8 +32,10 @@ PROG=$TOP/selftests/progs/sim_attrs
 PARENT=sim0
 
 ktap_plan setup native_driver_attr native_umem native_mandatory \
-	native_bad_input vdev_driver_attr vdev_umem vdev_mandatory \
-	vdev_bad_input vdev_strict_clean vdev_released klog_clean
+	native_bad_input native_query_context native_query_no_resp \
+	vdev_driver_attr vdev_umem vdev_mandatory vdev_bad_input \
+	vdev_query_context vdev_query_no_resp vdev_strict_clean \
+	vdev_released klog_clean
 
 # line CHECK FILE - what sim_attrs printed for CHECK, or "not reached".
 line() {
@@ -87,6 +92,16 @@ if grep -q '^create_cq_bad_uar ok' "$T/native"; then
 else
 	ktap_fail native_bad_input "$(line create_cq_bad_uar "$T/native")"
 fi
+if grep -qx 'query_context ok uars=2 magic=ok' "$T/native"; then
+	ktap_ok native_query_context
+else
+	ktap_fail native_query_context "$(line query_context "$T/native")"
+fi
+if grep -q '^query_context_no_resp ok' "$T/native"; then
+	ktap_ok native_query_no_resp
+else
+	ktap_fail native_query_no_resp "$(line query_context_no_resp "$T/native")"
+fi
 
 # Through a vdevice: the same answers, rdmasim's strict checks silent
 m=$(klog_mark)
@@ -104,6 +119,8 @@ else
 fi
 same vdev_mandatory create_cq_mandatory
 same vdev_bad_input create_cq_bad_uar
+same vdev_query_context query_context
+same vdev_query_no_resp query_context_no_resp
 strict_report "$m" vdev_strict_clean
 
 # Bad input and every CQ gone: nothing left on the parent

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sim_attrs - what a parent driver reads of the caller's ioctl attributes
- * on a core method: CQ create (UVERBS_METHOD_CQ_CREATE by ioctl) on an
- * rdmasim device, or a vdevice on one, with
+ * on core methods, on an rdmasim device or a vdevice on one: CQ create
+ * (UVERBS_METHOD_CQ_CREATE by ioctl) with
  *
  *   - rdmasim's driver attribute RDMASIM_ATTR_CREATE_CQ_UAR_INDEX (as
  *     mlx5's MLX5_IB_ATTR_CREATE_CQ_UAR_INDEX), naming a doorbell page
  *     other than the one in the driver data: the driver must use it;
  *   - the core's UVERBS_ATTR_CREATE_CQ_BUF_UMEM (7.2+): a buffer the
- *     driver pins and reads through the umem.
+ *     driver pins and reads through the umem;
+ *
+ * and QUERY_CONTEXT (UVERBS_METHOD_QUERY_CONTEXT) with rdmasim's
+ * RDMASIM_ATTR_QUERY_CONTEXT_RESP (as mlx5's RESP_UCTX), which its
+ * query_ucontext op fills with the number of UARs of the file's context.
  *
  *   sim_attrs IBDEV
  *
@@ -24,6 +28,8 @@
  *   create_cq_mandatory  the driver attribute marked mandatory (the core
  *                        refuses one it does not know: EPROTONOSUPPORT)
  *   create_cq_bad_uar    a page id the context does not own: EINVAL
+ *   query_context        uars=N (the driver's count for this context: 2)
+ *   query_context_no_resp  the mandatory driver attribute left out: EINVAL
  *
  * Exit status: 0 if every request got through the ABI (whatever the
  * driver saw), 1 otherwise; the caller compares the lines.
@@ -107,8 +113,32 @@ static int cq_create(int fd, uint32_t ucmd_page, uint32_t attr_page,
 	return err;
 }
 
+/*
+ * QUERY_CONTEXT: the core's two answers, and rdmasim's in *RESP unless
+ * RESP is NULL (the attribute is mandatory).  0 or the errno.
+ */
+static int query_context(int fd, struct rdmasim_query_context_resp *resp)
+{
+	uint64_t core_support = 0;
+	uint32_t comp = 0;
+	struct ioctl_buf b;
+
+	ioctl_init(&b, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_CONTEXT);
+	ioctl_attr(&b, UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS,
+		   sizeof(comp), (uintptr_t)&comp);
+	ioctl_attr(&b, UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT,
+		   sizeof(core_support), (uintptr_t)&core_support);
+	if (resp) {
+		memset(resp, 0, sizeof(*resp));
+		ioctl_attr(&b, RDMASIM_ATTR_QUERY_CONTEXT_RESP, sizeof(*resp),
+			   (uintptr_t)resp);
+	}
+	return ioctl_cmd(fd, &b);
+}
+
 int main(int argc, char **argv)
 {
+	struct rdmasim_query_context_resp qc;
 	struct rdmasim_create_cq_resp resp;
 	struct sim_buffer_desc desc = {};
 	struct sim_uar uar_a, uar_b;
@@ -134,6 +164,14 @@ int main(int argc, char **argv)
 	report("uar_alloc", err, NULL);
 	if (err)
 		goto out_a;
+
+	/* The driver answers for the file's context: both pages are its */
+	err = query_context(fd, &qc);
+	report("query_context", err, "uars=%u magic=%s", qc.nr_uars,
+	       qc.magic == RDMASIM_MAGIC ? "ok" : "bad");
+	err = query_context(fd, NULL);
+	report("query_context_no_resp", err == EINVAL ? 0 : (err ?: EPERM),
+	       "got %s", err ? strerrorname_np(err) : "success");
 
 	/* The driver data names page A, the driver attribute page B */
 	err = cq_create(fd, page_a, page_b, 0, NULL, &resp, &cq);

@@ -86,6 +86,20 @@ enum rdmasim_create_cq_attrs {
 	RDMASIM_ATTR_CREATE_CQ_UAR_INDEX = UVERBS_ATTR_UHW_OUT + 1,	/* in u32 */
 };
 
+/*
+ * A driver attribute on the core UVERBS_METHOD_QUERY_CONTEXT, as mlx5's
+ * MLX5_IB_ATTR_QUERY_CONTEXT_RESP_UCTX: what rdmasim's query_ucontext
+ * knows of the context the file opened.
+ */
+enum rdmasim_query_context_attrs {
+	RDMASIM_ATTR_QUERY_CONTEXT_RESP = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+struct rdmasim_query_context_resp {
+	__u32 magic;			/* RDMASIM_MAGIC */
+	__u32 nr_uars;			/* the context's live UAR objects */
+};
+
 /* flags of struct rdmasim_create_cq_resp */
 #define RDMASIM_CQ_RESP_UAR_FROM_ATTR	0x1	/* RDMASIM_ATTR_CREATE_CQ_UAR_INDEX */
 #define RDMASIM_CQ_RESP_UMEM_KNOWN	0x2	/* the kernel has UVERBS_ATTR_CREATE_CQ_BUF_UMEM */

@@ -546,6 +546,36 @@ static void sim_disassociate_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
+/*
+ * QUERY_CONTEXT's driver part, as mlx5's: the core found @ibuc through the
+ * bundle's file, so the file, the bundle and @ibuc must all name one live
+ * sim ucontext; it answers with how many UARs that context holds.
+ */
+static int sim_query_ucontext(struct ib_ucontext *ibuc,
+			      struct uverbs_attr_bundle *attrs)
+{
+	struct rdmasim_query_context_resp resp = { .magic = RDMASIM_MAGIC };
+	struct ib_ucontext *fctx = ib_uverbs_get_ucontext(attrs);
+	struct sim_ucontext *uctx;
+	unsigned long id;
+	void *entry;
+
+	if (!sim_is_ours(ibuc->device) ||
+	    !sim_uctx_known(to_sdev(ibuc->device), ibuc)) {
+		sim_strict("query_ucontext: ucontext %p is not a live sim one",
+			   ibuc);
+		return -EINVAL;
+	}
+	if (fctx != ibuc || (attrs->context && attrs->context != ibuc))
+		sim_strict("query_ucontext: ucontext %p, by file %p, by bundle %p",
+			   ibuc, IS_ERR(fctx) ? NULL : fctx, attrs->context);
+	uctx = to_suctx(ibuc);
+	xa_for_each(&uctx->uars, id, entry)
+		resp.nr_uars++;
+	return uverbs_copy_to(attrs, RDMASIM_ATTR_QUERY_CONTEXT_RESP, &resp,
+			      sizeof(resp));
+}
+
 /* --- PD ----------------------------------------------------------------- */
 
 static int sim_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
@@ -1342,10 +1372,17 @@ ADD_UVERBS_ATTRIBUTES_SIMPLE(sim_cq_create_attrs, UVERBS_OBJECT_CQ,
 						UVERBS_ATTR_TYPE(u32),
 						UA_OPTIONAL));
 
+ADD_UVERBS_ATTRIBUTES_SIMPLE(sim_query_context_attrs, UVERBS_OBJECT_DEVICE,
+			     UVERBS_METHOD_QUERY_CONTEXT,
+			     UVERBS_ATTR_PTR_OUT(RDMASIM_ATTR_QUERY_CONTEXT_RESP,
+						 UVERBS_ATTR_TYPE(struct rdmasim_query_context_resp),
+						 UA_MANDATORY));
+
 static const struct uapi_definition sim_uapi_defs[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(RDMASIM_OBJECT_UAR),
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_PD, &sim_pd_methods),
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_CQ, &sim_cq_create_attrs),
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DEVICE, &sim_query_context_attrs),
 	{}
 };
 
@@ -1647,6 +1684,7 @@ static const struct ib_device_ops sim_dev_ops = {
 	.query_pkey = sim_query_pkey,
 	.query_port = sim_query_port,
 	.query_qp = sim_query_qp,
+	.query_ucontext = sim_query_ucontext,
 	.reg_user_mr = sim_reg_user_mr,
 	.reg_user_mr_dmabuf = sim_reg_user_mr_dmabuf,
 	.req_notify_cq = sim_req_notify_cq,
