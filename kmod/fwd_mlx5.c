@@ -20,10 +20,12 @@
  * it is in the driver data, MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX), the
  * doorbell record as a UMEM (7.2), the DMA-BUF MR access flags (data
  * direct).  mlx5 reads them with uverbs_copy_from(), uverbs_get_flags32()
- * and ib_umem_get_attr_or_va(), which the lent bundle serves.  Not
- * declared: QUERY_CONTEXT's RESP_UCTX, which needs a query_ucontext op a
- * vdevice does not offer (the method answers EOPNOTSUPP).
+ * and ib_umem_get_attr_or_va(), which the lent bundle serves.  The same
+ * goes for QUERY_CONTEXT's RESP_UCTX, which mlx5's query_ucontext fills
+ * for the shadow ucontext (verbs_ctx.c) with what its alloc_ucontext
+ * answered (ibv_import_device() reads it).
  */
+#include <rdma/mlx5-abi.h>
 #include <rdma/mlx5_user_ioctl_cmds.h>
 #include <rdma/mlx5_user_ioctl_verbs.h>
 
@@ -142,12 +144,20 @@ ADD_UVERBS_ATTRIBUTES_SIMPLE(vrdma_mlx5_dmabuf_mr, UVERBS_OBJECT_MR,
 			     UVERBS_ATTR_FLAGS_IN(VRDMA_MLX5_ATTR_DMABUF_MR_FLAGS,
 						  u32, UA_OPTIONAL));
 
+ADD_UVERBS_ATTRIBUTES_SIMPLE(vrdma_mlx5_query_context, UVERBS_OBJECT_DEVICE,
+			     UVERBS_METHOD_QUERY_CONTEXT,
+			     UVERBS_ATTR_PTR_OUT(MLX5_IB_ATTR_QUERY_CONTEXT_RESP_UCTX,
+						 UVERBS_ATTR_STRUCT(struct mlx5_ib_alloc_ucontext_resp,
+								    dump_fill_mkey),
+						 UA_MANDATORY));
+
 static const struct uapi_definition vrdma_mlx5_attrs[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_CQ, &vrdma_mlx5_cq_uar_index),
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_CQ, &vrdma_mlx5_cq_dbr),
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_QP, &vrdma_mlx5_qp_dbr),
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_SRQ, &vrdma_mlx5_srq_dbr),
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_MR, &vrdma_mlx5_dmabuf_mr),
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DEVICE, &vrdma_mlx5_query_context),
 	{}
 };
 

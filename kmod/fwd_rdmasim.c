@@ -7,7 +7,8 @@
  * that a parent method vrdma does not declare never reaches the parent.
  * Its driver attribute on the core CQ create, the doorbell page's index
  * (as mlx5's MLX5_IB_ATTR_CREATE_CQ_UAR_INDEX), reaches it in the caller's
- * bundle (selftests/sim_attrs.sh).
+ * bundle (selftests/sim_attrs.sh), and so does its attribute on the core
+ * QUERY_CONTEXT (as mlx5's RESP_UCTX), which its query_ucontext fills.
  */
 #include "vrdma.h"
 
@@ -74,8 +75,15 @@ ADD_UVERBS_ATTRIBUTES_SIMPLE(vrdma_rdmasim_cq_create, UVERBS_OBJECT_CQ,
 						UVERBS_ATTR_TYPE(u32),
 						UA_OPTIONAL));
 
+ADD_UVERBS_ATTRIBUTES_SIMPLE(vrdma_rdmasim_query_context, UVERBS_OBJECT_DEVICE,
+			     UVERBS_METHOD_QUERY_CONTEXT,
+			     UVERBS_ATTR_PTR_OUT(RDMASIM_ATTR_QUERY_CONTEXT_RESP,
+						 UVERBS_ATTR_TYPE(struct rdmasim_query_context_resp),
+						 UA_MANDATORY));
+
 static const struct uapi_definition vrdma_rdmasim_attrs[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_CQ, &vrdma_rdmasim_cq_create),
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DEVICE, &vrdma_rdmasim_query_context),
 	{}
 };
 

@@ -9,14 +9,15 @@
  * uverbs_copy_from()).  The bundle of a vdevice call names the vdevice
  * ucontext, so:
  *
- *  - the creation verbs (CQ, QP, SRQ, MR) lend the parent the caller's
- *    real bundle (vrdma_lend()), as fwd.c does for driver methods: for the
- *    length of the call its context is the shadow ucontext, its file the
- *    stand-in whose ucontext is the shadow, and its attribute bitmap shows
- *    only the driver namespace (the udata, and the parent's driver
- *    attributes vrdma declared for this parent, fwd.c) and the core's
- *    buffer attributes of the method; object handles, which name vdevice
- *    objects, are hidden.  Everything is restored before the verb returns.
+ *  - the creation verbs (CQ, QP, SRQ, MR) and QUERY_CONTEXT lend the
+ *    parent the caller's real bundle (vrdma_lend_bundle()), as fwd.c does
+ *    for driver methods: for the length of the call its context is the
+ *    shadow ucontext, its file the stand-in whose ucontext is the shadow,
+ *    and its attribute bitmap shows only the driver namespace (the udata,
+ *    and the parent's driver attributes vrdma declared for this parent,
+ *    fwd.c) and the core's buffer attributes of the method; object
+ *    handles, which name vdevice objects, are hidden.  Everything is
+ *    restored before the verb returns.
  *  - the other verbs, which can be handed a bare udata that is in no
  *    bundle (the core's unwinding of a failed creation), and carry no
  *    attribute a parent reads, give the parent an on-stack bundle with the
@@ -50,6 +51,8 @@ static const struct {
 	[VRDMA_LEND_CREATE_SRQ] = { vrdma_lend_srq, ARRAY_SIZE(vrdma_lend_srq) },
 	/* MRs: the driver namespace only */
 	[VRDMA_LEND_REG_MR] = { NULL, 0 },
+	/* QUERY_CONTEXT: the core has written its own attributes already */
+	[VRDMA_LEND_QUERY_CONTEXT] = { NULL, 0 },
 };
 
 /* Show attribute @id of @from in @to, if @from has it */
@@ -69,32 +72,22 @@ static void vrdma_lend_show(unsigned long *to, const unsigned long *from,
 }
 
 /**
- * vrdma_lend() - lend the caller's bundle to the parent for one call
+ * vrdma_lend_bundle() - lend a bundle of a vdevice call to the parent
  * @l: on-stack state, for vrdma_lend_end()
- * @udata: the driver data of a vdevice creation verb, inside the core's
- *	bundle (uverbs passes &attrs->driver_udata for write() and ioctl())
+ * @attrs: the core's bundle of the call
+ * @vctx: the vdevice ucontext the call belongs to
  * @method: the core method, for the buffer attributes the parent may read
  *
- * Until vrdma_lend_end() the bundle names the shadow ucontext three ways
- * (its context, its file's ucontext, rdma_udata_to_drv_context() of
- * @udata) and shows only what the parent may read (see the top of this
- * file).  Nothing of the vdevice may read the bundle meanwhile.
- *
- * Return: 0, or -EIO when there is no bundle to lend (no udata: a kernel
- * caller; or the context is already disassociated); vrdma_lend_end() may
- * be called either way.
+ * Until vrdma_lend_end() the bundle names the shadow ucontext of @vctx
+ * three ways (its context, its file's ucontext, rdma_udata_to_drv_context()
+ * of its udata) and shows only what the parent may read (see the top of
+ * this file).  Nothing of the vdevice may read the bundle meanwhile.
  */
-int vrdma_lend(struct vrdma_lend *l, struct ib_udata *udata,
-	       enum vrdma_lend_method method)
+void vrdma_lend_bundle(struct vrdma_lend *l, struct uverbs_attr_bundle *attrs,
+		       struct ib_ucontext *vctx, enum vrdma_lend_method method)
 {
-	struct ib_ucontext *vctx = vrdma_udata_vctx(udata);
-	struct uverbs_attr_bundle *attrs;
 	u32 i;
 
-	l->attrs = NULL;
-	if (!vctx)
-		return -EIO;
-	attrs = rdma_udata_to_uverbs_attr_bundle(udata);
 	l->attrs = attrs;
 	l->context = attrs->context;
 	l->ufile = attrs->ufile;
@@ -111,6 +104,31 @@ int vrdma_lend(struct vrdma_lend *l, struct ib_udata *udata,
 
 	attrs->context = vrdma_shadow_uctx(vctx);
 	attrs->ufile = vrdma_fwd_ufile(vctx);
+}
+
+/**
+ * vrdma_lend() - lend the caller's bundle to the parent for one verb
+ * @l: on-stack state, for vrdma_lend_end()
+ * @udata: the driver data of a vdevice creation verb, inside the core's
+ *	bundle (uverbs passes &attrs->driver_udata for write() and ioctl())
+ * @method: the core method, for the buffer attributes the parent may read
+ *
+ * vrdma_lend_bundle() of the bundle around @udata.
+ *
+ * Return: 0, or -EIO when there is no bundle to lend (no udata: a kernel
+ * caller; or the context is already disassociated); vrdma_lend_end() may
+ * be called either way.
+ */
+int vrdma_lend(struct vrdma_lend *l, struct ib_udata *udata,
+	       enum vrdma_lend_method method)
+{
+	struct ib_ucontext *vctx = vrdma_udata_vctx(udata);
+
+	l->attrs = NULL;
+	if (!vctx)
+		return -EIO;
+	vrdma_lend_bundle(l, rdma_udata_to_uverbs_attr_bundle(udata), vctx,
+			  method);
 	return 0;
 }
 

@@ -104,6 +104,32 @@ void vrdma_dealloc_ucontext(struct ib_ucontext *ibuc)
 }
 
 /**
+ * vrdma_query_ucontext() - the parent's part of QUERY_CONTEXT
+ * @ibuc: the vdevice ucontext
+ * @attrs: the core's bundle; the core has written its own attributes
+ *
+ * Offered only when the parent has the op (device.c).  The parent answers
+ * for the shadow ucontext in its driver attributes (mlx5's RESP_UCTX: what
+ * its alloc_ucontext answered, which the vdevice passed on then), which
+ * reach it in the lent bundle when vrdma declared them for this parent
+ * (fwd.c); libibverbs' ibv_import_device() and libmlx5's import read them.
+ *
+ * Return: the parent's answer.
+ */
+int vrdma_query_ucontext(struct ib_ucontext *ibuc,
+			 struct uverbs_attr_bundle *attrs)
+{
+	struct ib_device *pdev = to_vdev(ibuc->device)->pdev;
+	struct vrdma_lend lend;
+	int ret;
+
+	vrdma_lend_bundle(&lend, attrs, ibuc, VRDMA_LEND_QUERY_CONTEXT);
+	ret = pdev->ops.query_ucontext(vrdma_shadow_uctx(ibuc), attrs);
+	vrdma_lend_end(&lend);
+	return ret;
+}
+
+/**
  * vrdma_disassociate_ucontext() - the vdevice is going away under a context
  * @ibuc: the vdevice ucontext
  *

@@ -380,6 +380,7 @@ enum vrdma_lend_method {
 	VRDMA_LEND_CREATE_QP,
 	VRDMA_LEND_CREATE_SRQ,
 	VRDMA_LEND_REG_MR,
+	VRDMA_LEND_QUERY_CONTEXT,
 };
 
 /**
@@ -400,6 +401,8 @@ struct vrdma_lend {
 	DECLARE_BITMAP(present, UVERBS_API_ATTR_BKEY_LEN);
 };
 
+void vrdma_lend_bundle(struct vrdma_lend *l, struct uverbs_attr_bundle *attrs,
+		       struct ib_ucontext *vctx, enum vrdma_lend_method method);
 int vrdma_lend(struct vrdma_lend *l, struct ib_udata *udata,
 	       enum vrdma_lend_method method);
 void vrdma_lend_end(struct vrdma_lend *l);
@@ -418,6 +421,8 @@ static inline struct ib_udata *vrdma_lent_udata(struct vrdma_lend *l)
 /* verbs_ctx.c */
 int vrdma_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void vrdma_dealloc_ucontext(struct ib_ucontext *ibuc);
+int vrdma_query_ucontext(struct ib_ucontext *ibuc,
+			 struct uverbs_attr_bundle *attrs);
 void vrdma_disassociate_ucontext(struct ib_ucontext *ibuc);
 struct ib_ucontext *vrdma_shadow_uctx(struct ib_ucontext *ibuc);
 int vrdma_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
