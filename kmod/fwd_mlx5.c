@@ -144,11 +144,14 @@ ADD_UVERBS_ATTRIBUTES_SIMPLE(vrdma_mlx5_dmabuf_mr, UVERBS_OBJECT_MR,
 			     UVERBS_ATTR_FLAGS_IN(VRDMA_MLX5_ATTR_DMABUF_MR_FLAGS,
 						  u32, UA_OPTIONAL));
 
+/* RESP_UCTX's size, as mlx5_ib declares it */
+#define VRDMA_MLX5_RESP_UCTX_SIZE \
+	UVERBS_ATTR_STRUCT(struct mlx5_ib_alloc_ucontext_resp, dump_fill_mkey)
+
 ADD_UVERBS_ATTRIBUTES_SIMPLE(vrdma_mlx5_query_context, UVERBS_OBJECT_DEVICE,
 			     UVERBS_METHOD_QUERY_CONTEXT,
 			     UVERBS_ATTR_PTR_OUT(MLX5_IB_ATTR_QUERY_CONTEXT_RESP_UCTX,
-						 UVERBS_ATTR_STRUCT(struct mlx5_ib_alloc_ucontext_resp,
-								    dump_fill_mkey),
+						 VRDMA_MLX5_RESP_UCTX_SIZE,
 						 UA_MANDATORY));
 
 static const struct uapi_definition vrdma_mlx5_attrs[] = {

@@ -78,7 +78,7 @@ ADD_UVERBS_ATTRIBUTES_SIMPLE(vrdma_rdmasim_cq_create, UVERBS_OBJECT_CQ,
 ADD_UVERBS_ATTRIBUTES_SIMPLE(vrdma_rdmasim_query_context, UVERBS_OBJECT_DEVICE,
 			     UVERBS_METHOD_QUERY_CONTEXT,
 			     UVERBS_ATTR_PTR_OUT(RDMASIM_ATTR_QUERY_CONTEXT_RESP,
-						 UVERBS_ATTR_TYPE(struct rdmasim_query_context_resp),
+						 UVERBS_ATTR_TYPE(struct rdmasim_query_ctx_resp),
 						 UA_MANDATORY));
 
 static const struct uapi_definition vrdma_rdmasim_attrs[] = {

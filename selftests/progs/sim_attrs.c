@@ -117,7 +117,7 @@ static int cq_create(int fd, uint32_t ucmd_page, uint32_t attr_page,
  * QUERY_CONTEXT: the core's two answers, and rdmasim's in *RESP unless
  * RESP is NULL (the attribute is mandatory).  0 or the errno.
  */
-static int query_context(int fd, struct rdmasim_query_context_resp *resp)
+static int query_context(int fd, struct rdmasim_query_ctx_resp *resp)
 {
 	uint64_t core_support = 0;
 	uint32_t comp = 0;
@@ -138,7 +138,7 @@ static int query_context(int fd, struct rdmasim_query_context_resp *resp)
 
 int main(int argc, char **argv)
 {
-	struct rdmasim_query_context_resp qc;
+	struct rdmasim_query_ctx_resp qc;
 	struct rdmasim_create_cq_resp resp;
 	struct sim_buffer_desc desc = {};
 	struct sim_uar uar_a, uar_b;

@@ -95,7 +95,7 @@ enum rdmasim_query_context_attrs {
 	RDMASIM_ATTR_QUERY_CONTEXT_RESP = (1U << UVERBS_ID_NS_SHIFT),
 };
 
-struct rdmasim_query_context_resp {
+struct rdmasim_query_ctx_resp {
 	__u32 magic;			/* RDMASIM_MAGIC */
 	__u32 nr_uars;			/* the context's live UAR objects */
 };

@@ -554,7 +554,7 @@ static void sim_disassociate_ucontext(struct ib_ucontext *ibuc)
 static int sim_query_ucontext(struct ib_ucontext *ibuc,
 			      struct uverbs_attr_bundle *attrs)
 {
-	struct rdmasim_query_context_resp resp = { .magic = RDMASIM_MAGIC };
+	struct rdmasim_query_ctx_resp resp = { .magic = RDMASIM_MAGIC };
 	struct ib_ucontext *fctx = ib_uverbs_get_ucontext(attrs);
 	struct sim_ucontext *uctx;
 	unsigned long id;
@@ -1375,7 +1375,7 @@ ADD_UVERBS_ATTRIBUTES_SIMPLE(sim_cq_create_attrs, UVERBS_OBJECT_CQ,
 ADD_UVERBS_ATTRIBUTES_SIMPLE(sim_query_context_attrs, UVERBS_OBJECT_DEVICE,
 			     UVERBS_METHOD_QUERY_CONTEXT,
 			     UVERBS_ATTR_PTR_OUT(RDMASIM_ATTR_QUERY_CONTEXT_RESP,
-						 UVERBS_ATTR_TYPE(struct rdmasim_query_context_resp),
+						 UVERBS_ATTR_TYPE(struct rdmasim_query_ctx_resp),
 						 UA_MANDATORY));
 
 static const struct uapi_definition sim_uapi_defs[] = {
