@@ -156,6 +156,14 @@ no_device() {
 }
 ktap_check no_device_no_open no_device
 
+# server_listening CONTAINER - ibv_rc_pingpong's server in CONTAINER has
+# opened its out-of-band port (18515, its default)
+server_listening() {
+	local pid
+	pid=$(podman inspect -f '{{.State.Pid}}' "$1" 2>/dev/null) || return 1
+	[ "${pid:-0}" -gt 0 ] &&
+		nsenter -t "$pid" -n ss -Hltn 'sport = :18515' 2>/dev/null | grep -q .
+}
 pingpong() {
 	local ip_a vdev_b rc
 	ip_a=$(podman inspect -f '{{(index .NetworkSettings.Networks "rdmanet-cdi").IPAddress}}' "$A-infra")
@@ -165,7 +173,7 @@ pingpong() {
 	run podman run -d --name "pp-$$" --network "container:$A-infra" --device "vrdma.io/pod=$A-infra" "${UNPRIV[@]}" \
 		"$IMAGE" ibv_rc_pingpong -d "$VDEV_A" -g 1 || return 1
 	cleanup_push podman rm -f "pp-$$"
-	sleep 2
+	wait_for 30 server_listening "pp-$$" || return 1
 	run podman run --rm --network "container:$B-infra" --device "vrdma.io/pod=$B-infra" "${UNPRIV[@]}" \
 		"$IMAGE" ibv_rc_pingpong -d "$vdev_b" -g 1 "$ip_a" || return 1
 	grep -q 'bytes in' "$T/out" || return 1

@@ -486,7 +486,8 @@ ratios() {
 if bench_ops "$B" vB "$T/idle1"; then
 	spawn_in_ns "$A" bash -c "$(declare -f aggressor); CTLBENCH=$CTLBENCH; aggressor $T/stop $T/agg"
 	agg=$!
-	sleep 2
+	# A is loading vA once its first ctlbench run has reported
+	wait_for 60 grep -q '^op=' "$T/agg"
 	loaded_ok=0
 	for try in 1 2 3; do
 		bench_ops "$B" vB "$T/loaded$try" || loaded_ok=$?
