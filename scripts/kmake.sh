@@ -44,16 +44,38 @@ esac
 [ "$(id -u)" -eq 0 ] ||
 	die "building for $(basename "$(dirname "$KDIR")") runs in the chroot $root: needs root"
 
-# In the new mount namespace: the checkout at its own path, /dev and
-# /proc for the compiler; then make as the chroot's, with KDIR the
-# chroot's own path of the tree (/lib/modules/REL/build there too).
+# Where modules_install writes must be the host's: INSTALL_MOD_PATH if
+# given, else the host's /lib/modules/REL (kbuild installs, then runs
+# depmod, under INSTALL_MOD_PATH/lib/modules/REL).
+install_to=
+for arg in "$@"; do
+	case $arg in
+	INSTALL_MOD_PATH=?*) install_to=${arg#INSTALL_MOD_PATH=} ;;
+	esac
+done
+for arg in "$@"; do
+	if [ "$arg" = modules_install ] && [ -z "$install_to" ]; then
+		rel=$(cat "$real/include/config/kernel.release") ||
+			die "$real has no kernel release"
+		install_to=/lib/modules/$rel
+	fi
+done
+
+# In the new mount namespace: the checkout at its own path, the install
+# directory if any at its own path too, /dev and /proc for the compiler;
+# then make as the chroot's, on the chroot's own path of the tree (its
+# /lib/modules/REL/build may be hidden by the install directory).
 # shellcheck disable=SC2016
 exec unshare -m --propagation private bash -c '
 	set -e
-	root=$1 top=$2 kdir=$3
-	shift 3
-	mkdir -p "$root$top"
-	mount --bind "$top" "$root$top"
+	root=$1 top=$2 kdir=$3 install_to=$4
+	shift 4
+	dirs=("$top")
+	[ -z "$install_to" ] || dirs+=("$install_to")
+	for dir in "${dirs[@]}"; do
+		mkdir -p "$dir" "$root$dir"
+		mount --bind "$dir" "$root$dir"
+	done
 	mount --rbind /dev "$root/dev"
 	mount -t proc proc "$root/proc"
 	# the sparse that parses 7.x headers (deps-trixie.sh), if there
@@ -61,4 +83,4 @@ exec unshare -m --propagation private bash -c '
 	[ ! -x "$root/opt/vrdma-sparse/usr/bin/sparse" ] ||
 		check=CHECK=/opt/vrdma-sparse/usr/bin/sparse
 	exec chroot "$root" /usr/bin/env -C "$top" make -C "$kdir" $check "$@"
-' kmake "$root" "$TOP" "$KDIR" "$@"
+' kmake "$root" "$TOP" "${real#"$root"}" "$install_to" "$@"
