@@ -493,12 +493,16 @@ bypass() {
 # down: compare the two columns, not their values with ctlbench's.
 
 profile() {
-	local op kind data
+	local op kind data rec
 	require_cmd perf || { fail "perf missing (linux-perf)"; return; }
+	# perf writes its samples from its ring buffer's mapping, which 7.x's
+	# 9p (the guest's results directory) refuses with EFAULT: record in
+	# the guest's own /tmp, keep a copy.
+	tmpdir rec || { fail "no scratch directory for perf"; return; }
 	for op in $PROFILE_OPS; do
 		rm -f "$OUT/report-$op-native.txt" "$OUT/report-$op-vdev.txt"
 		for kind in native vdev; do
-			data=$OUT/perf-$op-$kind.data
+			data=$rec/perf-$op-$kind.data
 			if ! run_ctl "${NS_C[$kind]}" perf record -q -F "$PROFILE_HZ" -g -o "$data" -- \
 					"$CTLBENCH" -d "${DEV_C[$kind]}" -g "$GIDX" -o "$op" \
 					-n "$PROFILE_ITERS" >> "$LOG" 2>&1; then
@@ -507,6 +511,7 @@ profile() {
 			fi
 			perf report -i "$data" --stdio --children -g none --sort sym \
 				2>> "$LOG" > "$OUT/report-$op-$kind.txt"
+			cp "$data" "$OUT/"
 		done
 		if [ ! -s "$OUT/report-$op-native.txt" ] || [ ! -s "$OUT/report-$op-vdev.txt" ]; then
 			continue
