@@ -145,3 +145,11 @@ vdev_count() {
 ns_devices() {
 	ip netns exec "$1" ibv_devices | awk 'NR > 2 { print $1 }'
 }
+
+# parent_vm_ops - rxe has vm_ops of its own on its queue mappings, which
+# vrdma_vma wraps: up to 7.2 (rxe_vm_ops).  From 7.3 it maps them with
+# remap_vmalloc_range() alone: nothing of rxe's runs when they go, so
+# vrdma wraps nothing and nothing pins vrdma_vma (kmod/vma.c).
+parent_vm_ops() {
+	grep -qE '[[:space:]]rxe_vm_ops[[:space:]]+\[rdma_rxe\]' /proc/kallsyms
+}

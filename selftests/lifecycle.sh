@@ -319,14 +319,6 @@ vma_unpinned() {
 	[ "$(vma_refcnt)" = 0 ]
 }
 
-# parent_vm_ops - rxe has vm_ops of its own on its queue mappings, which
-# vrdma_vma wraps: up to 7.2 (rxe_vm_ops).  From 7.3 it maps them with
-# remap_vmalloc_range() alone: nothing of rxe's runs when they go, so
-# vrdma wraps nothing and nothing pins vrdma_vma (kmod/vma.c).
-parent_vm_ops() {
-	grep -qE '[[:space:]]rxe_vm_ops[[:space:]]+\[rdma_rxe\]' /proc/kallsyms
-}
-
 # has_maps PID - the process maps a uverbs file (the parent's queues).
 has_maps() {
 	grep -q '/dev/infiniband/uverbs' "/proc/$1/maps" 2>/dev/null
