@@ -194,6 +194,8 @@ else
 	fi
 	echo "--- pyverbs on the vdevice, failures ---" >&3
 	grep -A15 -E '^(FAIL|ERROR):' "$WORK/vdev.txt" | head -n 200 >&3
+	echo "--- pyverbs on $PARENT, failures ---" >&3
+	grep -A15 -E '^(FAIL|ERROR):' "$WORK/native.txt" | head -n 200 >&3
 fi
 
 section "kernel log"
