@@ -135,11 +135,98 @@ have() {
 } > "$WORK/vrdma_config.h"
 
 # Private ib_core symbols: the prototype compat.h declares must be the one
-# the target was built with (BTF of its ib_core.ko), else no build.
-proto=$("$HERE/btf-proto.sh" "$KDIR" "$KREL" ib_create_qp_user ib_qp_usecnt_inc \
-	ib_qp_usecnt_dec rdma_restrack_new rdma_restrack_set_name \
-	rdma_restrack_add rdma_restrack_del) ||
-	die "cannot check the private ib_core prototypes vrdma uses (see above)"
+# the target was built with, else no build.  A headers package has no
+# private headers: the BTF of its ib_core.ko says (btf-proto.sh).  A full
+# source tree (make check-debug's kernel, built without debug info, so
+# without BTF) has them: each prototype vrdma knows is compiled against
+# them (src_protos), and the answer has btf-proto.sh's form.
+PRIV_PROTOS=(
+"struct ib_qp *ib_create_qp_user(struct ib_device *, struct ib_pd *, struct ib_qp_init_attr *, struct ib_udata *, struct ib_uqp_object *, const char *)"
+"struct ib_qp *ib_create_qp_user(struct ib_device *, struct ib_pd *, struct ib_qp_init_attr *, struct uverbs_attr_bundle *, struct ib_uqp_object *, const char *)"
+"void ib_qp_usecnt_inc(struct ib_qp *)"
+"void ib_qp_usecnt_dec(struct ib_qp *)"
+"void rdma_restrack_new(struct rdma_restrack_entry *, enum rdma_restrack_type)"
+"void rdma_restrack_set_name(struct rdma_restrack_entry *, const char *)"
+"void rdma_restrack_add(struct rdma_restrack_entry *)"
+"void rdma_restrack_del(struct rdma_restrack_entry *)"
+)
+PRIV_DIR=$KDIR/drivers/infiniband/core
+
+# src_probe NAME BODY - a probe of the private headers, for src_build
+src_probe() {
+	{
+		echo "#include <linux/module.h>"
+		echo '#include "core_priv.h"'
+		echo '#include "restrack.h"'
+		echo '#include "uverbs.h"'
+		echo "$2"
+		echo 'MODULE_LICENSE("GPL");'
+	} > "$WORK/priv/$1.c"
+}
+
+# src_build - compile the probes of $WORK/priv against the private headers
+src_build() {
+	local f objs=()
+	for f in "$WORK"/priv/*.c; do
+		f=${f##*/}
+		objs+=("${f%.c}.o")
+	done
+	{
+		echo "obj-m := ${objs[*]}"
+		echo "ccflags-y := -I$PRIV_DIR -Werror -Wno-missing-prototypes"
+	} > "$WORK/priv/Kbuild"
+	env -i PATH="$PATH" HOME="${HOME:-/}" \
+		make -k -C "$KDIR" M="$WORK/priv" modules > "$WORK/priv/log" 2>&1 || true
+}
+
+# src_protos - the prototypes of PRIV_PROTOS the source tree declares
+src_protos() {
+	local i fn
+	mkdir -p "$WORK/priv"
+	for i in "${!PRIV_PROTOS[@]}"; do
+		# "RET NAME(ARGS)": NAME, and the pointer type "RET (*)(ARGS)"
+		fn=${PRIV_PROTOS[$i]%%(*}
+		fn=${fn##*[ *]}
+		src_probe "proto$i" "static_assert(__builtin_types_compatible_p(typeof(&$fn), ${PRIV_PROTOS[$i]/"$fn("/"(*)("}));"
+	done
+	# The layout of struct ib_uverbs_file (below): its offsets are the
+	# sizes of two arrays, read back with nm; the types are asserted.
+	src_probe ufile "char vrdma_off_device[offsetof(struct ib_uverbs_file, device) + 1];
+char vrdma_off_ucontext[offsetof(struct ib_uverbs_file, ucontext) + 1];
+static_assert(__builtin_types_compatible_p(typeof(((struct ib_uverbs_file *)0)->device), struct ib_uverbs_device *));
+static_assert(__builtin_types_compatible_p(typeof(((struct ib_uverbs_file *)0)->ucontext), struct ib_ucontext *));"
+	src_build
+	for i in "${!PRIV_PROTOS[@]}"; do
+		[ ! -f "$WORK/priv/proto$i.o" ] || echo "${PRIV_PROTOS[$i]}"
+	done
+}
+
+# src_layout - struct ib_uverbs_file's device and ucontext, as btf-proto.sh -s
+# prints them (after src_protos built the probe)
+src_layout() {
+	local size sym
+	[ -f "$WORK/priv/ufile.o" ] || return 1
+	# "ADDRESS SIZE TYPE NAME", the sizes in hex
+	while read -r _ size _ sym; do
+		case $sym in
+		vrdma_off_device)
+			echo "device $((16#$size - 1)) struct ib_uverbs_device *" ;;
+		vrdma_off_ucontext)
+			echo "ucontext $((16#$size - 1)) struct ib_ucontext *" ;;
+		esac
+	done < <(nm -S "$WORK/priv/ufile.o")
+}
+
+if [ -r "$PRIV_DIR/core_priv.h" ] && [ -r "$PRIV_DIR/uverbs.h" ]; then
+	proto=$(src_protos)
+	[ -n "$proto" ] ||
+		die "no prototype vrdma knows compiles against $PRIV_DIR ($WORK/priv/log)"
+else
+	proto=$("$HERE/btf-proto.sh" "$KDIR" "$KREL" ib_create_qp_user ib_qp_usecnt_inc \
+		ib_qp_usecnt_dec rdma_restrack_new rdma_restrack_set_name \
+		rdma_restrack_add rdma_restrack_del) ||
+		die "cannot check the private ib_core prototypes vrdma uses (see above)"
+fi
 check_proto() {
 	local want=$1 macro=$2
 	if grep -qxF "$want" <<< "$proto"; then
@@ -166,8 +253,13 @@ done
 # stand-in for the private struct ib_uverbs_file with the two fields
 # ib_uverbs_get_ucontext() reads: their offsets and types come from the
 # BTF of the target's ib_uverbs.ko, else no build.
-layout=$("$HERE/btf-proto.sh" -s ib_uverbs "$KDIR" "$KREL" ib_uverbs_file device ucontext) ||
-	die "cannot read struct ib_uverbs_file from the BTF of ib_uverbs.ko (see above)"
+if [ -r "$PRIV_DIR/uverbs.h" ]; then
+	layout=$(src_layout) ||
+		die "struct ib_uverbs_file of $PRIV_DIR/uverbs.h is not what vrdma knows"
+else
+	layout=$("$HERE/btf-proto.sh" -s ib_uverbs "$KDIR" "$KREL" ib_uverbs_file device ucontext) ||
+		die "cannot read struct ib_uverbs_file from the BTF of ib_uverbs.ko (see above)"
+fi
 ufile_off() {
 	awk -v f="$1" -v t="$2" '$1 == f { o = $2; $1 = $2 = ""; sub(/^ +/, ""); if ($0 == t) print o }' <<< "$layout"
 }
