@@ -88,7 +88,24 @@ int vrdma_probe_umem_ids[] = { UVERBS_ATTR_CREATE_CQ_BUF_UMEM, UVERBS_ATTR_CREAT
 "DEVICE_ATTR_U32|rdma/ib_verbs.h|struct ib_device_attr a; BUILD_BUG_ON(!__builtin_types_compatible_p(typeof(a.max_qp_wr), u32));"
 )
 
-objs=()
+# kbuild_probes DIR CFLAGS - compile every DIR/*.c as a module of its own
+# with CFLAGS; DIR/NAME.o exists for each that compiled (log: DIR/log).
+kbuild_probes() {
+	local f objs=()
+	for f in "$1"/*.c; do
+		f=${f##*/}
+		objs+=("${f%.c}.o")
+	done
+	{
+		echo "obj-m := ${objs[*]}"
+		echo "ccflags-y := $2"
+	} > "$1/Kbuild"
+	# A nested kbuild: none of the calling kbuild's exported settings
+	# (KBUILD_EXTMOD, MAKEFLAGS...) may leak in, or it rebuilds the caller
+	env -i PATH="$PATH" HOME="${HOME:-/}" \
+		make -k -C "$KDIR" M="$1" modules > "$1/log" 2>&1 || true
+}
+
 for p in "${PROBES[@]}"; do
 	IFS='|' read -r name incs body <<< "${p%%$'\n'*}"
 	rest=${p#*$'\n'}
@@ -104,17 +121,8 @@ for p in "${PROBES[@]}"; do
 		fi
 		echo 'MODULE_LICENSE("GPL");'
 	} > "$WORK/$name.c"
-	objs+=("$name.o")
 done
-{
-	echo "obj-m := ${objs[*]}"
-	echo "ccflags-y := -Werror -Wno-unused-function -Wno-missing-prototypes -Wno-unused-variable"
-} > "$WORK/Kbuild"
-
-# A nested kbuild: none of the calling kbuild's exported settings
-# (KBUILD_EXTMOD, MAKEFLAGS...) may leak in, or it rebuilds the caller
-env -i PATH="$PATH" HOME="${HOME:-/}" \
-	make -k -C "$KDIR" M="$WORK" modules > "$WORK/log" 2>&1 || true
+kbuild_probes "$WORK" "-Werror -Wno-unused-function -Wno-missing-prototypes -Wno-unused-variable"
 
 have() {
 	[ -f "$WORK/$1.o" ]
@@ -164,21 +172,6 @@ src_probe() {
 	} > "$WORK/priv/$1.c"
 }
 
-# src_build - compile the probes of $WORK/priv against the private headers
-src_build() {
-	local f objs=()
-	for f in "$WORK"/priv/*.c; do
-		f=${f##*/}
-		objs+=("${f%.c}.o")
-	done
-	{
-		echo "obj-m := ${objs[*]}"
-		echo "ccflags-y := -I$PRIV_DIR -Werror -Wno-missing-prototypes"
-	} > "$WORK/priv/Kbuild"
-	env -i PATH="$PATH" HOME="${HOME:-/}" \
-		make -k -C "$KDIR" M="$WORK/priv" modules > "$WORK/priv/log" 2>&1 || true
-}
-
 # src_protos - the prototypes of PRIV_PROTOS the source tree declares
 src_protos() {
 	local i fn
@@ -195,7 +188,7 @@ src_protos() {
 char vrdma_off_ucontext[offsetof(struct ib_uverbs_file, ucontext) + 1];
 static_assert(__builtin_types_compatible_p(typeof(((struct ib_uverbs_file *)0)->device), struct ib_uverbs_device *));
 static_assert(__builtin_types_compatible_p(typeof(((struct ib_uverbs_file *)0)->ucontext), struct ib_ucontext *));"
-	src_build
+	kbuild_probes "$WORK/priv" "-I$PRIV_DIR -Werror -Wno-missing-prototypes"
 	for i in "${!PRIV_PROTOS[@]}"; do
 		[ ! -f "$WORK/priv/proto$i.o" ] || echo "${PRIV_PROTOS[$i]}"
 	done
