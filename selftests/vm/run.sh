@@ -169,7 +169,9 @@ for m in $INITRAMFS_MODULES; do
 	add_module "$p"
 done
 
-key=$( { cat "$HERE/initramfs-init"; printf '%s\n' "${ORDER[@]}";
+# Keyed on the modules' contents too: a rebuilt kernel of the same release
+# (make check-debug's, after a configuration change) has new symbol CRCs.
+key=$( { cat "$HERE/initramfs-init"; (cd "$MODDIR" && sha256sum "${ORDER[@]}");
 	 sha256sum "$BUSYBOX"; } | sha256sum | cut -c1-16)
 INITRD=$VMDIR/initramfs-$KVER-$key.cpio.gz
 if [ ! -f "$INITRD" ]; then
