@@ -47,19 +47,19 @@ esac
 # Where modules_install writes must be the host's: INSTALL_MOD_PATH if
 # given, else the host's /lib/modules/REL (kbuild installs, then runs
 # depmod, under INSTALL_MOD_PATH/lib/modules/REL).
-install_to=
+install_to=''
+installing=''
 for arg in "$@"; do
 	case $arg in
 	INSTALL_MOD_PATH=?*) install_to=${arg#INSTALL_MOD_PATH=} ;;
+	modules_install) installing=1 ;;
 	esac
 done
-for arg in "$@"; do
-	if [ "$arg" = modules_install ] && [ -z "$install_to" ]; then
-		rel=$(cat "$real/include/config/kernel.release") ||
-			die "$real has no kernel release"
-		install_to=/lib/modules/$rel
-	fi
-done
+if [ -n "$installing" ] && [ -z "$install_to" ]; then
+	rel=$(cat "$real/include/config/kernel.release") ||
+		die "$real has no kernel release"
+	install_to=/lib/modules/$rel
+fi
 
 # In the new mount namespace: the checkout at its own path, the install
 # directory if any at its own path too, /dev and /proc for the compiler;
