@@ -30,8 +30,15 @@
 # method answers natively per that ABI, but a vdevice must not run it
 # (EOPNOTSUPP), while its other driver methods are still forwarded.
 #
-#   netns V: vV (on simpci), vQ (on simpq)   netns W: nothing
-#   init_net: simib, simiw, simnk, simpci, simpq on veths
+# The vmops parent maps its pages with vm_ops of its own that have a
+# fault handler (chained to the core's): natively every mapping works; a
+# vdevice cannot forward a fault safely (kmod/vma.c), so its mmap() is
+# refused with EOPNOTSUPP, after the parent's close undid the parent's
+# mmap, and nothing stays mapped, counted or pinned.
+#
+#   netns V: vV (on simpci), vQ (on simpq), vM (on simvm)
+#   netns W: nothing
+#   init_net: simib, simiw, simnk, simpci, simpq, simvm on veths
 
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -41,6 +48,7 @@
 . "$(dirname "$0")/lib-sim.sh"
 
 PDQ=$TOP/selftests/progs/sim_pdquery
+RAW=$TOP/selftests/progs/sim_raw
 VARIANT=/sys/module/rdmasim/parameters/variant
 PARENT=simpci
 # An hns v2 RoCE function (Huawei 19e5:a222), which libhns binds
@@ -53,6 +61,7 @@ ktap_plan setup bad_variant_refused ib_link_layer ib_refused iwarp_refused \
 	pci_vdev_open_fails_alike pci_other_ns_sees_nothing pci_dup_name_refused \
 	pci_alias_fault_unwound pci_register_fault_unwound \
 	pdquery2_native pdquery2_vdev_unmatched pdquery2_released \
+	vmops_native vmops_vdev_refused vmops_released \
 	refusals_left_nothing strict_clean pci_alias_gone links_removed \
 	klog_clean
 
@@ -88,7 +97,7 @@ if [ -r "$SIM_KO" ] && load_modules &&
 	cleanup_push rmmod rdmasim && new_ns V v && new_ns W w &&
 	sim_link simib ib 1 && sim_link simiw iwarp 2 &&
 	sim_link simnk nokverbs 3 && sim_link simpci pci 4 &&
-	sim_link simpq pdquery2 5; then
+	sim_link simpq pdquery2 5 && sim_link simvm vmops 6; then
 	ktap_ok setup
 else
 	ktap_fail setup "$(rdma dev 2>&1)"
@@ -301,6 +310,65 @@ else
 	ktap_skip pdquery2_released "no vdevice"
 fi
 
+# count FILE NAME - the count NAME in a debugfs "objects" FILE
+count() {
+	awk -v n="$2" '$1 == n { print $2 }' "$1"
+}
+
+# vma_count_is N - rdmasim counts N live VMAs under its own vm_ops
+vma_count_is() {
+	[ "$(count "$SIMDBG/objects" vma)" = "$1" ]
+}
+
+vma0=$(count "$SIMDBG/objects" vma)
+mmap0=$(count "$SIMDBG/objects" mmap)
+# (a subshell that execs it: $! must be sim_raw itself)
+(
+	echo "# [init] $RAW simvm 3 &" >&"$KTAP_FD"
+	exec "$RAW" simvm 3 >"$T/vm_native" 2>&1
+) &
+pid=$!
+held=
+wait_for 30 grep -q '^holding' "$T/vm_native" && held=$(count "$SIMDBG/objects" vma)
+wait "$pid"
+rc=$?
+ktap_diag "$(tr '\n' ' ' <"$T/vm_native")"
+# The doorbell page, the CQ ring and the two work queues
+if [ "$rc" = 0 ] && [ "$held" = "$((vma0 + 4))" ] &&
+	wait_for 10 vma_count_is "$vma0"; then
+	ktap_ok vmops_native "VMAs under rdmasim's vm_ops: $vma0, $held held, $(count "$SIMDBG/objects" vma) after"
+else
+	ktap_fail vmops_native "exit $rc, VMAs $vma0 -> $held while held -> $(count "$SIMDBG/objects" vma)"
+fi
+# vrdma_vma's wrapped mappings and ucontext holders
+VDBG=/sys/kernel/debug/vrdma/objects
+wrapped0="$(count "$VDBG" mmap)/$(count "$VDBG" uctx_holder)"
+if in_init "$VRDMACTL" dev add vM parent simvm netns "$V" >/dev/null; then
+	cleanup_push "$VRDMACTL" dev del vM
+	out=$(in_ns "$V" "$RAW" vM 2>&1)
+	rc=$?
+	ktap_diag "$out"
+	if [ "$rc" != 0 ] && pdq_is "$out" "uar_alloc ok" "uar_mmap err EOPNOTSUPP"; then
+		ktap_ok vmops_vdev_refused
+	else
+		ktap_fail vmops_vdev_refused "exit $rc"
+	fi
+	in_init "$VRDMACTL" dev del vM >/dev/null
+	wrapped1=
+	if wait_for 10 vma_count_is "$vma0" &&
+		wait_for 10 grep -qx "mmap $mmap0" "$SIMDBG/objects" &&
+		wrapped1="$(count "$VDBG" mmap)/$(count "$VDBG" uctx_holder)" &&
+		[ "$wrapped0" != / ] && [ "$wrapped1" = "$wrapped0" ] &&
+		! in_init "$VRDMACTL" -j dev show | jq -e '.[] | select(.name == "vM")' >/dev/null; then
+		ktap_ok vmops_released "vdevice gone; rdmasim VMAs $(count "$SIMDBG/objects" vma), mmap entries $(count "$SIMDBG/objects" mmap); vrdma mappings/holders $wrapped0 -> $wrapped1"
+	else
+		ktap_fail vmops_released "rdmasim: $(sim_objects); vrdma mappings/holders $wrapped0 -> $wrapped1"
+	fi
+else
+	ktap_fail vmops_vdev_refused "vM not created"
+	ktap_skip vmops_released "no vdevice"
+fi
+
 left=$(in_init "$VRDMACTL" -j dev show | jq -r '.[].name' | grep -vx vV | tr '\n' ' ')
 if [ -z "$left" ]; then
 	ktap_ok refusals_left_nothing
@@ -321,7 +389,7 @@ if [ -n "$alias" ] &&
 else
 	ktap_fail pci_alias_gone "before: '$alias', after: '$(ls /sys/devices/virtual/vrdma 2>&1)'"
 fi
-for d in simib simiw simnk simpci simpq; do
+for d in simib simiw simnk simpci simpq simvm; do
 	in_init rdma link del "$d"
 done
 if wait_for 10 grep -q '^dev 0$' "$SIMDBG/objects"; then

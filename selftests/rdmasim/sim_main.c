@@ -60,6 +60,20 @@
 /* What a kernel object's kernel-only buffer holds, and its size */
 #define SIM_KBUF_LEN	64
 
+/*
+ * The kinds of real parent vrdma must tell apart.  Each device is one of
+ * them, the one the "variant" parameter names when "rdma link add" runs.
+ */
+enum sim_variant {
+	SIM_VAR_ROCE,		/* RoCE (the default): rxe, mlx5, irdma... */
+	SIM_VAR_IB,		/* InfiniBand: GIDs from query_gid (mlx5, mlx4) */
+	SIM_VAR_IWARP,		/* iWARP (irdma, siw, erdma) */
+	SIM_VAR_NOKVERBS,	/* no kernel verbs, no IB transport (EFA) */
+	SIM_VAR_PCI,		/* RoCE under a PCI-like bus device (hns v2) */
+	SIM_VAR_PDQUERY2,	/* RoCE whose PD_QUERY has one more attribute */
+	SIM_VAR_VMOPS,		/* RoCE whose mappings have vm_ops with fault */
+};
+
 /* The object kinds debugfs counts, for the selftests' leak checks */
 enum sim_kind {
 	SIM_K_DEV,
@@ -70,6 +84,7 @@ enum sim_kind {
 	SIM_K_MR,
 	SIM_K_UAR,
 	SIM_K_MMAP,
+	SIM_K_VMA,
 	SIM_K_NR,
 };
 
@@ -82,6 +97,7 @@ static const char * const sim_kind_name[SIM_K_NR] = {
 	[SIM_K_MR] = "mr",
 	[SIM_K_UAR] = "uar",
 	[SIM_K_MMAP] = "mmap",
+	[SIM_K_VMA] = "vma",
 };
 
 static atomic_long_t sim_count[SIM_K_NR];
@@ -380,6 +396,60 @@ static void sim_mmap_free(struct rdma_user_mmap_entry *entry)
 	atomic_long_dec(&sim_count[SIM_K_MMAP]);
 }
 
+/*
+ * The vmops variant's mappings have vm_ops of rdmasim's own, with a fault
+ * handler, as a parent driver that maps through its own vm_ops would: a
+ * wrapper cannot forward a fault safely, so vrdma must refuse such a
+ * mapping (kmod/vma.c).  Each callback chains to the core's
+ * (rdma_umap_ops, which rdma_user_mmap_io() installed), so the core's
+ * bookkeeping of the mapping stays whole, and every VMA pins this module,
+ * whose code its callbacks are.  Live VMAs are counted ("vma").
+ */
+static const struct vm_operations_struct *sim_core_vm_ops;
+
+static void sim_vma_open(struct vm_area_struct *vma)
+{
+	const struct vm_operations_struct *core = READ_ONCE(sim_core_vm_ops);
+
+	__module_get(THIS_MODULE);
+	atomic_long_inc(&sim_count[SIM_K_VMA]);
+	if (core->open)
+		core->open(vma);
+}
+
+static void sim_vma_close(struct vm_area_struct *vma)
+{
+	const struct vm_operations_struct *core = READ_ONCE(sim_core_vm_ops);
+
+	if (core->close)
+		core->close(vma);
+	atomic_long_dec(&sim_count[SIM_K_VMA]);
+	module_put(THIS_MODULE);
+}
+
+static vm_fault_t sim_vma_fault(struct vm_fault *vmf)
+{
+	const struct vm_operations_struct *core = READ_ONCE(sim_core_vm_ops);
+
+	return core->fault ? core->fault(vmf) : VM_FAULT_SIGBUS;
+}
+
+static const struct vm_operations_struct sim_vm_ops = {
+	.open = sim_vma_open,
+	.close = sim_vma_close,
+	.fault = sim_vma_fault,
+};
+
+/* Puts @vma, just mapped by rdma_user_mmap_io(), under sim_vm_ops */
+static void sim_vma_own(struct vm_area_struct *vma)
+{
+	/* The core has one rdma_umap_ops: every mapping stores the same */
+	WRITE_ONCE(sim_core_vm_ops, vma->vm_ops);
+	vma->vm_ops = &sim_vm_ops;
+	__module_get(THIS_MODULE);
+	atomic_long_inc(&sim_count[SIM_K_VMA]);
+}
+
 static int sim_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *entry;
@@ -394,6 +464,8 @@ static int sim_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 	ret = rdma_user_mmap_io(ibuc, vma, PHYS_PFN(virt_to_phys(m->buf)),
 				m->len, vma->vm_page_prot, entry);
 	rdma_user_mmap_entry_put(entry);
+	if (!ret && to_sdev(ibuc->device)->variant == SIM_VAR_VMOPS)
+		sim_vma_own(vma);
 	return ret;
 }
 
@@ -1421,19 +1493,6 @@ static const struct uapi_definition sim_uapi_defs_pdquery2[] = {
 
 /* --- hardware variants ------------------------------------------------- */
 
-/*
- * The kinds of real parent vrdma must tell apart.  Each device is one of
- * them, the one the "variant" parameter names when "rdma link add" runs.
- */
-enum sim_variant {
-	SIM_VAR_ROCE,		/* RoCE (the default): rxe, mlx5, irdma... */
-	SIM_VAR_IB,		/* InfiniBand: GIDs from query_gid (mlx5, mlx4) */
-	SIM_VAR_IWARP,		/* iWARP (irdma, siw, erdma) */
-	SIM_VAR_NOKVERBS,	/* no kernel verbs, no IB transport (EFA) */
-	SIM_VAR_PCI,		/* RoCE under a PCI-like bus device (hns v2) */
-	SIM_VAR_PDQUERY2,	/* RoCE whose PD_QUERY has one more attribute */
-};
-
 static const char * const sim_variant_name[] = {
 	[SIM_VAR_ROCE] = "roce",
 	[SIM_VAR_IB] = "ib",
@@ -1441,6 +1500,7 @@ static const char * const sim_variant_name[] = {
 	[SIM_VAR_NOKVERBS] = "nokverbs",
 	[SIM_VAR_PCI] = "pci",
 	[SIM_VAR_PDQUERY2] = "pdquery2",
+	[SIM_VAR_VMOPS] = "vmops",
 };
 
 static int sim_variant = SIM_VAR_ROCE;
@@ -1467,7 +1527,7 @@ static const struct kernel_param_ops sim_variant_ops = {
 };
 module_param_cb(variant, &sim_variant_ops, &sim_variant, 0644);
 MODULE_PARM_DESC(variant,
-		 "what the next \"rdma link add\" makes: roce (default), ib, iwarp, nokverbs (EFA-like), pci (RoCE under a PCI-like device: an hns v2 function), pdquery2 (RoCE whose PD_QUERY takes a mandatory FLAGS attribute)");
+		 "what the next \"rdma link add\" makes: roce (default), ib, iwarp, nokverbs (EFA-like), pci (RoCE under a PCI-like device: an hns v2 function), pdquery2 (RoCE whose PD_QUERY takes a mandatory FLAGS attribute), vmops (RoCE whose mappings have vm_ops of its own, with a fault handler)");
 
 /*
  * The pci variant's bus device stands for an hns v2 RoCE function (Huawei
@@ -1609,7 +1669,8 @@ static void sim_variant_setup(struct sim_dev *sdev)
 	struct ib_device *ibdev = &sdev->ibdev;
 
 	sdev->variant = READ_ONCE(sim_variant);
-	if (sdev->variant == SIM_VAR_ROCE)
+	/* vmops differs in its mappings only (sim_mmap()) */
+	if (sdev->variant == SIM_VAR_ROCE || sdev->variant == SIM_VAR_VMOPS)
 		return;
 	if (sdev->variant == SIM_VAR_PCI) {
 		ibdev->dev.parent = sim_pci_dev;
