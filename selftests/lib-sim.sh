@@ -14,6 +14,11 @@ sim_objects() {
 	awk '{ printf "%s=%s ", $1, $2 } END { print "" }' "$SIMDBG/objects"
 }
 
+# sim_count NAME - rdmasim's counter NAME alone.
+sim_count() {
+	awk -v n="$1" '$1 == n { print $2 }' "$SIMDBG/objects"
+}
+
 # sim_objects_is EXPECTED - sim_objects equals EXPECTED (for wait_for).
 sim_objects_is() {
 	[ "$(sim_objects)" = "$1" ]

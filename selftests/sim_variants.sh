@@ -310,18 +310,8 @@ else
 	ktap_skip pdquery2_released "no vdevice"
 fi
 
-# count FILE NAME - the count NAME in a debugfs "objects" FILE
-count() {
-	awk -v n="$2" '$1 == n { print $2 }' "$1"
-}
-
-# vma_count_is N - rdmasim counts N live VMAs under its own vm_ops
-vma_count_is() {
-	[ "$(count "$SIMDBG/objects" vma)" = "$1" ]
-}
-
-vma0=$(count "$SIMDBG/objects" vma)
-mmap0=$(count "$SIMDBG/objects" mmap)
+base=$(sim_objects)
+vma0=$(sim_count vma)
 # (a subshell that execs it: $! must be sim_raw itself)
 (
 	echo "# [init] $RAW simvm 3 &" >&"$KTAP_FD"
@@ -329,20 +319,23 @@ mmap0=$(count "$SIMDBG/objects" mmap)
 ) &
 pid=$!
 held=
-wait_for 30 grep -q '^holding' "$T/vm_native" && held=$(count "$SIMDBG/objects" vma)
+wait_for 30 grep -q '^holding' "$T/vm_native" && held=$(sim_count vma)
 wait "$pid"
 rc=$?
 ktap_diag "$(tr '\n' ' ' <"$T/vm_native")"
 # The doorbell page, the CQ ring and the two work queues
 if [ "$rc" = 0 ] && [ "$held" = "$((vma0 + 4))" ] &&
-	wait_for 10 vma_count_is "$vma0"; then
-	ktap_ok vmops_native "VMAs under rdmasim's vm_ops: $vma0, $held held, $(count "$SIMDBG/objects" vma) after"
+	wait_for 10 sim_objects_is "$base"; then
+	ktap_ok vmops_native "VMAs under rdmasim's vm_ops: $vma0, $held held, $(sim_count vma) after"
 else
-	ktap_fail vmops_native "exit $rc, VMAs $vma0 -> $held while held -> $(count "$SIMDBG/objects" vma)"
+	ktap_fail vmops_native "exit $rc, VMAs $vma0 -> $held while held; now $(sim_objects), at rest: $base"
 fi
-# vrdma_vma's wrapped mappings and ucontext holders
-VDBG=/sys/kernel/debug/vrdma/objects
-wrapped0="$(count "$VDBG" mmap)/$(count "$VDBG" uctx_holder)"
+# vrdma_objects_are LINE - vrdma's counters are LINE (vrdma_objects)
+vrdma_objects_are() {
+	[ "$(vrdma_objects)" = "$1" ]
+}
+
+vbase=$(vrdma_objects)
 if in_init "$VRDMACTL" dev add vM parent simvm netns "$V" >/dev/null; then
 	cleanup_push "$VRDMACTL" dev del vM
 	out=$(in_ns "$V" "$RAW" vM 2>&1)
@@ -354,15 +347,11 @@ if in_init "$VRDMACTL" dev add vM parent simvm netns "$V" >/dev/null; then
 		ktap_fail vmops_vdev_refused "exit $rc"
 	fi
 	in_init "$VRDMACTL" dev del vM >/dev/null
-	wrapped1=
-	if wait_for 10 vma_count_is "$vma0" &&
-		wait_for 10 grep -qx "mmap $mmap0" "$SIMDBG/objects" &&
-		wrapped1="$(count "$VDBG" mmap)/$(count "$VDBG" uctx_holder)" &&
-		[ "$wrapped0" != / ] && [ "$wrapped1" = "$wrapped0" ] &&
+	if wait_for 10 sim_objects_is "$base" && wait_for 10 vrdma_objects_are "$vbase" &&
 		! in_init "$VRDMACTL" -j dev show | jq -e '.[] | select(.name == "vM")' >/dev/null; then
-		ktap_ok vmops_released "vdevice gone; rdmasim VMAs $(count "$SIMDBG/objects" vma), mmap entries $(count "$SIMDBG/objects" mmap); vrdma mappings/holders $wrapped0 -> $wrapped1"
+		ktap_ok vmops_released "rdmasim: $(sim_objects); vrdma: $(vrdma_objects)"
 	else
-		ktap_fail vmops_released "rdmasim: $(sim_objects); vrdma mappings/holders $wrapped0 -> $wrapped1"
+		ktap_fail vmops_released "rdmasim: $(sim_objects) (at rest: $base); vrdma: $(vrdma_objects) (before: $vbase)"
 	fi
 else
 	ktap_fail vmops_vdev_refused "vM not created"
