@@ -477,7 +477,7 @@ other_netns() {
 # (the netns's name, empty for "unnamed")
 nsd_start() {
 	local how=$1 name=$2 out=$3 go
-	NSD_PID='' NSD_NS=''
+	NSD_PID='' NSD_NS='' NSD_GO=''
 	if [ "$how" != unnamed ]; then
 		NSD_NS="${TEST_NAME}-$$-$name"
 		in_init ip netns add "$NSD_NS" || return 1
@@ -489,10 +489,15 @@ nsd_start() {
 	fi
 	# unshare execs sh, which waits for the vdevice, mounts the
 	# namespace's own sysfs (where sim_dp finds it) and execs sim_dp:
-	# one pid throughout
+	# one pid throughout.  The FIFO stays open here until the round
+	# ends (nsd_go_close): a FIFO drops what was written to it when its
+	# last opener closes it, and under load sh may open it only after
+	# "go" was written, then wait for a writer for ever
 	go=$T/go.$name
 	mkfifo "$go" || return 1
+	exec {NSD_GO}<>"$go"
 	(
+		exec {NSD_GO}>&-
 		echo "# [init] unshare -n -m $DP $name -k &" >&"$KTAP_FD"
 		# shellcheck disable=SC2016 # expanded by that shell
 		exec unshare -n -m --propagation private sh -c \
@@ -504,12 +509,19 @@ nsd_start() {
 		in_init "$VRDMACTL" dev add "$name" parent "$PARENT" \
 			netns-pid "$NSD_PID" gids shared; then
 		cleanup_push "$VRDMACTL" dev del "$name"
-		# read-write: never blocks, whatever became of the reader
-		echo go 1<>"$go"
+		# into the pipe held open: never blocks, whenever sh reads
+		echo go >&"$NSD_GO"
 		return 0
 	fi
 	kill -9 "$NSD_PID"
 	return 1
+}
+
+# nsd_go_close - close the FIFO nsd_start holds open, if any
+nsd_go_close() {
+	[ -n "$NSD_GO" ] || return 0
+	exec {NSD_GO}>&-
+	NSD_GO=''
 }
 
 # nsd_round N - one round; prints what went wrong, fails then
@@ -518,10 +530,12 @@ nsd_round() {
 	local out=$T/nsd.$1 w
 	ktap_diag "netns death round $1: $how"
 	if ! nsd_start "$how" "$name" "$out" || ! dp_busy "$out"; then
+		nsd_go_close
 		kill -9 "$NSD_PID" 2>/dev/null
 		echo "round $1 ($how): never busy: $(tr '\n' ' ' <"$out")"
 		return 1
 	fi
+	nsd_go_close
 	w=$(dp_wqes)
 	case $how in
 	del-kill)
