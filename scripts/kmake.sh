@@ -61,6 +61,12 @@ if [ -n "$installing" ] && [ -z "$install_to" ]; then
 	install_to=/lib/modules/$rel
 fi
 
+# unshare makes every mount private from "/" down, which needs "/" to be
+# a mount point: in a plain chroot it is not, and unshare's own message
+# ("cannot change root filesystem propagation") would not say why
+mountpoint -q / ||
+	die "/ is not a mount point (a plain chroot?): building in $root needs a private mount namespace; bind-mount the root directory onto itself first"
+
 # In the new mount namespace: the checkout at its own path, the install
 # directory if any at its own path too, /dev and /proc for the compiler;
 # then make as the chroot's, on the chroot's own path of the tree (its
