@@ -52,8 +52,11 @@ PACKAGES=(
 	# container runtimes for selftests/runtimes.sh (they run only in the
 	# guest; the host's services are never started)
 	podman docker.io containerd runc containernetworking-plugins
-	# style, benchmarks; python3-yaml for scripts/check-manifests.sh
+	# style, benchmarks; python3-yaml for scripts/check-manifests.sh;
+	# groff-base for the man pages' lint of tools/vrdmactl's make test
+	# (which skips it without groff; a minimal Debian has none)
 	linux-source-6.1 shellcheck gnuplot-nox python3 linux-perf python3-yaml
+	groff-base
 	# make check-debug: building the debug kernel from linux-source-6.1
 	flex bison bc libelf-dev libssl-dev
 )
