@@ -112,6 +112,11 @@ vrdma_objects() {
 		/sys/kernel/debug/vrdma/objects
 }
 
+# vrdma_objects_is EXPECTED - vrdma_objects is EXPECTED (for wait_for).
+vrdma_objects_is() {
+	[ "$(vrdma_objects)" = "$1" ]
+}
+
 # vrdma_shadows_zero - no user context, shadow object, shadow ucontext
 # holder or wrapped mapping (the last two counted by vrdma_vma.ko).
 vrdma_shadows_zero() {

@@ -462,11 +462,6 @@ mon_del() {
 		"$1" 2>/dev/null | grep -q .
 }
 
-# vrdma_objects_is EXPECTED - vrdma's counters are EXPECTED (for wait_for)
-vrdma_objects_is() {
-	[ "$(vrdma_objects)" = "$1" ]
-}
-
 # other_netns PID - PID runs in a network namespace not ours
 other_netns() {
 	! [ "/proc/$1/ns/net" -ef /proc/self/ns/net ]

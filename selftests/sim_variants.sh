@@ -330,11 +330,6 @@ if [ "$rc" = 0 ] && [ "$held" = "$((vma0 + 4))" ] &&
 else
 	ktap_fail vmops_native "exit $rc, VMAs $vma0 -> $held while held; now $(sim_objects), at rest: $base"
 fi
-# vrdma_objects_are LINE - vrdma's counters are LINE (vrdma_objects)
-vrdma_objects_are() {
-	[ "$(vrdma_objects)" = "$1" ]
-}
-
 vbase=$(vrdma_objects)
 if in_init "$VRDMACTL" dev add vM parent simvm netns "$V" >/dev/null; then
 	cleanup_push "$VRDMACTL" dev del vM
@@ -347,7 +342,7 @@ if in_init "$VRDMACTL" dev add vM parent simvm netns "$V" >/dev/null; then
 		ktap_fail vmops_vdev_refused "exit $rc"
 	fi
 	in_init "$VRDMACTL" dev del vM >/dev/null
-	if wait_for 10 sim_objects_is "$base" && wait_for 10 vrdma_objects_are "$vbase" &&
+	if wait_for 10 sim_objects_is "$base" && wait_for 10 vrdma_objects_is "$vbase" &&
 		! in_init "$VRDMACTL" -j dev show | jq -e '.[] | select(.name == "vM")' >/dev/null; then
 		ktap_ok vmops_released "rdmasim: $(sim_objects); vrdma: $(vrdma_objects)"
 	else
