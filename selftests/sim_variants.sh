@@ -36,9 +36,21 @@
 # refused with EOPNOTSUPP, after the parent's close undid the parent's
 # mmap, and nothing stays mapped, counted or pinned.
 #
-#   netns V: vV (on simpci), vQ (on simpq), vM (on simvm)
+# The rawmap parent maps a page of each context with remap_pfn_range(),
+# which the RDMA core neither tracks nor zaps, and frees it with the
+# context, as 6.1's bnxt_re (its shared page) and pvrdma (its UAR) do;
+# like them it has no disassociate_ucontext, so natively the context
+# outlives the mappings.  A vdevice always disassociates (dev del, netns
+# death, parent removal): were such a mapping let through, the tenant
+# would keep the freed page mapped after "dev del".  So a vdevice refuses
+# it (EOPNOTSUPP), and nothing of the tenant's stays mapped after dev del.
+# The pvrdma parent presents vmw_pvrdma's driver id, whose every mapping
+# is of that kind: dev add refuses it and says why.
+#
+#   netns V: vV (on simpci), vQ (on simpq), vM (on simvm), vR (on simrm)
 #   netns W: nothing
-#   init_net: simib, simiw, simnk, simpci, simpq, simvm on veths
+#   init_net: simib, simiw, simnk, simpci, simpq, simvm, simrm, then simpv,
+#   on veths
 
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -62,6 +74,8 @@ ktap_plan setup bad_variant_refused ib_link_layer ib_refused iwarp_refused \
 	pci_alias_fault_unwound pci_register_fault_unwound \
 	pdquery2_native pdquery2_vdev_unmatched pdquery2_released \
 	vmops_native vmops_vdev_refused vmops_released \
+	rawmap_native rawmap_vdev_refused rawmap_nothing_mapped_after_del \
+	rawmap_released pvrdma_refused \
 	refusals_left_nothing strict_clean pci_alias_gone links_removed \
 	klog_clean
 
@@ -97,7 +111,8 @@ if [ -r "$SIM_KO" ] && load_modules &&
 	cleanup_push rmmod rdmasim && new_ns V v && new_ns W w &&
 	sim_link simib ib 1 && sim_link simiw iwarp 2 &&
 	sim_link simnk nokverbs 3 && sim_link simpci pci 4 &&
-	sim_link simpq pdquery2 5 && sim_link simvm vmops 6; then
+	sim_link simpq pdquery2 5 && sim_link simvm vmops 6 &&
+	sim_link simrm rawmap 7; then
 	ktap_ok setup
 else
 	ktap_fail setup "$(rdma dev 2>&1)"
@@ -353,6 +368,65 @@ else
 	ktap_skip vmops_released "no vdevice"
 fi
 
+RAWMAP=$TOP/selftests/progs/sim_rawmap
+base=$(sim_objects)
+out=$(in_init "$RAWMAP" simrm 2>&1)
+rc=$?
+ktap_diag "$out"
+if [ "$rc" = 0 ] && grep -q '^ctx_page_write ok' <<<"$out" &&
+	wait_for 10 sim_objects_is "$base"; then
+	ktap_ok rawmap_native
+else
+	ktap_fail rawmap_native "exit $rc; rdmasim: $(sim_objects) (at rest: $base)"
+fi
+# uverbs_maps PID - PID's mappings of a uverbs device file
+uverbs_maps() {
+	grep -a '/dev/infiniband/uverbs' "/proc/$1/maps" 2>/dev/null
+}
+vbase=$(vrdma_objects)
+if in_init "$VRDMACTL" dev add vR parent simrm netns "$V" >/dev/null; then
+	cleanup_push "$VRDMACTL" dev del vR
+	(
+		echo "# [$V] $RAWMAP vR 30 &" >&"$KTAP_FD"
+		exec ip netns exec "$V" "$RAWMAP" vR 30 >"$T/rm_vdev" 2>&1
+	) &
+	pid=$!
+	wait_for 30 grep -qE '^(holding|ctx_page_mmap err)' "$T/rm_vdev"
+	ktap_diag "$(tr '\n' ' ' <"$T/rm_vdev")"
+	if grep -q '^ctx_page_mmap err EOPNOTSUPP' "$T/rm_vdev"; then
+		ktap_ok rawmap_vdev_refused
+	else
+		ktap_fail rawmap_vdev_refused "a page the parent frees at dev del is mapped: $(uverbs_maps "$pid" | tr '\n' ' ')"
+	fi
+	in_init "$VRDMACTL" dev del vR >/dev/null
+	maps=$(uverbs_maps "$pid")
+	if [ -z "$maps" ]; then
+		ktap_ok rawmap_nothing_mapped_after_del
+	else
+		ktap_fail rawmap_nothing_mapped_after_del "after dev del the tenant still maps: $maps"
+	fi
+	kill "$pid" 2>/dev/null
+	wait "$pid"
+	if wait_for 10 sim_objects_is "$base" && wait_for 10 vrdma_objects_is "$vbase" &&
+		! in_init "$VRDMACTL" -j dev show | jq -e '.[] | select(.name == "vR")' >/dev/null; then
+		ktap_ok rawmap_released "rdmasim: $(sim_objects); vrdma: $(vrdma_objects)"
+	else
+		ktap_fail rawmap_released "rdmasim: $(sim_objects) (at rest: $base); vrdma: $(vrdma_objects) (before: $vbase)"
+	fi
+else
+	ktap_fail rawmap_vdev_refused "vR not created"
+	ktap_skip rawmap_nothing_mapped_after_del "no vdevice"
+	ktap_skip rawmap_released "no vdevice"
+fi
+# Made last: libibverbs would load libvmw_pvrdma for it and warn in the
+# output the pci checks compare
+if sim_link simpv pvrdma 8 && refused vP simpv "vmw_pvrdma.*revoke"; then
+	ktap_ok pvrdma_refused
+else
+	ktap_fail pvrdma_refused
+fi
+echo roce >"$VARIANT"
+
 left=$(in_init "$VRDMACTL" -j dev show | jq -r '.[].name' | grep -vx vV | tr '\n' ' ')
 if [ -z "$left" ]; then
 	ktap_ok refusals_left_nothing
@@ -373,7 +447,7 @@ if [ -n "$alias" ] &&
 else
 	ktap_fail pci_alias_gone "before: '$alias', after: '$(ls /sys/devices/virtual/vrdma 2>&1)'"
 fi
-for d in simib simiw simnk simpci simpq simvm; do
+for d in simib simiw simnk simpci simpq simvm simrm simpv; do
 	in_init rdma link del "$d"
 done
 if wait_for 10 grep -q '^dev 0$' "$SIMDBG/objects"; then

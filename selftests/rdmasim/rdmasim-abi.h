@@ -15,6 +15,13 @@
 #define RDMASIM_ABI_VERSION	1
 #define RDMASIM_MAGIC		0x53494d31	/* "SIM1" */
 
+/*
+ * The rawmap variant's context page: one page per context, mapped at this
+ * offset with remap_pfn_range(), which the core does not track.  Far above
+ * the offsets the core hands out for mmap entries.
+ */
+#define RDMASIM_MMAP_CTX_PAGE_PGOFF	0x10000000UL
+
 /* Driver-namespace object, methods and attributes, modelled on mlx5's UAR */
 enum rdmasim_objects {
 	RDMASIM_OBJECT_UAR = (1U << UVERBS_ID_NS_SHIFT),

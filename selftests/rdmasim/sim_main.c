@@ -72,6 +72,8 @@ enum sim_variant {
 	SIM_VAR_PCI,		/* RoCE under a PCI-like bus device (hns v2) */
 	SIM_VAR_PDQUERY2,	/* RoCE whose PD_QUERY has one more attribute */
 	SIM_VAR_VMOPS,		/* RoCE whose mappings have vm_ops with fault */
+	SIM_VAR_RAWMAP,		/* RoCE mapping a page the core cannot revoke */
+	SIM_VAR_PVRDMA,		/* RoCE under vmw_pvrdma's driver id */
 };
 
 /* The object kinds debugfs counts, for the selftests' leak checks */
@@ -162,6 +164,8 @@ struct sim_ucontext {
 	struct list_head node;		/* in sim_dev.uctxs */
 	/* UAR page id -> mmap pgoff of its entry (xa_mk_value) */
 	struct xarray uars;
+	/* The rawmap variant's context page, freed with the context */
+	struct page *ctx_page;
 };
 
 enum sim_mmap_type {
@@ -450,12 +454,32 @@ static void sim_vma_own(struct vm_area_struct *vma)
 	atomic_long_inc(&sim_count[SIM_K_VMA]);
 }
 
+/*
+ * The rawmap variant's context page is mapped the way 6.1's bnxt_re maps
+ * its shared page and pvrdma its UAR: remap_pfn_range() straight from the
+ * mmap op, not rdma_user_mmap_io(), so the core neither tracks nor zaps the
+ * mapping, and the page is freed with the context (sim_dealloc_ucontext()).
+ * Natively that is safe only because the variant has no
+ * disassociate_ucontext: the context outlives every mapping of its file.
+ */
+static int sim_mmap_ctx_page(struct sim_ucontext *uctx,
+			     struct vm_area_struct *vma)
+{
+	if (vma->vm_end - vma->vm_start != PAGE_SIZE)
+		return -EINVAL;
+	return remap_pfn_range(vma, vma->vm_start, page_to_pfn(uctx->ctx_page),
+			       PAGE_SIZE, vma->vm_page_prot);
+}
+
 static int sim_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *entry;
 	struct sim_mmap *m;
 	int ret;
 
+	if (vma->vm_pgoff == RDMASIM_MMAP_CTX_PAGE_PGOFF &&
+	    to_sdev(ibuc->device)->variant == SIM_VAR_RAWMAP)
+		return sim_mmap_ctx_page(to_suctx(ibuc), vma);
 	entry = rdma_user_mmap_entry_get(ibuc, vma);
 	if (!entry)
 		return -EINVAL;
@@ -588,6 +612,11 @@ static int sim_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	struct sim_dev *sdev = to_sdev(ibuc->device);
 	struct sim_ucontext *uctx = to_suctx(ibuc);
 
+	if (sdev->variant == SIM_VAR_RAWMAP) {
+		uctx->ctx_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!uctx->ctx_page)
+			return -ENOMEM;
+	}
 	xa_init(&uctx->uars);
 	spin_lock(&sdev->uctx_lock);
 	list_add_tail(&uctx->node, &sdev->uctxs);
@@ -604,6 +633,8 @@ static void sim_dealloc_ucontext(struct ib_ucontext *ibuc)
 	if (!xa_empty(&uctx->uars))
 		sim_strict("dealloc_ucontext: UAR objects outlive their ucontext");
 	xa_destroy(&uctx->uars);
+	if (uctx->ctx_page)
+		__free_page(uctx->ctx_page);
 	spin_lock(&sdev->uctx_lock);
 	list_del(&uctx->node);
 	spin_unlock(&sdev->uctx_lock);
@@ -1501,6 +1532,8 @@ static const char * const sim_variant_name[] = {
 	[SIM_VAR_PCI] = "pci",
 	[SIM_VAR_PDQUERY2] = "pdquery2",
 	[SIM_VAR_VMOPS] = "vmops",
+	[SIM_VAR_RAWMAP] = "rawmap",
+	[SIM_VAR_PVRDMA] = "pvrdma",
 };
 
 static int sim_variant = SIM_VAR_ROCE;
@@ -1527,7 +1560,7 @@ static const struct kernel_param_ops sim_variant_ops = {
 };
 module_param_cb(variant, &sim_variant_ops, &sim_variant, 0644);
 MODULE_PARM_DESC(variant,
-		 "what the next \"rdma link add\" makes: roce (default), ib, iwarp, nokverbs (EFA-like), pci (RoCE under a PCI-like device: an hns v2 function), pdquery2 (RoCE whose PD_QUERY takes a mandatory FLAGS attribute), vmops (RoCE whose mappings have vm_ops of its own, with a fault handler)");
+		 "what the next \"rdma link add\" makes: roce (default), ib, iwarp, nokverbs (EFA-like), pci (RoCE under a PCI-like device: an hns v2 function), pdquery2 (RoCE whose PD_QUERY takes a mandatory FLAGS attribute), vmops (RoCE whose mappings have vm_ops of its own, with a fault handler), rawmap (RoCE mapping a context page with remap_pfn_range(), untracked by the core, as 6.1's bnxt_re and pvrdma do), pvrdma (RoCE under vmw_pvrdma's driver id)");
 
 /*
  * The pci variant's bus device stands for an hns v2 RoCE function (Huawei
@@ -1672,6 +1705,19 @@ static void sim_variant_setup(struct sim_dev *sdev)
 	/* vmops differs in its mappings only (sim_mmap()) */
 	if (sdev->variant == SIM_VAR_ROCE || sdev->variant == SIM_VAR_VMOPS)
 		return;
+	/*
+	 * As bnxt_re and pvrdma: no disassociate_ucontext, so natively the
+	 * core waits for the file to close before the context goes.
+	 */
+	if (sdev->variant == SIM_VAR_RAWMAP) {
+		ibdev->ops.disassociate_ucontext = NULL;
+		return;
+	}
+	/* Its user ABI stays rdmasim's: only the identity differs */
+	if (sdev->variant == SIM_VAR_PVRDMA) {
+		ibdev->ops.driver_id = RDMA_DRIVER_VMW_PVRDMA;
+		return;
+	}
 	if (sdev->variant == SIM_VAR_PCI) {
 		ibdev->dev.parent = sim_pci_dev;
 		return;
