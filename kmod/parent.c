@@ -109,6 +109,39 @@ static const struct {
 	VRDMA_PARENT_OP(reg_user_mr),
 };
 
+/*
+ * Parents whose every user context maps page frames with remap_pfn_range()
+ * straight from the driver's mmap op, which the core neither tracks nor
+ * zaps: a vdevice disassociates while the tenant still maps them, so
+ * vrdma refuses such mappings (kmod/vma.c) and with them every context of
+ * these drivers.  Read in 6.1's sources: bnxt_re (its shared page, and its
+ * doorbell page at a raw PFN taken from the offset), vmw_pvrdma (its UAR),
+ * ocrdma (doorbell, DPP and queue pages).  Refused here so that the
+ * operator learns it at dev add, not from every tenant's failing open.
+ */
+static int vrdma_parent_check_mappings(struct ib_device *pdev,
+				       struct netlink_ext_ack *extack)
+{
+	switch (pdev->ops.driver_id) {
+	case RDMA_DRIVER_BNXT_RE:
+		NL_SET_ERR_MSG(extack,
+			       "parent is bnxt_re: it maps pages with remap_pfn_range(), which vrdma cannot revoke when a vdevice goes");
+		break;
+	case RDMA_DRIVER_VMW_PVRDMA:
+		NL_SET_ERR_MSG(extack,
+			       "parent is vmw_pvrdma: it maps its UAR with remap_pfn_range(), which vrdma cannot revoke when a vdevice goes");
+		break;
+	case RDMA_DRIVER_OCRDMA:
+		NL_SET_ERR_MSG(extack,
+			       "parent is ocrdma: it maps pages with remap_pfn_range(), which vrdma cannot revoke when a vdevice goes");
+		break;
+	default:
+		return 0;
+	}
+	ibdev_dbg(pdev, "vrdma: parent maps pages vrdma cannot revoke\n");
+	return -EOPNOTSUPP;
+}
+
 /**
  * vrdma_parent_check() - whether vrdma can serve vdevices on a device
  * @pdev: the would-be parent, not a vdevice
@@ -120,7 +153,8 @@ static const struct {
  * addressing from the subnet manager; an iWARP port connects only through
  * iw_cm; neither is forwarded, so a vdevice on them would register with an
  * empty GID table and fail every connection.  They are refused, as are
- * other transports (EFA, usNIC) and parents without user verbs.
+ * other transports (EFA, usNIC) and parents without user verbs, and
+ * drivers whose mappings vrdma cannot revoke.
  *
  * Return: 0, or -EOPNOTSUPP with a message in @extack.
  */
@@ -156,7 +190,7 @@ int vrdma_parent_check(struct ib_device *pdev, struct netlink_ext_ack *extack)
 				       "parent is neither RoCE, InfiniBand nor iWARP (EFA, usNIC): vrdma supports RoCE parents only");
 		return -EOPNOTSUPP;
 	}
-	return 0;
+	return vrdma_parent_check_mappings(pdev, extack);
 }
 
 /* Woken when a parent's last pin goes (vrdma_parent_unpin()). */

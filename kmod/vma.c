@@ -3,9 +3,16 @@
  * vrdma_vma: parent mappings that outlive vrdma.ko.
  *
  * The process maps the parent's queue buffers and doorbell pages directly,
- * through the vdevice's file.  Mappings made with the core's rdma_umap_ops
- * are tracked on the vdevice file and zapped by the core on
- * disassociation, so they need nothing from us.  A parent that installs
+ * through the vdevice's file.  Mappings made with rdma_user_mmap_io() are
+ * tracked on the vdevice file and zapped by the core on disassociation,
+ * so they need nothing from us.  Mappings of pages the parent inserted
+ * with vm_insert_page() or remap_vmalloc_range() hold a reference on each
+ * page, which therefore outlives the parent's use of it: harmless.  A
+ * mapping of raw page frames made any other way (remap_pfn_range() from
+ * the mmap op, as 6.1's bnxt_re, pvrdma and ocrdma do) is neither zapped
+ * nor refcounted: a vdevice always disassociates, so the parent would free
+ * or reissue the frame while the tenant still maps it.  Such mappings are
+ * refused.  A parent that installs
  * its own vm_ops (rxe maps its vmalloc'ed queues with rxe_vm_ops)
  * dereferences its mmap info, the shadow ucontext and the parent device
  * when the mapping is closed, which may happen long after the vdevice is
@@ -217,6 +224,23 @@ static bool vrdma_vma_wrappable(const struct vm_operations_struct *ops)
 	       !memchr_inv(p + hi + n, 0, sizeof(*ops) - hi - n);
 }
 
+/*
+ * Whether a mapping left under the core's vm_ops (or none) is safe once
+ * the vdevice is gone: the core tracks it (rdma_user_mmap_io() sets
+ * vm_private_data to its record, which links the VMA into the file's
+ * list zapped on disassociation), or it maps only struct pages that hold
+ * a reference each (vm_insert_page(), remap_vmalloc_range(): neither sets
+ * VM_PFNMAP or VM_IO).  Raw page frames the core does not track stay
+ * mapped, unreferenced, after the parent frees or reissues them.
+ */
+static bool vrdma_vma_revocable(const struct vm_area_struct *vma,
+				const struct vm_operations_struct *core_ops)
+{
+	if (vma->vm_ops == core_ops && vma->vm_private_data)
+		return true;
+	return !(vma->vm_flags & (VM_PFNMAP | VM_IO));
+}
+
 /**
  * vrdma_vma_mmap() - map a parent queue or doorbell page with the shadow
  * @holder: the holder of the shadow ucontext the mapping belongs to
@@ -225,10 +249,13 @@ static bool vrdma_vma_wrappable(const struct vm_operations_struct *ops)
  * Calls the parent driver's mmap op with the shadow ucontext.  If the
  * parent installs vm_ops of its own, wraps them so that the mapping holds
  * @holder until its last VMA is closed, and each of its VMAs this module.
+ * Refuses a mapping of page frames that the core would not revoke when
+ * the vdevice disassociates (vrdma_vma_revocable()).
  *
  * Context: process context, from the vdevice's mmap op, whose module
  * holds a reference on this one.
- * Return: 0 or the parent's error.
+ * Return: 0, the parent's error, or -EOPNOTSUPP for a mapping vrdma
+ * cannot let through.
  */
 int vrdma_vma_mmap(struct vrdma_uctx_holder *holder,
 		   struct vm_area_struct *vma)
@@ -243,13 +270,23 @@ int vrdma_vma_mmap(struct vrdma_uctx_holder *holder,
 		return -ENOMEM;
 
 	ret = holder->pdev->ops.mmap(holder->shadow, vma);
-	/*
-	 * No vm_ops at all: nothing of the parent's runs when the mapping
-	 * goes, so there is nothing to keep alive for it either.
-	 */
-	if (ret || vma->vm_ops == core_ops || !vma->vm_ops) {
+	if (ret) {
 		kfree(vv);
 		return ret;
+	}
+	/*
+	 * Still the core's vm_ops, or none at all: nothing of the parent's
+	 * runs when the mapping goes, so there is nothing to keep alive for
+	 * it; but the core revokes it only if it tracks it.
+	 */
+	if (vma->vm_ops == core_ops || !vma->vm_ops) {
+		kfree(vv);
+		if (vrdma_vma_revocable(vma, core_ops))
+			return 0;
+		pr_debug("vrdma_vma: %s: parent mapped page frames the core cannot revoke\n",
+			 holder->pdev->name);
+		/* mmap_region() unmaps what the parent's mmap inserted */
+		return -EOPNOTSUPP;
 	}
 	if (!vrdma_vma_wrappable(vma->vm_ops)) {
 		/* The core does not close a VMA whose mmap failed. */
