@@ -36,7 +36,7 @@ KERNELS_SH=$TOP/scripts/kernels.sh
 # attack test (attack, acl, tenancy, qp_gid: security.rst's claims hold on
 # every kernel) and the vdevice names (which the core keeps unique per
 # kernel its way).
-CORE_TESTS="module visibility traffic verbs quota lifecycle sim sim_attrs shadow_owner attack acl tenancy qp_gid names"
+CORE_TESTS="module visibility traffic verbs quota lifecycle sim sim_attrs sim_drv_quota shadow_owner attack acl tenancy qp_gid names"
 
 TESTS=
 case ${1:-} in
