@@ -539,6 +539,7 @@ int vrdma_fwd_call(struct uverbs_attr_bundle *attrs, u16 object_id,
 	struct ib_uverbs_file *saved_ufile;
 	struct vrdma_fwd_method *slot;
 	struct ib_uobject *uobj;
+	struct vrdma_dev *vdev;
 	unsigned int n = 0, i;
 	size_t j;
 	int ret;
@@ -546,7 +547,8 @@ int vrdma_fwd_call(struct uverbs_attr_bundle *attrs, u16 object_id,
 	vctx = ib_uverbs_get_ucontext(attrs);
 	if (IS_ERR(vctx))
 		return PTR_ERR(vctx);
-	slot = vrdma_fwd_find(to_vdev(vctx->device), object_id, method_id);
+	vdev = to_vdev(vctx->device);
+	slot = vrdma_fwd_find(vdev, object_id, method_id);
 	if (!slot || !slot->handler)
 		return -EOPNOTSUPP;
 
@@ -560,6 +562,15 @@ int vrdma_fwd_call(struct uverbs_attr_bundle *attrs, u16 object_id,
 		uobj = attr[n]->obj_attr.uobject;
 		real[n] = uobj;
 		is_new[n] = def->attr.u.obj.access == UVERBS_ACCESS_NEW;
+		/*
+		 * What a driver method creates (mlx5: a firmware UAR) has no
+		 * bound in the parent per context: the drv-obj limit is it.
+		 */
+		if (is_new[n]) {
+			ret = vrdma_quota_charge(vdev, VRDMA_RES_DRV_OBJ, 1);
+			if (ret)
+				goto err_uncharge;
+		}
 		vrdma_fwd_stand_in(&stand[n], uobj,
 				   is_new[n] ? NULL :
 				   vrdma_fwd_parent_obj(def->attr.u.obj.obj_type,
@@ -578,11 +589,27 @@ int vrdma_fwd_call(struct uverbs_attr_bundle *attrs, u16 object_id,
 	attrs->ufile = saved_ufile;
 	for (i = 0; i < n; i++) {
 		attr[i]->obj_attr.uobject = real[i];
-		/* Also on failure: a finalized object is destroyed by the core */
-		if (is_new[i] && stand[i].object) {
+		if (!is_new[i])
+			continue;
+		/*
+		 * Also on failure: a finalized object is destroyed by the
+		 * core, through vrdma_fwd_destroy(), which uncharges it.
+		 */
+		if (stand[i].object) {
 			real[i]->object = stand[i].object;
 			vrdma_obj_inc(VRDMA_OBJ_DRV);
+		} else {
+			vrdma_quota_uncharge(vdev, VRDMA_RES_DRV_OBJ, 1);
 		}
+	}
+	return ret;
+
+err_uncharge:
+	/* Only the attributes before the n-th were charged or swapped */
+	for (i = 0; i < n; i++) {
+		attr[i]->obj_attr.uobject = real[i];
+		if (is_new[i])
+			vrdma_quota_uncharge(vdev, VRDMA_RES_DRV_OBJ, 1);
 	}
 	return ret;
 }
@@ -615,7 +642,10 @@ int vrdma_fwd_destroy(struct ib_uobject *uobj, enum rdma_remove_reason why,
 	sb.ufile = stand.ufile;
 	sb.context = stand.context;
 	ret = t->destroy(&stand, why, &sb);
-	if (!ret)
+	if (!ret) {
 		vrdma_obj_dec(VRDMA_OBJ_DRV);
+		vrdma_quota_uncharge(to_vdev(vctx->device), VRDMA_RES_DRV_OBJ,
+				     1);
+	}
 	return ret;
 }

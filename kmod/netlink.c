@@ -31,6 +31,7 @@ static const struct nla_policy vrdma_res_policy[VRDMA_RES_MAX + 1] = {
 	[VRDMA_RES_MW] = { .type = NLA_U64 },
 	[VRDMA_RES_AH] = { .type = NLA_U64 },
 	[VRDMA_RES_MR_BYTES] = { .type = NLA_U64 },
+	[VRDMA_RES_DRV_OBJ] = { .type = NLA_U64 },
 };
 
 static const struct nla_policy vrdma_policy[VRDMA_ATTR_MAX + 1] = {

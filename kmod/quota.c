@@ -18,6 +18,7 @@ static const char *const vrdma_res_names[VRDMA_NR_RES] = {
 	[VRDMA_RES_MW] = "mw",
 	[VRDMA_RES_AH] = "ah",
 	[VRDMA_RES_MR_BYTES] = "mr-bytes",
+	[VRDMA_RES_DRV_OBJ] = "drv-obj",
 };
 
 /* The parent's capacity per resource, as its device attributes state it. */

@@ -488,7 +488,8 @@ bool vrdma_res_has(const struct vrdma_res_values *v, enum vrdma_res res);
  * vrdma_res_name() - stable short name of a resource type
  * @res: the resource
  *
- * Return: "ctx", "pd", "cq", "qp", "srq", "mr", "mw", "ah" or "mr_bytes",
+ * Return: "ctx", "pd", "cq", "qp", "srq", "mr", "mw", "ah", "mr_bytes" or
+ * "drv_obj",
  * or NULL for a value that is not a resource.
  */
 const char *vrdma_res_name(enum vrdma_res res);

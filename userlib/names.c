@@ -32,6 +32,7 @@ static const char *const res_names[__VRDMA_RES_MAX] = {
 	[VRDMA_RES_MW]		= "mw",
 	[VRDMA_RES_AH]		= "ah",
 	[VRDMA_RES_MR_BYTES]	= "mr_bytes",
+	[VRDMA_RES_DRV_OBJ]	= "drv_obj",
 };
 
 const char *vrdma_res_name(enum vrdma_res res)

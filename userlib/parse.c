@@ -58,6 +58,7 @@ static const enum mnl_attr_data_type res_policy[VRDMA_RES_MAX + 1] = {
 	[VRDMA_RES_MW]			= MNL_TYPE_U64,
 	[VRDMA_RES_AH]			= MNL_TYPE_U64,
 	[VRDMA_RES_MR_BYTES]		= MNL_TYPE_U64,
+	[VRDMA_RES_DRV_OBJ]		= MNL_TYPE_U64,
 };
 
 static const enum mnl_attr_data_type ctrl_policy[CTRL_ATTR_MAX + 1] = {

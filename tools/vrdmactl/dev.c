@@ -21,7 +21,7 @@ static void dev_usage(FILE *f)
 	      "       " VCTL_NAME " dev del NAME\n"
 	      "       " VCTL_NAME " dev help\n"
 	      "LIMITS := [ ctx N ] [ pd N ] [ cq N ] [ qp N ] [ srq N ] [ mr N ]\n"
-	      "          [ mw N ] [ ah N ] [ mr-bytes SIZE ]\n"
+	      "          [ mw N ] [ ah N ] [ mr-bytes SIZE ] [ drv-obj N ]\n"
 	      "ACL := [ sgid { ADDR | any } ]... [ peer { PREFIX | any } ]...\n"
 	      "ADDR := { IPV4 | IPV6 }   PREFIX := { ADDR | ADDR/LEN }\n"
 	      "N := { NUMBER | max }\n"
@@ -81,6 +81,7 @@ static const struct dev_keyword add_keywords[] = {
 	{ "mw",		KW_LIMIT,	VRDMA_RES_MW },
 	{ "ah",		KW_LIMIT,	VRDMA_RES_AH },
 	{ "mr-bytes",	KW_LIMIT,	VRDMA_RES_MR_BYTES },
+	{ "drv-obj",	KW_LIMIT,	VRDMA_RES_DRV_OBJ },
 	{ "sgid",	KW_SGID,	VRDMA_RES_UNSPEC },
 	{ "peer",	KW_PEER,	VRDMA_RES_UNSPEC },
 	{ NULL }

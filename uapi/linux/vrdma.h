@@ -95,6 +95,9 @@
  * LIMITS / USAGE nest (VRDMA_ATTR_LIMITS, VRDMA_ATTR_USAGE):
  *             VRDMA_RES_CTX .. VRDMA_RES_AH NLA_U64  object counts
  *             VRDMA_RES_MR_BYTES           NLA_U64  pinned MR bytes
+ *             VRDMA_RES_DRV_OBJ            NLA_U64  objects of the parent
+ *                                                   driver's own methods
+ *                                                   (mlx5's UARs)
  *   In a request, VRDMA_LIMIT_MAX means "the parent's capacity".  In a
  *   reply, LIMITS carries the effective limit (never above the parent's
  *   capacity) and USAGE the current use.
@@ -200,6 +203,7 @@ enum vrdma_res {
 	VRDMA_RES_MW,
 	VRDMA_RES_AH,
 	VRDMA_RES_MR_BYTES,
+	VRDMA_RES_DRV_OBJ,
 
 	__VRDMA_RES_MAX
 };
