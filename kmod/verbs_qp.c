@@ -122,18 +122,21 @@ err_ud_put:
 
 /*
  * The shadow's share of what _ib_modify_qp() keeps per QP: the held source
- * GID entry of its address vector, which destroying the QP puts.
+ * GID entry of its address vector, which destroying the QP puts.  uverbs
+ * holds a QP shared for modify_qp, so two calls with an address vector
+ * may both get here: the exchange hands each old entry to exactly one of
+ * them to put.
  */
 static void vrdma_shadow_set_av(struct ib_qp *shadow,
 				const struct rdma_ah_attr *ah_attr)
 {
-	const struct ib_gid_attr *old = shadow->av_sgid_attr;
+	const struct ib_gid_attr *new = NULL, *old;
 
-	shadow->av_sgid_attr = NULL;
 	if (rdma_ah_get_ah_flags(ah_attr) & IB_AH_GRH) {
 		rdma_hold_gid_attr(ah_attr->grh.sgid_attr);
-		shadow->av_sgid_attr = ah_attr->grh.sgid_attr;
+		new = ah_attr->grh.sgid_attr;
 	}
+	old = xchg(&shadow->av_sgid_attr, new);
 	if (old)
 		rdma_put_gid_attr(old);
 }
