@@ -122,7 +122,7 @@ dev_json() {
 }
 
 # usage_of DEV RES / limit_of DEV RES - one value from dev show -j (RES as
-# in JSON: ctx pd cq qp srq mr mw ah mr_bytes).
+# in JSON: ctx pd cq qp srq mr mw ah mr_bytes drv_obj).
 usage_of() {
 	"$VRDMACTL" -j dev show "$1" | jq -r ".[0].usage.$2"
 }

@@ -71,10 +71,11 @@ chk=$(jq -r --argjson pd "${CAP[pd]}" --argjson cq "${CAP[cq]}" \
 	--argjson qp "${CAP[qp]}" --argjson srq "${CAP[srq]}" \
 	--argjson mr "${CAP[mr]}" --argjson mw "${CAP[mw]}" \
 	--argjson ah "${CAP[ah]}" '
-	[.limits.ctx == null, .limits.mr_bytes == null, .limits.pd == $pd,
+	[.limits.ctx == null, .limits.mr_bytes == null,
+	 .limits.drv_obj == null, .limits.pd == $pd,
 	 .limits.cq == $cq, .limits.qp == $qp, .limits.srq == $srq,
 	 .limits.mr == $mr, .limits.mw == $mw, .limits.ah == $ah,
-	 ([.usage[]] | all(. == 0)), (.usage | length) == 9] | all' <<<"$json")
+	 ([.usage[]] | all(. == 0)), (.usage | length) == 10] | all' <<<"$json")
 if [ "$chk" = true ]; then
 	ktap_ok defaults_are_parent_caps
 else
@@ -294,10 +295,12 @@ fill() {
 	done
 }
 
-# all_used DEV - every type has use > 0 (so that "back to zero" means
-# something).
+# all_used DEV - every type the holder allocates has use > 0 (so that
+# "back to zero" means something); drv_obj stays 0: rxe has no driver
+# methods.
 all_used() {
-	[ "$("$VRDMACTL" -j dev show "$1" | jq -r '[.[0].usage[]] | all(. > 0)')" = true ]
+	[ "$("$VRDMACTL" -j dev show "$1" |
+		jq -r '[.[0].usage | del(.drv_obj)[]] | all(. > 0)')" = true ]
 }
 
 ok=0
