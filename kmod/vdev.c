@@ -135,6 +135,7 @@ static void vrdma_dev_home_work(struct work_struct *work)
 {
 	struct vrdma_dev *vdev;
 
+	vrdma_delay(VRDMA_DELAY_HOME);
 	while ((vdev = vrdma_dev_unlink_next(vrdma_dev_away_match, NULL))) {
 		if (!net_eq(vrdma_dev_net(vdev), vdev->home))
 			pr_info("vrdma: %s: moved to another network namespace by the RDMA core; destroying it\n",

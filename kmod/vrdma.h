@@ -568,6 +568,7 @@ static inline void *vrdma_fault_ptr(enum vrdma_fault point)
  */
 enum vrdma_delay {
 	VRDMA_DELAY_REGISTERED,	/* registered, not yet on vrdma_devs */
+	VRDMA_DELAY_HOME,	/* moved or renamed, not yet undone */
 	VRDMA_NR_DELAY
 };
 
