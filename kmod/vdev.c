@@ -151,7 +151,8 @@ static DECLARE_WORK(vrdma_dev_home, vrdma_dev_home_work);
 
 /**
  * vrdma_dev_check_home() - undo a move or rename vrdma did not ask for
- * @ibdev: a vdevice the RDMA core has just (re-)enabled or renamed
+ * @ibdev: a vdevice the RDMA core has just (re-)enabled or renamed, or
+ *	one a context is being opened on
  *
  * "rdma dev set NAME netns NS" and "rdma dev set NAME name NEW" need
  * CAP_NET_ADMIN in the initial user namespace only, which root in a
@@ -160,12 +161,16 @@ static DECLARE_WORK(vrdma_dev_home, vrdma_dev_home_work);
  * vrdma's own deletion needs, nor can a rename.  Such a vdevice left its
  * tenancy and is destroyed, with a VRDMA_DEL_MOVED event, shortly after.
  *
- * Context: the RDMA core's client add or rename callback.
+ * Context: the RDMA core's client add or rename callback, or
+ * alloc_ucontext.
+ * Return: true if the vdevice left its tenancy (its undo is queued).
  */
-void vrdma_dev_check_home(struct ib_device *ibdev)
+bool vrdma_dev_check_home(struct ib_device *ibdev)
 {
-	if (vrdma_dev_away(to_vdev(ibdev)))
-		schedule_work(&vrdma_dev_home);
+	if (!vrdma_dev_away(to_vdev(ibdev)))
+		return false;
+	schedule_work(&vrdma_dev_home);
+	return true;
 }
 
 /**
