@@ -135,6 +135,7 @@ static void vrdma_dev_home_work(struct work_struct *work)
 {
 	struct vrdma_dev *vdev;
 
+	vrdma_delay(VRDMA_DELAY_HOME);
 	while ((vdev = vrdma_dev_unlink_next(vrdma_dev_away_match, NULL))) {
 		if (!net_eq(vrdma_dev_net(vdev), vdev->home))
 			pr_info("vrdma: %s: moved to another network namespace by the RDMA core; destroying it\n",
@@ -150,7 +151,8 @@ static DECLARE_WORK(vrdma_dev_home, vrdma_dev_home_work);
 
 /**
  * vrdma_dev_check_home() - undo a move or rename vrdma did not ask for
- * @ibdev: a vdevice the RDMA core has just (re-)enabled or renamed
+ * @ibdev: a vdevice the RDMA core has just (re-)enabled or renamed, or
+ *	one a context is being opened on
  *
  * "rdma dev set NAME netns NS" and "rdma dev set NAME name NEW" need
  * CAP_NET_ADMIN in the initial user namespace only, which root in a
@@ -159,12 +161,16 @@ static DECLARE_WORK(vrdma_dev_home, vrdma_dev_home_work);
  * vrdma's own deletion needs, nor can a rename.  Such a vdevice left its
  * tenancy and is destroyed, with a VRDMA_DEL_MOVED event, shortly after.
  *
- * Context: the RDMA core's client add or rename callback.
+ * Context: the RDMA core's client add or rename callback, or
+ * alloc_ucontext.
+ * Return: true if the vdevice left its tenancy (its undo is queued).
  */
-void vrdma_dev_check_home(struct ib_device *ibdev)
+bool vrdma_dev_check_home(struct ib_device *ibdev)
 {
-	if (vrdma_dev_away(to_vdev(ibdev)))
-		schedule_work(&vrdma_dev_home);
+	if (!vrdma_dev_away(to_vdev(ibdev)))
+		return false;
+	schedule_work(&vrdma_dev_home);
+	return true;
 }
 
 /**

@@ -3,14 +3,20 @@
  * Completion queues.  The shadow CQ's handlers forward completion and
  * async events to the vdevice CQ, whose handlers belong to uverbs and
  * dereference the vdevice object.  rxe calls the completion handler from a
- * tasklet, so the forwarders never sleep.
+ * tasklet, so the forwarders never sleep.  A shadow whose destruction
+ * failed forwards nothing (vrdma_cq_detach()).
  */
+#include <linux/module.h>
+
 #include "vrdma.h"
 
 static void vrdma_cq_comp(struct ib_cq *shadow, void *ctx)
 {
 	struct ib_cq *ibcq = ctx;
 
+	/* Detached: the vdevice CQ may be abandoned by the core */
+	if (!ibcq)
+		return;
 	if (ibcq->comp_handler)
 		ibcq->comp_handler(ibcq, ibcq->cq_context);
 }
@@ -20,7 +26,7 @@ static void vrdma_cq_event(struct ib_event *pev, void *ctx)
 	struct ib_cq *ibcq = ctx;
 	struct ib_event ev = *pev;
 
-	if (!ibcq->event_handler)
+	if (!ibcq || !ibcq->event_handler)
 		return;
 	ev.device = ibcq->device;
 	ev.element.cq = ibcq;
@@ -92,12 +98,34 @@ err_restrack:
 	return ret;
 }
 
+/*
+ * Called when the shadow outlives a failed destroy.  Outside a user's
+ * DESTROY the core retries while others make progress and then abandons
+ * the vdevice CQ without telling the driver (__uverbs_cleanup_ufile() with
+ * RDMA_REMOVE_DRIVER_FAILURE): its uobject and completion channel go, the
+ * vdevice is freed after unregistration, and the parent still holds the
+ * shadow.  From now on its handlers forward nothing; the completion
+ * handler stays vrdma_cq_comp(), which takes a module reference for as
+ * long as the shadow may call it (given back if a retry destroys it).
+ * A user's CQ whose DESTROY the parent refused loses its completion and
+ * async events with it.
+ */
+static void vrdma_cq_detach(struct ib_cq *shadow)
+{
+	if (!shadow->cq_context)
+		return;
+	__module_get(THIS_MODULE);
+	WRITE_ONCE(shadow->event_handler, NULL);
+	WRITE_ONCE(shadow->cq_context, NULL);
+}
+
 /**
  * vrdma_destroy_cq() - destroy a CQ and its shadow
  * @ibcq: the vdevice CQ
  * @udata: the provider's driver data
  *
- * Return: 0 or the parent's error.
+ * Return: 0 or the parent's error; the shadow then forwards no more
+ * events (vrdma_cq_detach()).
  */
 int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
@@ -108,12 +136,16 @@ int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	int ret;
 
 	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
-	if (IS_ERR(pudata))
-		return PTR_ERR(pudata);
+	if (IS_ERR(pudata)) {
+		ret = PTR_ERR(pudata);
+		goto err_detach;
+	}
 
 	/* Shadow QPs hold it; the core checked the vdevice CQ already. */
-	if (atomic_read(&shadow->usecnt))
-		return -EBUSY;
+	if (atomic_read(&shadow->usecnt)) {
+		ret = -EBUSY;
+		goto err_detach;
+	}
 
 	/*
 	 * ib_destroy_cq_user() without its kfree(): the core frees the
@@ -128,10 +160,17 @@ int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	rdma_restrack_del(&shadow->res);
 	ret = shadow->device->ops.destroy_cq(shadow, pudata);
 	if (ret)
-		return ret;
+		goto err_detach;
+	/* Destroyed after all: it calls vrdma_cq_comp() no more */
+	if (!shadow->cq_context)
+		module_put(THIS_MODULE);
 	vrdma_quota_uncharge(vdev, VRDMA_RES_CQ, 1);
 	vrdma_obj_dec(VRDMA_OBJ_CQ);
 	return 0;
+
+err_detach:
+	vrdma_cq_detach(shadow);
+	return ret;
 }
 
 /**

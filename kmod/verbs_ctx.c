@@ -25,7 +25,8 @@ struct ib_ucontext *vrdma_shadow_uctx(struct ib_ucontext *ibuc)
  * @ibuc: the vdevice ucontext, allocated by the core
  * @udata: the provider's request and response, passed to the parent
  *
- * Return: 0 or a negative errno (EDQUOT past the context limit).
+ * Return: 0 or a negative errno (EDQUOT past the context limit, ENODEV on
+ * a vdevice the RDMA core moved or renamed).
  */
 int vrdma_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
@@ -35,6 +36,16 @@ int vrdma_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	struct uverbs_attr_bundle sb;
 	struct ib_ucontext *shadow;
 	int ret;
+
+	/*
+	 * Moved by the core: no context in the new namespace until the
+	 * undo, nor ever if the core's re-enable stopped before vrdma's
+	 * client heard of the move (enable_device_and_get() failing).
+	 */
+	if (vrdma_dev_check_home(ibuc->device)) {
+		vrdma_dbg(vdev, "moved or renamed by the RDMA core; no new context\n");
+		return -ENODEV;
+	}
 
 	ret = vrdma_quota_charge(vdev, VRDMA_RES_CTX, 1);
 	if (ret)

@@ -319,11 +319,13 @@ int vrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
  * @ibqp: the vdevice QP
  * @udata: the provider's driver data
  *
- * Return: 0 or the parent's error (the vdevice QP then stays intact).
+ * Return: 0 or the parent's error (the vdevice QP then stays intact, but
+ * its shadow forwards no more async events).
  */
 int vrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct vrdma_dev *vdev = to_vdev(ibqp->device);
+	struct ib_qp *shadow = to_vqp(ibqp)->shadow;
 	struct uverbs_attr_bundle sb;
 	struct ib_udata *pudata;
 	int ret;
@@ -334,17 +336,31 @@ int vrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	 * that is in no bundle.  A vdevice PD always has a user object.
 	 */
 	pudata = vrdma_shadow_udata(&sb, udata, ibqp->pd->uobject->context);
-	if (IS_ERR(pudata))
-		return PTR_ERR(pudata);
+	if (IS_ERR(pudata)) {
+		ret = PTR_ERR(pudata);
+		goto err_detach;
+	}
 
-	ret = ib_destroy_qp_user(to_vqp(ibqp)->shadow, pudata);
+	ret = ib_destroy_qp_user(shadow, pudata);
 	if (ret)
-		return ret;
+		goto err_detach;
 	vrdma_quota_uncharge(vdev, VRDMA_RES_QP, 1);
 	if (ibqp->qp_type == IB_QPT_UD)
 		vrdma_gid_ud_put(vdev);
 	vrdma_obj_dec(VRDMA_OBJ_QP);
 	return 0;
+
+err_detach:
+	/*
+	 * Outside a user's DESTROY the core may abandon the vdevice QP
+	 * after this (RDMA_REMOVE_DRIVER_FAILURE): its uobject goes, the
+	 * vdevice is freed after unregistration, and the parent keeps the
+	 * shadow.  Its events must not reach either; parents test the
+	 * handler before each call.  A user's QP whose DESTROY the parent
+	 * refused loses its async events with it.
+	 */
+	WRITE_ONCE(shadow->event_handler, NULL);
+	return ret;
 }
 
 /* UD requests handed to the parent per call, bounded for the stack. */

@@ -103,25 +103,34 @@ int vrdma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
  * @ibsrq: the vdevice SRQ
  * @udata: the provider's driver data
  *
- * Return: 0 or the parent's error.
+ * Return: 0 or the parent's error; the shadow then forwards no more
+ * async events.
  */
 int vrdma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct vrdma_dev *vdev = to_vdev(ibsrq->device);
+	struct ib_srq *shadow = to_vsrq(ibsrq)->shadow;
 	struct uverbs_attr_bundle sb;
 	struct ib_udata *pudata;
 	int ret;
 
 	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
-	if (IS_ERR(pudata))
-		return PTR_ERR(pudata);
+	if (IS_ERR(pudata)) {
+		ret = PTR_ERR(pudata);
+		goto err_detach;
+	}
 
-	ret = ib_destroy_srq_user(to_vsrq(ibsrq)->shadow, pudata);
+	ret = ib_destroy_srq_user(shadow, pudata);
 	if (ret)
-		return ret;
+		goto err_detach;
 	vrdma_quota_uncharge(vdev, VRDMA_RES_SRQ, 1);
 	vrdma_obj_dec(VRDMA_OBJ_SRQ);
 	return 0;
+
+err_detach:
+	/* The core may abandon the vdevice SRQ now: see vrdma_destroy_qp() */
+	WRITE_ONCE(shadow->event_handler, NULL);
+	return ret;
 }
 
 /**

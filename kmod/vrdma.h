@@ -285,7 +285,7 @@ void vrdma_dev_wait_parent(struct vrdma_parent *parent);
 void vrdma_dealloc_driver(struct ib_device *ibdev);
 struct net *vrdma_dev_net(struct vrdma_dev *vdev);
 bool vrdma_dev_in_net(struct vrdma_dev *vdev, struct net *net);
-void vrdma_dev_check_home(struct ib_device *ibdev);
+bool vrdma_dev_check_home(struct ib_device *ibdev);
 void vrdma_dev_home_exit(void);
 u32 vrdma_dev_port_state(struct vrdma_dev *vdev);
 
@@ -568,6 +568,7 @@ static inline void *vrdma_fault_ptr(enum vrdma_fault point)
  */
 enum vrdma_delay {
 	VRDMA_DELAY_REGISTERED,	/* registered, not yet on vrdma_devs */
+	VRDMA_DELAY_HOME,	/* moved or renamed, not yet undone */
 	VRDMA_NR_DELAY
 };
 

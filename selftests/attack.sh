@@ -21,9 +21,14 @@
 #                             core, not yet on vrdma's list: the window is
 #                             held open by /sys/kernel/debug/vrdma/delay/
 #                             registered): undone all the same
+#   rdma dev set vM netns S   while the undo waits (delay/home): S's
+#                             ibv_devinfo opens no context on vM, as it
+#                             could not if the core's re-enable stopped
+#                             before vrdma's client heard of the move
 #
 # Before the fix vA stayed usable in S and vA2 lived on as X; a rename in
-# the creation window stayed until vrdma checked again after it.
+# the creation window stayed until vrdma checked again after it; S opened
+# a context on vM until the undo ran.
 
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -33,7 +38,8 @@
 ktap_plan setup nldev_move_leaves_nothing_in_other_ns nldev_move_destroys \
 	nldev_move_event nldev_rename_leaves_no_device nldev_rename_event \
 	nldev_move_rename_leaves_nothing nldev_move_rename_event \
-	rename_in_create_window_undone undo_logged klog_clean
+	rename_in_create_window_undone move_window_no_context \
+	move_window_undone undo_logged klog_clean
 
 mark=$(klog_mark)
 tmpdir T || exit 1
@@ -64,7 +70,7 @@ vdev_known() {
 }
 
 if new_ns A a && new_ns S s && vdev_add vA "$A" && vdev_add vA2 "$A" &&
-   vdev_add vA3 "$A"; then
+   vdev_add vA3 "$A" && vdev_add vM "$A"; then
 	spawn_monitor "$T/mona" "$A"
 	mona=$!
 	cleanup_push wait "$mona"
@@ -179,6 +185,31 @@ else
 fi
 "$VRDMACTL" dev del hijackw 2>/dev/null
 "$VRDMACTL" dev del vW 2>/dev/null
+
+# --- a context opened on a moved vdevice before the undo ----------------------
+
+# The core has moved vM into S; vrdma's undo waits 3 s.
+DELAY=/sys/kernel/debug/vrdma/delay/home
+echo 3000 >"$DELAY"
+echo "# [init] echo 3000 > $DELAY" >&"$KTAP_FD"
+in_ns "$A" rdma dev set vM netns "$S"
+ktap_diag "rdma dev set vM netns (3 s window): status $?"
+if ! in_ns_devices "$S" vM; then
+	ktap_fail move_window_no_context "S does not list vM: the window closed early"
+elif in_ns "$S" ibv_devinfo -d vM >"$T/devinfo" 2>&1; then
+	ktap_fail move_window_no_context "S opened vM: $(head -n 3 "$T/devinfo")"
+else
+	ktap_diag "ibv_devinfo in S: $(head -n 1 "$T/devinfo")"
+	ktap_ok move_window_no_context
+fi
+echo 0 >"$DELAY"
+if wait_for 10 no_device_left vM; then
+	ktap_ok move_window_undone
+else
+	ktap_fail move_window_undone \
+		"S lists: $(ip netns exec "$S" rdma dev show); vrdma: $("$VRDMACTL" dev show 2>&1)"
+	"$VRDMACTL" dev del vM 2>/dev/null
+fi
 
 if dmesg | tail -n "+$((mark + 1))" | grep -q "vrdma: vA: moved to another network namespace" &&
    dmesg | tail -n "+$((mark + 1))" | grep -q "vrdma: hijacked: renamed"; then
