@@ -24,9 +24,10 @@
  * @vdev: the vdevice
  * @attr: a GID entry of the vdevice (being added, or held)
  *
- * Allowed are the GIDs of netdevs in the vdevice's own network namespace,
- * and then what vrdma_acl_sgid_allowed() grants: the SGIDS list when there
- * is one, else every GID in VRDMA_GID_MODE_SHARED and none otherwise.
+ * What vrdma_acl_sgid_allowed() grants: with an SGIDS list, the GIDs it
+ * names, whichever namespace their netdev is in; without one, the GIDs of
+ * netdevs in the vdevice's own network namespace, and every GID in
+ * VRDMA_GID_MODE_SHARED.
  *
  * Context: any; does not sleep.
  * Return: true if the vdevice may have the GID in its table and send from it.
@@ -40,7 +41,7 @@ bool vrdma_gid_allowed(struct vrdma_dev *vdev, const struct ib_gid_attr *attr)
 	ndev = rcu_dereference(attr->ndev);
 	own = ndev && net_eq(dev_net(ndev), vdev->home);
 	rcu_read_unlock();
-	return own || vrdma_acl_sgid_allowed(vdev, &attr->gid);
+	return vrdma_acl_sgid_allowed(vdev, &attr->gid, own);
 }
 
 /* The context of an entry admitted at another index than the parent's */

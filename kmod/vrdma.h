@@ -338,7 +338,8 @@ void vrdma_acl_replace(struct vrdma_dev *vdev, enum vrdma_acl_kind kind,
 void vrdma_acl_free(struct vrdma_dev *vdev);
 int vrdma_acl_fill(struct sk_buff *skb, struct vrdma_dev *vdev);
 bool vrdma_acl_restricted(struct vrdma_dev *vdev);
-bool vrdma_acl_sgid_allowed(struct vrdma_dev *vdev, const union ib_gid *gid);
+bool vrdma_acl_sgid_allowed(struct vrdma_dev *vdev, const union ib_gid *gid,
+			    bool own);
 int vrdma_acl_check_av(struct vrdma_dev *vdev,
 		       const struct rdma_ah_attr *attr);
 

@@ -46,7 +46,8 @@ OK="rtr=ok ah=ok"
 ktap_plan setup own_gids_visible sysfs_no_foreign_gid sysfs_ndevs_own_only \
 	own_source_connects other_tenant_gid_hidden host_gid_hidden \
 	parent_index_spoof_refused ud_and_mcast_refused shared_sees_host \
-	shared_connects_from_host grant_by_sgid gid_mode_shown \
+	shared_connects_from_host grant_by_sgid sgid_binds_own_addresses \
+	own_usable_without_sgid gid_mode_shown \
 	gid_mode_fixed bad_gid_mode_refused rxe_native_per_ns rxe_end_to_end \
 	e2e_own_addresses_on_wire e2e_other_gid_refused dos_sweep \
 	no_leak klog_clean
@@ -223,19 +224,28 @@ probe shared_connects_from_host "$S" vS "$HOST" "$HOST" "$OK"
 
 # --- an explicit grant --------------------------------------------------------
 
-# sgid HOST on vB: the host address enters vB's table and may be used; B's
-# own address stays usable.
+# sgid HOST on vB: the host address enters vB's table and may be used.
+# The list is all vB may send from: B's own address, in vB's table since
+# vB was made, is refused now (an address B's root put on its own netdevs
+# would otherwise escape the list: acl.sh, own_netdev_sgid_hidden).
 if in_init "$VRDMACTL" dev set vB sgid "$HOST" &&
    wait_for 10 has_gid "$B" vB "$HOST"; then
 	out1=$(ip netns exec "$B" "$PROBE" vB "$HOST" "$HOST" 2>&1)
-	out2=$(ip netns exec "$B" "$PROBE" vB "$IPB" "$IPB" 2>&1)
-	if [[ $out1 == *"$OK"* && $out2 == *"$OK"* ]] && ! has_gid "$B" vB "$IPA"; then
-		ktap_ok grant_by_sgid "$out1 / $out2"
+	if [[ $out1 == *"$OK"* ]] && ! has_gid "$B" vB "$IPA"; then
+		ktap_ok grant_by_sgid "$out1"
 	else
-		ktap_fail grant_by_sgid "host: $out1; own: $out2; vB: $(gids "$B" vB | xargs)"
+		ktap_fail grant_by_sgid "host: $out1; vB: $(gids "$B" vB | xargs)"
 	fi
+	probe sgid_binds_own_addresses "$B" vB "$IPB" "$IPB" "rtr=EACCES ah=EACCES"
 else
 	ktap_fail grant_by_sgid "dev set failed or $HOST not in vB's table"
+	ktap_fail sgid_binds_own_addresses "no sgid list on vB"
+fi
+# Without a list again, vB's own addresses are its own.
+if in_init "$VRDMACTL" dev set vB sgid any; then
+	probe own_usable_without_sgid "$B" vB "$IPB" "$IPB" "$OK"
+else
+	ktap_fail own_usable_without_sgid "dev set vB sgid any failed"
 fi
 
 # --- the control plane --------------------------------------------------------
