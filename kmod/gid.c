@@ -231,23 +231,27 @@ void vrdma_ah_attr_put(struct rdma_ah_attr *attr)
  *	GID index into the vdevice's numbering
  * @vdev: the vdevice
  * @attr: an address vector returned by the parent (no sgid_attr)
+ *
+ * Return: 0, or -ENOENT when the vdevice's table has no entry for the
+ * parent's (the parent's entry gone or never one the vdevice may see); the
+ * index is then left as it was, which the caller must not report.
  */
-void vrdma_ah_attr_from_parent(struct vrdma_dev *vdev,
-			       struct rdma_ah_attr *attr)
+int vrdma_ah_attr_from_parent(struct vrdma_dev *vdev, struct rdma_ah_attr *attr)
 {
 	const struct ib_gid_attr *pattr, *vattr;
 
 	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
-		return;
+		return 0;
 
 	pattr = rdma_get_gid_attr(vdev->pdev, rdma_ah_get_port_num(attr),
 				  attr->grh.sgid_index);
 	if (IS_ERR(pattr))
-		return;
+		return -ENOENT;
 	vattr = vrdma_gid_translate(&vdev->ibdev, pattr);
 	rdma_put_gid_attr(pattr);
 	if (IS_ERR(vattr))
-		return;
+		return -ENOENT;
 	attr->grh.sgid_index = vattr->index;
 	rdma_put_gid_attr(vattr);
+	return 0;
 }

@@ -496,8 +496,8 @@ const struct ib_gid_attr *vrdma_gid_to_parent(struct vrdma_dev *vdev,
 int vrdma_ah_attr_to_parent(struct vrdma_dev *vdev,
 			    struct rdma_ah_attr *attr);
 void vrdma_ah_attr_put(struct rdma_ah_attr *attr);
-void vrdma_ah_attr_from_parent(struct vrdma_dev *vdev,
-			       struct rdma_ah_attr *attr);
+int vrdma_ah_attr_from_parent(struct vrdma_dev *vdev,
+			      struct rdma_ah_attr *attr);
 
 /*
  * debugfs.c: live object counters for leak audits; shadow ucontext holders
@@ -569,6 +569,9 @@ static inline void *vrdma_fault_ptr(enum vrdma_fault point)
  */
 enum vrdma_delay {
 	VRDMA_DELAY_REGISTERED,	/* registered, not yet on vrdma_devs */
+	VRDMA_DELAY_QP_AV,	/* modify_qp: the shadow has the AV, its GID
+				 * indices are not recorded yet
+				 */
 	VRDMA_NR_DELAY
 };
 
