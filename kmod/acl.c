@@ -241,20 +241,21 @@ static bool vrdma_acl_match(const struct vrdma_acl *acl,
 }
 
 /**
- * vrdma_acl_sgid_allowed() - may a vdevice use this GID of another
- *	namespace's netdev as a source?
+ * vrdma_acl_sgid_allowed() - may a vdevice use this GID as a source?
  * @vdev: the vdevice
  * @gid: the GID
+ * @own: whether the GID's netdev is in the vdevice's own namespace
  *
- * With a source ACL, the GIDs whose address it lists; without one, every
- * GID in VRDMA_GID_MODE_SHARED and none in VRDMA_GID_MODE_TENANT.  GIDs of
- * the vdevice's own namespace are allowed before this is asked
- * (vrdma_gid_allowed()).
+ * With a source ACL, exactly the GIDs whose address it lists, the
+ * namespace's own included: a tenant that may configure its own netdevs
+ * could otherwise put any address on them and send from it.  Without
+ * one, the namespace's own GIDs, and every GID in VRDMA_GID_MODE_SHARED.
  *
  * Context: any; does not sleep.
  * Return: true if allowed.
  */
-bool vrdma_acl_sgid_allowed(struct vrdma_dev *vdev, const union ib_gid *gid)
+bool vrdma_acl_sgid_allowed(struct vrdma_dev *vdev, const union ib_gid *gid,
+			    bool own)
 {
 	const struct vrdma_acl *sgids;
 	bool ret;
@@ -264,7 +265,7 @@ bool vrdma_acl_sgid_allowed(struct vrdma_dev *vdev, const union ib_gid *gid)
 	if (sgids)
 		ret = vrdma_acl_match(sgids, gid);
 	else
-		ret = vdev->gid_mode == VRDMA_GID_MODE_SHARED;
+		ret = own || vdev->gid_mode == VRDMA_GID_MODE_SHARED;
 	rcu_read_unlock();
 	return ret;
 }

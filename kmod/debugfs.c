@@ -65,6 +65,7 @@ static atomic_t vrdma_delay_ms[VRDMA_NR_DELAY];
 static const char * const vrdma_delay_names[VRDMA_NR_DELAY] = {
 	[VRDMA_DELAY_REGISTERED] = "registered",
 	[VRDMA_DELAY_HOME] = "home",
+	[VRDMA_DELAY_QP_AV] = "qp_av",
 };
 
 /* Bounds a test's mistake: the windows are in syscalls that hold nothing */

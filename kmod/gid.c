@@ -24,9 +24,10 @@
  * @vdev: the vdevice
  * @attr: a GID entry of the vdevice (being added, or held)
  *
- * Allowed are the GIDs of netdevs in the vdevice's own network namespace,
- * and then what vrdma_acl_sgid_allowed() grants: the SGIDS list when there
- * is one, else every GID in VRDMA_GID_MODE_SHARED and none otherwise.
+ * What vrdma_acl_sgid_allowed() grants: with an SGIDS list, the GIDs it
+ * names, whichever namespace their netdev is in; without one, the GIDs of
+ * netdevs in the vdevice's own network namespace, and every GID in
+ * VRDMA_GID_MODE_SHARED.
  *
  * Context: any; does not sleep.
  * Return: true if the vdevice may have the GID in its table and send from it.
@@ -40,7 +41,7 @@ bool vrdma_gid_allowed(struct vrdma_dev *vdev, const struct ib_gid_attr *attr)
 	ndev = rcu_dereference(attr->ndev);
 	own = ndev && net_eq(dev_net(ndev), vdev->home);
 	rcu_read_unlock();
-	return own || vrdma_acl_sgid_allowed(vdev, &attr->gid);
+	return vrdma_acl_sgid_allowed(vdev, &attr->gid, own);
 }
 
 /* The context of an entry admitted at another index than the parent's */
@@ -230,23 +231,27 @@ void vrdma_ah_attr_put(struct rdma_ah_attr *attr)
  *	GID index into the vdevice's numbering
  * @vdev: the vdevice
  * @attr: an address vector returned by the parent (no sgid_attr)
+ *
+ * Return: 0, or -ENOENT when the vdevice's table has no entry for the
+ * parent's (the parent's entry gone or never one the vdevice may see); the
+ * index is then left as it was, which the caller must not report.
  */
-void vrdma_ah_attr_from_parent(struct vrdma_dev *vdev,
-			       struct rdma_ah_attr *attr)
+int vrdma_ah_attr_from_parent(struct vrdma_dev *vdev, struct rdma_ah_attr *attr)
 {
 	const struct ib_gid_attr *pattr, *vattr;
 
 	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
-		return;
+		return 0;
 
 	pattr = rdma_get_gid_attr(vdev->pdev, rdma_ah_get_port_num(attr),
 				  attr->grh.sgid_index);
 	if (IS_ERR(pattr))
-		return;
+		return -ENOENT;
 	vattr = vrdma_gid_translate(&vdev->ibdev, pattr);
 	rdma_put_gid_attr(pattr);
 	if (IS_ERR(vattr))
-		return;
+		return -ENOENT;
 	attr->grh.sgid_index = vattr->index;
 	rdma_put_gid_attr(vattr);
+	return 0;
 }

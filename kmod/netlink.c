@@ -521,11 +521,32 @@ err_cancel:
 	return -EMSGSIZE;
 }
 
+/*
+ * Whether a parent is listed to a dump from @net: every parent to the
+ * host, and to another namespace only the parents of its own vdevices.
+ * Which RDMA devices the host has, and which it placed in other tenants'
+ * namespaces, is not a tenant's business; the parent of its own vdevice
+ * it can read from DEV_GET anyway.
+ */
+static bool vrdma_nl_parent_visible(struct vrdma_parent *parent,
+				    struct net *net)
+{
+	struct vrdma_dev *vdev;
+
+	lockdep_assert_held(&vrdma_mutex);
+	if (net_eq(net, &init_net))
+		return true;
+	list_for_each_entry(vdev, &parent->vdevs, parent_node)
+		if (vrdma_nl_visible(vdev, net))
+			return true;
+	return false;
+}
+
 static void vrdma_nl_parent_one(struct vrdma_parent *parent, void *arg)
 {
 	struct vrdma_parent_dump *pd = arg;
 
-	if (pd->full)
+	if (pd->full || !vrdma_nl_parent_visible(parent, pd->net))
 		return;
 	if (pd->idx++ < pd->cb->args[0])
 		return;
@@ -535,7 +556,7 @@ static void vrdma_nl_parent_one(struct vrdma_parent *parent, void *arg)
 	}
 }
 
-/* cb->args[0]: how many parents earlier passes dumped. */
+/* cb->args[0]: how many visible parents earlier passes dumped. */
 static int vrdma_nl_parent_dump(struct sk_buff *skb,
 				struct netlink_callback *cb)
 {

@@ -2,7 +2,7 @@
 /*
  * Parents: every real ib_device is tracked through an ib_client, so that
  * its vdevices go away, synchronously, before it does, and so that its
- * async events (port up/down, GID changes) reach its vdevices.
+ * async events (port up/down, errors) reach its vdevices.
  */
 #include <linux/slab.h>
 
@@ -246,6 +246,14 @@ void vrdma_parent_for_each(void (*fn)(struct vrdma_parent *parent, void *arg),
  * Runs in ib_wq for the parent's events: re-dispatch each one on every
  * vdevice of the parent, which also refreshes the vdevice's port cache and
  * reaches its users as an async event.
+ *
+ * Not IB_EVENT_GID_CHANGE: a RoCE vdevice's GID table is the core's own,
+ * and the core raises the event on the vdevice for each entry it adds to
+ * or removes from that table (dispatch_gid_change_event()), so a tenant
+ * hears of its own addresses.  The parent's event, for any entry of its
+ * table, another tenant's included, would only make every vdevice query
+ * its port again: ib_dispatch_event() of a GID change refreshes the port
+ * cache and never reaches users (ib_cache_event_task()).
  */
 static void vrdma_parent_event(struct ib_event_handler *handler,
 			       struct ib_event *event)
@@ -260,7 +268,6 @@ static void vrdma_parent_event(struct ib_event_handler *handler,
 	case IB_EVENT_PORT_ERR:
 	case IB_EVENT_LID_CHANGE:
 	case IB_EVENT_PKEY_CHANGE:
-	case IB_EVENT_GID_CHANGE:
 	case IB_EVENT_CLIENT_REREGISTER:
 	case IB_EVENT_SM_CHANGE:
 	case IB_EVENT_DEVICE_FATAL:

@@ -197,9 +197,12 @@ static void vrdma_qp_keep_sgid(u64 *slot, const struct rdma_ah_attr *vattr,
 }
 
 /*
- * A parent's address vector, in the vdevice's numbering: the index
- * modify_qp passed if the parent reports the one it was given, else
- * translated by value (a QP whose address vector vrdma never set).
+ * A parent's address vector, in the vdevice's numbering, never the
+ * parent's: the index modify_qp passed if the parent reports the one it
+ * was given.  Else a concurrent modify_qp set the parent's address vector
+ * after the one recorded here: its GID by value, and failing that (its
+ * address removed since) the index recorded.  An address vector modify_qp
+ * never set names no GID: 0, as a native QP reports it.
  */
 static void vrdma_qp_sgid_from_parent(struct vrdma_dev *vdev, u64 *slot,
 				      struct rdma_ah_attr *attr)
@@ -208,12 +211,16 @@ static void vrdma_qp_sgid_from_parent(struct vrdma_dev *vdev, u64 *slot,
 
 	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
 		return;
-	if ((v & VRDMA_QP_SGID_SET) &&
-	    attr->grh.sgid_index == (u32)((v & ~VRDMA_QP_SGID_SET) >> 32)) {
+	if (!(v & VRDMA_QP_SGID_SET)) {
+		attr->grh.sgid_index = 0;
+		return;
+	}
+	if (attr->grh.sgid_index == (u32)((v & ~VRDMA_QP_SGID_SET) >> 32)) {
 		attr->grh.sgid_index = (u32)v;
 		return;
 	}
-	vrdma_ah_attr_from_parent(vdev, attr);
+	if (vrdma_ah_attr_from_parent(vdev, attr))
+		attr->grh.sgid_index = (u32)v;
 }
 
 /**
@@ -265,6 +272,8 @@ int vrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 
 	ret = vrdma_modify_shadow_qp(to_vqp(ibqp)->shadow, pattr, mask, pudata);
+	if (!ret && (mask & (IB_QP_AV | IB_QP_ALT_PATH)))
+		vrdma_delay(VRDMA_DELAY_QP_AV);
 	if (!ret && (mask & IB_QP_AV))
 		vrdma_qp_keep_sgid(&to_vqp(ibqp)->sgid[0], &attr->ah_attr,
 				   &pattr->ah_attr);

@@ -338,7 +338,8 @@ void vrdma_acl_replace(struct vrdma_dev *vdev, enum vrdma_acl_kind kind,
 void vrdma_acl_free(struct vrdma_dev *vdev);
 int vrdma_acl_fill(struct sk_buff *skb, struct vrdma_dev *vdev);
 bool vrdma_acl_restricted(struct vrdma_dev *vdev);
-bool vrdma_acl_sgid_allowed(struct vrdma_dev *vdev, const union ib_gid *gid);
+bool vrdma_acl_sgid_allowed(struct vrdma_dev *vdev, const union ib_gid *gid,
+			    bool own);
 int vrdma_acl_check_av(struct vrdma_dev *vdev,
 		       const struct rdma_ah_attr *attr);
 
@@ -495,8 +496,8 @@ const struct ib_gid_attr *vrdma_gid_to_parent(struct vrdma_dev *vdev,
 int vrdma_ah_attr_to_parent(struct vrdma_dev *vdev,
 			    struct rdma_ah_attr *attr);
 void vrdma_ah_attr_put(struct rdma_ah_attr *attr);
-void vrdma_ah_attr_from_parent(struct vrdma_dev *vdev,
-			       struct rdma_ah_attr *attr);
+int vrdma_ah_attr_from_parent(struct vrdma_dev *vdev,
+			      struct rdma_ah_attr *attr);
 
 /*
  * debugfs.c: live object counters for leak audits; shadow ucontext holders
@@ -569,6 +570,9 @@ static inline void *vrdma_fault_ptr(enum vrdma_fault point)
 enum vrdma_delay {
 	VRDMA_DELAY_REGISTERED,	/* registered, not yet on vrdma_devs */
 	VRDMA_DELAY_HOME,	/* moved or renamed, not yet undone */
+	VRDMA_DELAY_QP_AV,	/* modify_qp: the shadow has the AV, its GID
+				 * indices are not recorded yet
+				 */
 	VRDMA_NR_DELAY
 };
 

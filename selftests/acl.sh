@@ -10,6 +10,8 @@
 #   netns A: vA  sgid 10.71.1.1  peer 10.71.1.0/24
 #   netns B: vB  sgid 10.71.2.1  peer 10.71.2.0/24
 #   netns U: vU  (defaults: every source GID, every peer)
+#   later, in A: macvlan mvacl (on veth0) 10.99.0.1/24 10.71.3.1/24,
+#             VLAN mvacl.9 on it 10.71.9.9/24, all put there by A's root
 #
 # selftests/progs/acl_probe moves an RC QP to RTR and creates an AH with an
 # address vector from a source address to a destination, and prints
@@ -39,7 +41,8 @@ ktap_plan setup probe_works_on_parent default_allows_all a_own_subnet \
 	ud_refused_with_acl ud_and_mcast_without_acl source_qpn_never_granted \
 	mcast_refused_once_restricted \
 	set_replaces_peers set_any_lifts set_sgids_only kernel_rejects_bad_acls \
-	bad_acl_left_nothing concurrent_set_and_connect no_leak klog_clean
+	bad_acl_left_nothing concurrent_set_and_connect own_netdev_sgid_hidden \
+	own_netdev_sgid_granted no_leak klog_clean
 
 mark=$(klog_mark)
 tmpdir T || exit 1
@@ -291,6 +294,56 @@ if [ "$src" = 0 ] && [ "$fails" = 0 ]; then
 	ktap_ok concurrent_set_and_connect
 else
 	ktap_fail concurrent_set_and_connect "setter status $src, $fails probe(s) refused"
+fi
+
+# --- the tenant's own netdevs -------------------------------------------------
+
+# Root in a tenant's namespace may put any address on the netdevs there:
+# on a macvlan of the parent's netdev (which the operator gives it, as CNI
+# plugins do) the host's address, another tenant's, or one on a VLAN it
+# makes on top.  Their GIDs are GIDs of the tenant's own namespace; with
+# an sgid list they are still not the tenant's to send from (vA's list is
+# $IPB since set_sgids_only): not in vA's table, until the list names one.
+# 10.71.3.1 stands for another tenant's address; not $IPA, which vA's
+# table has held since vA was made with it (refused since set_sgids_only).
+MV_HOST=10.99.0.1
+MV_OTHER=10.71.3.1
+MV_VLAN=10.71.9.9
+own_netdevs() {
+	in_init ip link add mvacl link veth0 type macvlan mode bridge || return 1
+	in_init ip link set mvacl netns "$A" || { ip link del mvacl; return 1; }
+	cleanup_push ip -n "$A" link del mvacl
+	in_ns "$A" ip addr add "$MV_HOST/24" dev mvacl &&
+		in_ns "$A" ip addr add "$MV_OTHER/24" dev mvacl &&
+		in_ns "$A" ip link set mvacl up &&
+		in_ns "$A" ip link add link mvacl name mvacl.9 type vlan id 9 &&
+		in_ns "$A" ip addr add "$MV_VLAN/24" dev mvacl.9 &&
+		in_ns "$A" ip link set mvacl.9 up || return 1
+	# The parent's table takes every namespace's addresses; then a
+	# rescan of vA (DEV_SET with SGIDS, synchronous) offers vA every
+	# address there is, so what it admitted is in its table now.
+	wait_for 30 in_init "$PROBE" "$PARENT" "$MV_VLAN" "$MV_VLAN" >/dev/null &&
+		in_init "$VRDMACTL" dev set vA sgid "$IPB"
+}
+if own_netdevs; then
+	bad=
+	for a in "$MV_HOST" "$MV_OTHER" "$MV_VLAN"; do
+		out=$(in_ns "$A" "$PROBE" vA "$a" "$a" 2>&1)
+		[[ $out == *"not in the GID table"* ]] || bad="$bad [$a: $out]"
+	done
+	if [ -z "$bad" ]; then
+		ktap_ok own_netdev_sgid_hidden
+	else
+		ktap_fail own_netdev_sgid_hidden "usable by vA (sgid $IPB):$bad"
+	fi
+	if in_init "$VRDMACTL" dev set vA sgid "$IPB" sgid "$MV_VLAN"; then
+		probe own_netdev_sgid_granted "$A" vA "$MV_VLAN" "$MV_VLAN" "$OK"
+	else
+		ktap_fail own_netdev_sgid_granted "dev set failed"
+	fi
+else
+	ktap_fail own_netdev_sgid_hidden "setup of A's macvlan failed"
+	ktap_fail own_netdev_sgid_granted "setup of A's macvlan failed"
 fi
 
 if wait_for 30 vrdma_shadows_zero; then

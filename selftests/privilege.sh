@@ -10,6 +10,7 @@
 #   netns A (init userns):  vA ─┐
 #   netns B (init userns):  vB ─┼── all on rxe0
 #   container C (own userns + netns, "unshare -Urn"): vC ─┘
+#   netns B:                vP2 on rxepv (on a dummy netdev); netns N: none
 #
 # (badinput.sh already checks that "unshare -Urn vrdmactl dev add" fails.)
 
@@ -23,7 +24,9 @@ ktap_plan setup container_add_own_netns_refused container_set_own_refused \
 	container_cannot_see_other userns_set_refused userns_del_refused \
 	unprivileged_user_refused unprivileged_user_may_list \
 	netns_lists_only_own netns_parent_counts_own netns_set_other_refused \
-	netns_root_set_own_refused host_lists_all refusals_changed_nothing klog_clean
+	netns_root_set_own_refused host_lists_all refusals_changed_nothing \
+	netns_parents_only_own netns_without_vdevice_no_parent \
+	host_lists_all_parents klog_clean
 
 mark=$(klog_mark)
 new_ns A a && new_ns B b || exit 1
@@ -119,5 +122,40 @@ else
 	ktap_fail refusals_changed_nothing "before: $before, after: $after"
 fi
 
+# Parents: a namespace sees only those of its own vdevices.  rxepv, a
+# second parent on a dummy netdev, carries only vP2, in B; netns N has no
+# vdevice.  (Before, every namespace saw every parent: issue 30.)
+parents() {	# CMD... - the parent names "CMD -j parent show" lists, sorted
+	"$@" -j parent show | jq -r '.[].name' | sort | xargs
+}
+if in_init ip link add pvdum0 type dummy &&
+   cleanup_push ip link del pvdum0 &&
+   in_init ip link set pvdum0 up &&
+   in_init rdma link add rxepv type rxe netdev pvdum0 &&
+   cleanup_push rdma link del rxepv &&
+   PARENT=rxepv vdev_add vP2 "$B" && new_ns N n; then
+	got=$(parents in_ns "$A" "$VRDMACTL")
+	if [ "$got" = "$PARENT" ]; then
+		ktap_ok netns_parents_only_own "A: $got"
+	else
+		ktap_fail netns_parents_only_own "A lists '$got', expected '$PARENT'"
+	fi
+	got=$(parents in_ns "$N" "$VRDMACTL")
+	if [ -z "$got" ]; then
+		ktap_ok netns_without_vdevice_no_parent
+	else
+		ktap_fail netns_without_vdevice_no_parent "N lists '$got'"
+	fi
+	got=$(parents in_init "$VRDMACTL")
+	if [[ " $got " == *" $PARENT "* && " $got " == *" rxepv "* ]]; then
+		ktap_ok host_lists_all_parents "$got"
+	else
+		ktap_fail host_lists_all_parents "host lists '$got'"
+	fi
+else
+	ktap_fail netns_parents_only_own "no rxepv with vP2 in B"
+	ktap_fail netns_without_vdevice_no_parent "setup failed"
+	ktap_fail host_lists_all_parents "setup failed"
+fi
 ktap_check klog_clean klog_clean_since "$mark"
 ktap_finish

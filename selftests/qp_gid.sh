@@ -27,6 +27,13 @@
 #
 #   netns P: vP (shared, early)     netns R: vR (shared, made after a hole)
 #   netns X: macvlan on veth1 10.99.0.77, the UD destination
+#
+# Last, two concurrent modify_qp calls with address vectors on one QP: the
+# parent's QP keeps the GID of one, vrdma's record of the indices names the
+# other's; query_qp must still answer in the vdevice's numbering, never
+# with the parent's index.
+#
+#   netns W: vW (tenant) on macvlan mvw (on veth0) 10.99.81.1, 10.99.82.1
 
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -44,11 +51,15 @@ ADDR_E=10.99.77.1
 ADDR_F=10.99.78.1
 UD_DST=10.99.0.77
 UD=$TOP/selftests/progs/ud_sgid
+RACE=$TOP/selftests/progs/qp_gid_race
+ADDR_X=10.99.81.1
+ADDR_Y=10.99.82.1
 ZERO=0000:0000:0000:0000:0000:0000:0000:0000
 
 ktap_plan setup query_matches_set query_after_address_removed \
 	shared_churn shared_early_keeps_indices shared_ud_names_its_gid \
-	shared_moved_refuses_ud shared_ud_qp_keeps_indices klog_clean
+	shared_moved_refuses_ud shared_ud_qp_keeps_indices \
+	concurrent_av_never_parent_index klog_clean
 
 # gid_hex ADDR - the IPv4-mapped GID of ADDR, as sysfs prints it.
 gid_hex() {
@@ -282,6 +293,57 @@ if held; then
 	fi
 else
 	ktap_fail shared_ud_qp_keeps_indices "setup: $(cat "$T/hold_e" "$T/ud_hold" 2>/dev/null | tr '\n' ' ')"
+fi
+
+# Concurrent address vectors (issue 30, finding 5).  uverbs holds a QP
+# shared for modify_qp, so two calls can overlap: qp_gid_race's first RTR,
+# from X, sleeps at vrdma's delay point qp_av (after the parent's QP was
+# modified, before vrdma records the indices) while the second, from Y,
+# runs to the end.  The parent's QP has Y's GID at the parent's index,
+# vrdma's record X's pair.  query_qp translates the parent's index by
+# value; once Y is removed the parent's entry is held but invalid and that
+# fails.  vW is in the tenant mode, on a macvlan of its own, so that its
+# indices are far from the parent's.
+QP_AV_DELAY=/sys/kernel/debug/vrdma/delay/qp_av
+race_setup() {
+	[ -x "$RACE" ] && [ -e "$QP_AV_DELAY" ] && new_ns W w || return 1
+	in_init ip link add mvw link veth0 type macvlan mode bridge || return 1
+	in_init ip link set mvw netns "$W" || { ip link del mvw; return 1; }
+	in_ns "$W" ip addr add "$ADDR_X/24" dev mvw &&
+		in_ns "$W" ip addr add "$ADDR_Y/24" dev mvw &&
+		in_ns "$W" ip link set mvw up &&
+		vdev_add vW "$W" gids tenant &&
+		wait_for 10 has_gid "$W" vW "$ADDR_X" &&
+		wait_for 10 has_gid "$W" vW "$ADDR_Y" &&
+		wait_for 10 has_gid init "$PARENT" "$ADDR_Y"
+}
+if race_setup; then
+	vx=$(gid_index "$W" vW "$ADDR_X")
+	vy=$(gid_index "$W" vW "$ADDR_Y")
+	py=$(gid_index init "$PARENT" "$ADDR_Y")
+	cleanup_push sh -c "echo 0 >$QP_AV_DELAY"
+	echo 3000 >"$QP_AV_DELAY"
+	spawn_in_ns "$W" "$RACE" vW "$vx" "$vy" "$T/go_race" >"$T/race" 2>&1
+	rpid=$!
+	cleanup_push kill -9 "$rpid"
+	if wait_for 30 grep -q '^query=' "$T/race" &&
+	   in_ns "$W" ip addr del "$ADDR_Y/24" dev mvw &&
+	   wait_for 10 no_gid init "$PARENT" "$ADDR_Y" &&
+	   touch "$T/go_race" && wait_gone 20 "$rpid"; then
+		q=$(awk -F= '$1 == "query" { v = $2 } END { print v }' "$T/race")
+		msg="vW set $vx ($ADDR_X) then $vy ($ADDR_Y), rxe0 has $ADDR_Y at $py: $(tr '\n' ' ' <"$T/race")"
+		[ "$py" = "$vx" ] || [ "$py" = "$vy" ] &&
+			ktap_diag "the indices are equal: this run does not tell them apart"
+		if [ "$q" = "$vx" ] || [ "$q" = "$vy" ]; then
+			ktap_ok concurrent_av_never_parent_index "$msg"
+		else
+			ktap_fail concurrent_av_never_parent_index "$msg"
+		fi
+	else
+		ktap_fail concurrent_av_never_parent_index "$(tr '\n' ' ' <"$T/race")"
+	fi
+else
+	ktap_fail concurrent_av_never_parent_index "setup failed"
 fi
 
 if klog_clean_since "$mark"; then

@@ -117,7 +117,8 @@
  *                                          address; bits past it are
  *                                          cleared
  *   SGIDS restricts the source GIDs (by address) the vdevice's QPs and
- *   AHs may use: a prefix length other than 128 is refused.  PEERS
+ *   AHs may use to the listed ones, those of netdevs in the vdevice's own
+ *   namespace included: a prefix length other than 128 is refused.  PEERS
  *   restricts the destination GIDs to the listed prefixes.  Both are
  *   checked when a QP is modified with an address vector (RC/UC connect)
  *   and when an AH is created; a refused address vector fails with
@@ -126,14 +127,15 @@
  *   does not affect QPs and AHs already set up.
  *
  * GID mode (VRDMA_ATTR_GID_MODE): which of the parent's RoCE GIDs appear
- * in the vdevice's GID table and may be used as a source.  Always: the
- * GIDs of netdevs in the vdevice's own network namespace (a macvlan,
- * ipvlan or VLAN of the parent's netdev moved there).  Besides them:
- *   VRDMA_GID_MODE_TENANT  only the addresses listed in SGIDS (none when
- *                          SGIDS is absent); the default
+ * in the vdevice's GID table and may be used as a source.  With SGIDS,
+ * in either mode, only the addresses it lists, whichever namespace their
+ * netdev is in.  Without SGIDS:
+ *   VRDMA_GID_MODE_TENANT  the GIDs of netdevs in the vdevice's own
+ *                          network namespace (a macvlan, ipvlan or VLAN
+ *                          of the parent's netdev moved there); the
+ *                          default
  *   VRDMA_GID_MODE_SHARED  every GID of the parent (the host's addresses
- *                          and other tenants'), or only the SGIDS ones
- *                          when SGIDS is present
+ *                          and other tenants')
  * A vdevice that is not SHARED, or that has an ACL, cannot create UD QPs
  * or attach to multicast groups (EACCES): UD work requests carry GID
  * indices and destinations that no ACL can check.
@@ -226,7 +228,7 @@ enum vrdma_acl_attr {
 
 /* Which GIDs of its parent a vdevice sees (VRDMA_ATTR_GID_MODE) */
 enum vrdma_gid_mode {
-	VRDMA_GID_MODE_TENANT,	/* its own namespace's, plus SGIDS */
+	VRDMA_GID_MODE_TENANT,	/* its own namespace's (or SGIDS) */
 	VRDMA_GID_MODE_SHARED,	/* every GID of the parent (or SGIDS) */
 
 	__VRDMA_GID_MODE_MAX

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qp_gid_race DEVICE IDX1 IDX2 WAITFILE - what query_qp reports for a QP
+ * whose last two address vectors were set by concurrent modify_qp calls.
+ *
+ * Moves an RC QP to INIT, then, in a thread, to RTR with a global address
+ * vector from source GID IDX1; a test has armed vrdma's delay point
+ * qp_av, so that call sleeps after the parent's QP was modified and before
+ * vrdma records the indices.  Meanwhile the main thread takes the QP
+ * through RESET and INIT to RTR again, from IDX2, and the thread's call
+ * finishes last: the parent's QP has IDX2's GID, vrdma's record IDX1's.
+ * Each address vector's destination is its own source GID and the QP
+ * itself (nothing is sent).  Then it queries the QP, waits (at most 60 s)
+ * for WAITFILE to exist, so that a test can remove IDX2's address, and
+ * queries again.  Prints
+ *
+ *	set=IDX1,IDX2
+ *	query=N
+ *	query=N
+ *
+ * Exit status 0 when it ran, 2 for bad arguments, 1 for a failure (with
+ * "error STEP errno=NAME").
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "util.h"
+
+struct rtr {
+	struct ibv_qp *qp;
+	int sgid;
+	union ibv_gid gid;
+	int ret;
+};
+
+static int fail(const char *step, int err)
+{
+	printf("error %s errno=%s\n", step, strerrorname_np(err) ?: "?");
+	return 1;
+}
+
+static int query(struct ibv_qp *qp)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+	int ret;
+
+	memset(&attr, 0, sizeof(attr));
+	ret = ibv_query_qp(qp, &attr, IBV_QP_AV | IBV_QP_STATE, &init);
+	if (ret)
+		return fail("query_qp", ret);
+	if (!attr.ah_attr.is_global)
+		printf("query=none\n");
+	else
+		printf("query=%u\n", attr.ah_attr.grh.sgid_index);
+	fflush(stdout);
+	return 0;
+}
+
+static int to_init(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_INIT;
+	attr.port_num = 1;
+	return ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+}
+
+static void *to_rtr(void *arg)
+{
+	struct rtr *r = arg;
+	struct ibv_qp_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_RTR;
+	attr.path_mtu = IBV_MTU_1024;
+	attr.dest_qp_num = r->qp->qp_num;
+	attr.min_rnr_timer = 12;
+	attr.ah_attr.is_global = 1;
+	attr.ah_attr.port_num = 1;
+	attr.ah_attr.grh.dgid = r->gid;
+	attr.ah_attr.grh.sgid_index = r->sgid;
+	attr.ah_attr.grh.hop_limit = 1;
+	r->ret = ibv_modify_qp(r->qp, &attr, IBV_QP_STATE | IBV_QP_AV |
+			       IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			       IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			       IBV_QP_MIN_RNR_TIMER);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_qp_init_attr init = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct rtr first = {}, second = {};
+	struct ibv_qp_attr attr;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	pthread_t thread;
+	int i, ret;
+
+	if (argc != 5) {
+		fprintf(stderr, "usage: %s DEVICE IDX1 IDX2 WAITFILE\n", argv[0]);
+		return 2;
+	}
+	first.sgid = atoi(argv[2]);
+	second.sgid = atoi(argv[3]);
+	ctx = open_device_by_name(argv[1]);
+	if (!ctx)
+		return fail("open", errno);
+	if (ibv_query_gid(ctx, 1, first.sgid, &first.gid) ||
+	    ibv_query_gid(ctx, 1, second.sgid, &second.gid))
+		return fail("query_gid", errno);
+	pd = ibv_alloc_pd(ctx);
+	if (!pd)
+		return fail("alloc_pd", errno);
+	cq = ibv_create_cq(ctx, 2, NULL, NULL, 0);
+	if (!cq)
+		return fail("create_cq", errno);
+	init.send_cq = cq;
+	init.recv_cq = cq;
+	qp = ibv_create_qp(pd, &init);
+	if (!qp)
+		return fail("create_qp", errno);
+	first.qp = qp;
+	second.qp = qp;
+	ret = to_init(qp);
+	if (ret)
+		return fail("modify_init", ret);
+
+	/* The first RTR sleeps in vrdma, the parent's QP already modified */
+	ret = pthread_create(&thread, NULL, to_rtr, &first);
+	if (ret)
+		return fail("pthread_create", ret);
+	sleep(1);
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_RESET;
+	ret = ibv_modify_qp(qp, &attr, IBV_QP_STATE);
+	if (ret)
+		return fail("modify_reset", ret);
+	ret = to_init(qp);
+	if (ret)
+		return fail("modify_init2", ret);
+	to_rtr(&second);
+	if (second.ret)
+		return fail("modify_rtr2", second.ret);
+	pthread_join(thread, NULL);
+	if (first.ret)
+		return fail("modify_rtr1", first.ret);
+	printf("set=%d,%d\n", first.sgid, second.sgid);
+	if (query(qp))
+		return 1;
+
+	for (i = 0; i < 600 && access(argv[4], F_OK); i++)
+		usleep(100000);
+	if (query(qp))
+		return 1;
+
+	ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	return 0;
+}
