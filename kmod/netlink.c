@@ -609,6 +609,13 @@ static struct genl_family vrdma_family __ro_after_init = {
 	.policy = vrdma_policy,
 	.pre_doit = vrdma_nl_pre_doit,
 	.netnsok = true,
+	/*
+	 * Not under genl_mutex, which every family without parallel_ops
+	 * shares: a deletion waits for its tenant's verbs.  Every handler
+	 * takes vrdma_mutex for what it reads or changes, and dumps read
+	 * vrdma_generation under it.
+	 */
+	.parallel_ops = true,
 	.module = THIS_MODULE,
 	.ops = vrdma_ops,
 	.n_ops = ARRAY_SIZE(vrdma_ops),

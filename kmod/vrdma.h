@@ -19,7 +19,10 @@
  *                       the RDMA core's devices_rwsem (vrdma_client_add())
  *                       and a vdevice's unregistration_lock
  *                       (vrdma_dealloc_driver()), so never held across
- *                       ib_register_device() or ib_unregister_device()
+ *                       ib_register_device() or ib_unregister_device().
+ *                       The netlink family has parallel_ops: genl_mutex
+ *                       serialises nothing of vrdma's, and every handler
+ *                       takes this mutex for what it reads or changes
  *   parent->vdevs_lock  (spinlock) parent->vdevs, read by event forwarding
  *                       which runs in ib_wq and must not take vrdma_mutex
  *   quota counters      lock-free (atomic64 compare-and-exchange)
