@@ -38,14 +38,20 @@ static int __init vrdma_init(void)
 	if (ret)
 		goto err_parent;
 
+	ret = vrdma_dev_init();
+	if (ret)
+		goto err_pernet;
+
 	/* Last: user space must never reach a half-initialised module. */
 	ret = vrdma_netlink_init();
 	if (ret)
-		goto err_pernet;
+		goto err_dev;
 
 	pr_info("vrdma: version %s loaded\n", VRDMA_VERSION);
 	return 0;
 
+err_dev:
+	vrdma_dev_exit();
 err_pernet:
 	vrdma_pernet_exit();
 err_parent:
@@ -59,7 +65,10 @@ err_debugfs:
 
 static void __exit vrdma_exit(void)
 {
-	/* First: no new requests while the vdevices go away. */
+	/*
+	 * First: no new requests while the vdevices go away; deletions a
+	 * request handed to vrdma_del_wq end before the family goes.
+	 */
 	vrdma_netlink_exit();
 	/*
 	 * Before the pernet hook goes: unregister_pernet_subsys() runs
@@ -69,6 +78,7 @@ static void __exit vrdma_exit(void)
 	 * still takes its vdevices with it.
 	 */
 	vrdma_dev_destroy_all();
+	vrdma_dev_exit();
 	vrdma_pernet_exit();
 	vrdma_parent_exit();
 	/* No vdevice left to undo, but the work may still be running. */

@@ -335,22 +335,37 @@ static struct vrdma_dev *vrdma_nl_find(struct genl_info *info)
 	return vdev;
 }
 
+/*
+ * How long DEV_DEL waits for the vdevice to be freed before it answers
+ * anyway: see vrdma_dev_destroy_bounded().
+ */
+#define VRDMA_DEL_WAIT	(10 * HZ)
+
 static int vrdma_nl_dev_del(struct sk_buff *skb, struct genl_info *info)
 {
+	struct vrdma_dev_del *del;
 	struct vrdma_dev *vdev;
 
 	if (GENL_REQ_ATTR_CHECK(info, VRDMA_ATTR_DEV_NAME))
 		return -EINVAL;
 
+	del = vrdma_dev_del_alloc();
+	if (!del)
+		return -ENOMEM;
 	mutex_lock(&vrdma_mutex);
 	vdev = vrdma_nl_find(info);
 	if (vdev)
 		vrdma_dev_unlink(vdev);
 	mutex_unlock(&vrdma_mutex);
-	if (!vdev)
+	if (!vdev) {
+		vrdma_dev_del_free(del);
 		return -ENODEV;
+	}
 
-	vrdma_dev_destroy(vdev, VRDMA_DEL_USER);
+	if (!vrdma_dev_destroy_bounded(vdev, VRDMA_DEL_USER, del,
+				       VRDMA_DEL_WAIT))
+		NL_SET_ERR_MSG(info->extack,
+			       "deleted and cut off; freed, with a deletion event, once a verb in progress ends");
 	return 0;
 }
 
@@ -631,6 +646,13 @@ static struct genl_family vrdma_family __ro_after_init = {
 	.policy = vrdma_policy,
 	.pre_doit = vrdma_nl_pre_doit,
 	.netnsok = true,
+	/*
+	 * Not under genl_mutex, which every family without parallel_ops
+	 * shares: a deletion waits for its tenant's verbs (up to
+	 * VRDMA_DEL_WAIT).  Every handler takes vrdma_mutex for what it
+	 * reads or changes, and dumps read vrdma_generation under it.
+	 */
+	.parallel_ops = true,
 	.module = THIS_MODULE,
 	.ops = vrdma_ops,
 	.n_ops = ARRAY_SIZE(vrdma_ops),
@@ -656,9 +678,13 @@ int vrdma_netlink_init(void)
 
 /**
  * vrdma_netlink_exit() - unregister the generic netlink family
+ *
+ * Deletions handed to the teardown workqueue finish first.
  */
 void vrdma_netlink_exit(void)
 {
+	/* Their deletion events need the family. */
+	vrdma_dev_del_close();
 	WRITE_ONCE(vrdma_nl_registered, false);
 	genl_unregister_family(&vrdma_family);
 }

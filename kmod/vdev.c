@@ -8,12 +8,17 @@
  * unload all unlink first and then unregister without the mutex held, so
  * a vdevice is unregistered exactly once.  Between its unlinking and the
  * end of its unregistration a vdevice sits on vrdma_dying, so that a dying
- * namespace can wait for it (see vrdma_dev_wait_dying()).
+ * namespace can wait for it (see vrdma_dev_wait_dying()).  User deletion
+ * unregisters in vrdma_del_wq and waits for it a bounded time only: a
+ * tenant can delay an unregistration at will (vrdma_dev_destroy_bounded()).
  */
+#include <linux/completion.h>
 #include <linux/ctype.h>
 #include <linux/module.h>
 #include <linux/random.h>
+#include <linux/refcount.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_cache.h>
 
 #include "vrdma.h"
@@ -269,6 +274,137 @@ void vrdma_dev_destroy(struct vrdma_dev *vdev, enum vrdma_del_reason reason)
 	vrdma_nl_event_send(&ev);
 }
 
+/*
+ * Teardowns handed over by the netlink handler (vrdma_dev_destroy_bounded()).
+ * Unbound and with no limit of its own: a teardown blocked by one tenant
+ * must not hold up another's.  Allocated by vrdma_dev_init().
+ */
+static struct workqueue_struct *vrdma_del_wq;
+
+/* No more teardowns for vrdma_del_wq: the module is going (vrdma_mutex). */
+static bool vrdma_del_closed;
+
+/**
+ * struct vrdma_dev_del - one vdevice teardown run in vrdma_del_wq
+ * @work: runs vrdma_dev_destroy()
+ * @vdev: the vdevice, unlinked
+ * @reason: why it goes away
+ * @done: completed once the vdevice is freed and announced
+ * @ref: one reference for the work, one for the waiting handler; the last
+ *	frees the struct, since either may finish first
+ */
+struct vrdma_dev_del {
+	struct work_struct work;
+	struct vrdma_dev *vdev;
+	enum vrdma_del_reason reason;
+	struct completion done;
+	refcount_t ref;
+};
+
+static void vrdma_dev_del_put(struct vrdma_dev_del *del)
+{
+	if (refcount_dec_and_test(&del->ref))
+		kfree(del);
+}
+
+static void vrdma_dev_del_work(struct work_struct *work)
+{
+	struct vrdma_dev_del *del = container_of(work, struct vrdma_dev_del,
+						 work);
+
+	vrdma_dev_destroy(del->vdev, del->reason);
+	complete(&del->done);
+	vrdma_dev_del_put(del);
+}
+
+/**
+ * vrdma_dev_del_alloc() - prepare a bounded teardown, before the vdevice
+ *	is unlinked, so that an unlinked vdevice always has its teardown
+ *
+ * Return: the teardown, for vrdma_dev_destroy_bounded() or
+ * vrdma_dev_del_free(); NULL when out of memory.
+ */
+struct vrdma_dev_del *vrdma_dev_del_alloc(void)
+{
+	struct vrdma_dev_del *del = kzalloc(sizeof(*del), GFP_KERNEL);
+
+	if (!del)
+		return NULL;
+	INIT_WORK(&del->work, vrdma_dev_del_work);
+	init_completion(&del->done);
+	refcount_set(&del->ref, 2);
+	return del;
+}
+
+/**
+ * vrdma_dev_del_free() - drop a teardown vrdma_dev_destroy_bounded() did
+ *	not take
+ * @del: from vrdma_dev_del_alloc()
+ */
+void vrdma_dev_del_free(struct vrdma_dev_del *del)
+{
+	kfree(del);
+}
+
+/**
+ * vrdma_dev_destroy_bounded() - destroy an unlinked vdevice, waiting for
+ *	it a bounded time
+ * @vdev: the vdevice, unlinked with vrdma_dev_unlink()
+ * @reason: why it goes away, for the deletion event
+ * @del: from vrdma_dev_del_alloc(); consumed
+ * @timeout: how long to wait, in jiffies
+ *
+ * Unregistration waits for every verb in flight on the vdevice, which its
+ * tenant can keep in flight as long as it likes (a REG_MR whose pages are
+ * faulted in by the tenant's own FUSE daemon).  A netlink handler must not
+ * wait for that: while it runs it holds generic netlink's cb_lock, which
+ * every family's registration needs.  So the unregistration runs in
+ * vrdma_del_wq and the caller waits for it at most @timeout, or until it is
+ * killed; the vdevice stays unlisted and its name reserved until it is
+ * freed, and the deletion event marks the end.  During module unload the
+ * teardown runs in the caller, which the unload waits for anyway.
+ *
+ * Context: process context, vrdma_mutex not held.
+ * Return: true if the vdevice is freed, false if its teardown goes on.
+ */
+bool vrdma_dev_destroy_bounded(struct vrdma_dev *vdev,
+			       enum vrdma_del_reason reason,
+			       struct vrdma_dev_del *del, unsigned long timeout)
+{
+	bool queued;
+	long ret;
+
+	del->vdev = vdev;
+	del->reason = reason;
+	mutex_lock(&vrdma_mutex);
+	queued = !vrdma_del_closed && queue_work(vrdma_del_wq, &del->work);
+	mutex_unlock(&vrdma_mutex);
+	if (!queued) {
+		vrdma_dev_del_free(del);
+		vrdma_dev_destroy(vdev, reason);
+		return true;
+	}
+
+	ret = wait_for_completion_killable_timeout(&del->done, timeout);
+	vrdma_dev_del_put(del);
+	return ret > 0;
+}
+
+/**
+ * vrdma_dev_del_close() - wait for the queued teardowns (module unload);
+ *	later ones run in their caller
+ *
+ * Context: process context, vrdma_mutex not held; before the netlink
+ * family goes, so that the teardowns' deletion events still find it.
+ */
+void vrdma_dev_del_close(void)
+{
+	mutex_lock(&vrdma_mutex);
+	vrdma_del_closed = true;
+	mutex_unlock(&vrdma_mutex);
+	flush_workqueue(vrdma_del_wq);
+}
+
 /* Whether an unlinked, not yet released vdevice matches @net or @parent. */
 static bool vrdma_dev_dying_match(struct net *net, struct vrdma_parent *parent)
 {
@@ -325,6 +461,25 @@ void vrdma_dev_wait_dying(struct net *net)
 void vrdma_dev_wait_parent(struct vrdma_parent *parent)
 {
 	vrdma_dev_wait_released(NULL, parent);
+}
+
+/**
+ * vrdma_dev_init() - set up the teardown workqueue
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int vrdma_dev_init(void)
+{
+	vrdma_del_wq = alloc_workqueue("vrdma_del", WQ_UNBOUND, 0);
+	return vrdma_del_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * vrdma_dev_exit() - free the teardown workqueue, once nothing can queue
+ */
+void vrdma_dev_exit(void)
+{
+	destroy_workqueue(vrdma_del_wq);
 }
 
 /**

@@ -15,11 +15,15 @@
  * Locking, outermost first:
  *   vrdma_mutex         the vdevice lists, every parent's vdevice list,
  *                       the parents' dying flags and pins, the reserved
- *                       vdevice names (names.c); taken inside
+ *                       vdevice names (names.c), the closing of the
+ *                       teardown workqueue (vdev.c); taken inside
  *                       the RDMA core's devices_rwsem (vrdma_client_add())
  *                       and a vdevice's unregistration_lock
  *                       (vrdma_dealloc_driver()), so never held across
- *                       ib_register_device() or ib_unregister_device()
+ *                       ib_register_device() or ib_unregister_device().
+ *                       The netlink family has parallel_ops: genl_mutex
+ *                       serialises nothing of vrdma's, and every handler
+ *                       takes this mutex for what it reads or changes
  *   parent->vdevs_lock  (spinlock) parent->vdevs, read by event forwarding
  *                       which runs in ib_wq and must not take vrdma_mutex
  *   quota counters      lock-free (atomic64 compare-and-exchange)
@@ -276,6 +280,15 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 struct vrdma_dev *vrdma_dev_find(const char *name);
 void vrdma_dev_unlink(struct vrdma_dev *vdev);
 void vrdma_dev_destroy(struct vrdma_dev *vdev, enum vrdma_del_reason reason);
+struct vrdma_dev_del;
+struct vrdma_dev_del *vrdma_dev_del_alloc(void);
+void vrdma_dev_del_free(struct vrdma_dev_del *del);
+bool vrdma_dev_destroy_bounded(struct vrdma_dev *vdev,
+			       enum vrdma_del_reason reason,
+			       struct vrdma_dev_del *del, unsigned long timeout);
+void vrdma_dev_del_close(void);
+int vrdma_dev_init(void);
+void vrdma_dev_exit(void);
 struct vrdma_dev *vrdma_dev_unlink_next(bool (*match)(struct vrdma_dev *vdev,
 						      void *arg),
 					void *arg);
