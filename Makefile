@@ -114,6 +114,8 @@ check:
 	$(MAKE) -C tools/vrdmactl test
 	$(MAKE) -C tools/cni test
 	./scripts/check-manifests.sh
+	@out=$$(./scripts/tests/kernels.sh) || { echo "$$out"; exit 1; }; \
+		echo "$$out" | tail -n 1
 	KERNEL=$(KERNEL) KERNELS=$(KERNELS) ./selftests/vm/check.sh $(if $(T),--tests "$(T)")
 
 check-debug:
