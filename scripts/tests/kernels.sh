@@ -20,7 +20,7 @@ set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 K=$TOP/scripts/kernels.sh
 R=$(mktemp -d)
-trap 'rm -rf "$R" "$R.out" "$R.err"' EXIT
+trap 'rm -rf "$R" "$R.out" "$R.err" "$R.fresh" "$R.mk"' EXIT
 export VRDMA_KERNELS_ROOT=$R
 
 V61=6.1.0-990-amd64
@@ -106,6 +106,31 @@ if [ "$status" != 0 ] && [ "$lines" = 1 ] && [ ! -s "$R.out" ] &&
 	ok "make with no tree: $(head -n 1 "$R.err")"
 else
 	bad "make with no tree" "exit status $status, $lines lines of its own"
+fi
+
+# make demo, check and bench: deps.sh installs the headers, then a sub-make
+# builds.  A KDIR the parent resolved before (here: at its recipe's
+# expansion, on a machine with only 6.12's tree) must not reach the
+# sub-make, which must build for Debian 12's own once it is there.  A
+# recipe line that makes its tree stands for deps.sh.
+mkdir -p "$R.fresh/lib/modules/$V612/build"
+cat > "$R.mk" <<'EOF'
+fresh:
+	@echo "before: $(KDIR)"
+	@mkdir -p $(VRDMA_KERNELS_ROOT)/lib/modules/$(V)/build
+	@$(MAKE) -f Makefile -f $(FRESH_MK) --no-print-directory fresh-kdir
+fresh-kdir:
+	@echo "after: $(KDIR)"
+EOF
+status=0
+env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u KDIR -u KERNEL \
+	VRDMA_KERNELS_ROOT="$R.fresh" make -s -C "$TOP" -f Makefile -f "$R.mk" \
+	FRESH_MK="$R.mk" V="$V61" fresh > "$R.out" 2> "$R.err" || status=$?
+if [ "$status" = 0 ] && [ "$(cat "$R.out")" = "$(printf 'before: %s\nafter: %s' \
+		"$R.fresh/lib/modules/$V612/build" "$R.fresh/lib/modules/$V61/build")" ]; then
+	ok "a sub-make resolves KDIR again, after the headers are installed"
+else
+	bad "a sub-make resolves KDIR again" "exit status $status"
 fi
 
 # --- the debug kernel only: used only when named in full -------------------
