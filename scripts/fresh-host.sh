@@ -189,6 +189,14 @@ Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
 cp -L /etc/resolv.conf "$ROOT/etc/resolv.conf"
+# And what a site gives each of its machines: its own CA certificates (a
+# proxy that intercepts TLS; ca-certificates, which deps.sh installs with
+# nodejs, adds them to the system's bundle) and NODE_EXTRA_CA_CERTS (node
+# trusts only its own list, so npm could not reach its registry)
+if [ -d /usr/local/share/ca-certificates ]; then
+	mkdir -p "$ROOT/usr/local/share/ca-certificates"
+	cp -a /usr/local/share/ca-certificates/. "$ROOT/usr/local/share/ca-certificates/"
+fi
 # Not like a real machine, where systemd runs the services packages
 # enable: in a chroot, invoke-rc.d would start docker's or containerd's
 # daemon on the host's kernel, outside any unit, and nothing would stop
@@ -210,11 +218,14 @@ git clone -q --no-hardlinks --no-checkout "$TOP" "$ROOT/root/vrdma"
 git -C "$ROOT/root/vrdma" checkout -q --detach "$COMMIT"
 
 # A root login's environment, no terminal (deps.sh is made for that)
+site_env=()
+[ -z "${NODE_EXTRA_CA_CERTS:-}" ] ||
+	site_env+=("NODE_EXTRA_CA_CERTS=$NODE_EXTRA_CA_CERTS")
 in_root() {
 	chroot "$ROOT" /usr/bin/env -i HOME=/root LOGNAME=root USER=root \
 		SHELL=/bin/bash LANG=C.UTF-8 TERM=dumb \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-		"$@" < /dev/null
+		"${site_env[@]}" "$@" < /dev/null
 }
 
 results=()
