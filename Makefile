@@ -26,15 +26,31 @@ TOP := $(CURDIR)
 # release or its start, "6.12"); without it the default, which is the
 # running kernel's tree if installed, else Debian 12's own.  KDIR, if given,
 # wins.  The debug kernel of "make check-debug" only when named in full.
+#
+# Otherwise KDIR is resolved when a recipe first uses it, not when make
+# reads this file: "make demo", "make check" and "make bench" install the
+# headers (scripts/deps.sh) before they build, in a sub-make, and a KDIR
+# resolved before that names no tree, or another kernel's.  A resolved
+# KDIR is not exported either, so that no stale one reaches that
+# sub-make: it, selftests/vm/run.sh and check.sh resolve it again, by the
+# same rule.
 KERNEL ?= default
-ifeq ($(KDIR),)
-KDIR := $(shell ./scripts/kernels.sh kdir $(KERNEL))
-endif
+KDIR_GIVEN := $(strip $(KDIR))
+ifeq ($(KDIR_GIVEN),)
+unexport KDIR
+override KDIR = $(eval override KDIR := $(shell ./scripts/kernels.sh kdir $(KERNEL) 2>/dev/null))$(KDIR)
+else
 export KDIR
+endif
+
+# Before anything is built against KDIR: one line saying what to run
+define need-kdir
+@test -n "$(KDIR)" -a -d "$(KDIR)" || { echo "vrdma: $(if $(KDIR_GIVEN),KDIR=$(KDIR) is not a kernel build tree,no kernel build tree$(if $(filter-out default,$(KERNEL)), for KERNEL=$(KERNEL)); run 'make deps' (as root) first, or set KDIR)" >&2; exit 1; }
+endef
 
 # make on the kernel's tree: directly, or inside the Debian 13 chroot a 7.x
 # kernel's kbuild needs (scripts/kmake.sh, set up by scripts/deps.sh)
-KMAKE := +$(TOP)/scripts/kmake.sh $(KDIR)
+KMAKE = +$(TOP)/scripts/kmake.sh $(KDIR)
 
 VRDMA_VERSION := $(shell ./scripts/version.sh 2>/dev/null || cat VERSION)
 export VRDMA_VERSION
@@ -54,11 +70,11 @@ CNIDIR ?= $(PREFIX)/lib/cni
 all: modules userlib tools progs
 
 modules:
-	@test -n "$(KDIR)" -a -d "$(KDIR)" || { \
-		echo "vrdma: no kernel build tree; run 'make deps' or set KDIR" >&2; exit 1; }
+	$(need-kdir)
 	$(KMAKE) M=$(TOP) VRDMA_VERSION=$(VRDMA_VERSION) modules
 
 sparse:
+	$(need-kdir)
 	$(KMAKE) M=$(TOP) VRDMA_VERSION=$(VRDMA_VERSION) C=2 W=1 modules
 	$(KMAKE) M=$(TOP)/selftests/rdmasim C=2 W=1 modules
 
@@ -76,8 +92,7 @@ progs: rdmasim
 	$(MAKE) -C selftests/progs
 
 rdmasim:
-	@test -n "$(KDIR)" -a -d "$(KDIR)" || { \
-		echo "vrdma: no kernel build tree; run 'make deps' or set KDIR" >&2; exit 1; }
+	$(need-kdir)
 	$(KMAKE) M=$(TOP)/selftests/rdmasim modules
 
 clean:
@@ -99,6 +114,8 @@ check:
 	$(MAKE) -C tools/vrdmactl test
 	$(MAKE) -C tools/cni test
 	./scripts/check-manifests.sh
+	@out=$$(./scripts/tests/kernels.sh) || { echo "$$out"; exit 1; }; \
+		echo "$$out" | tail -n 1
 	KERNEL=$(KERNEL) KERNELS=$(KERNELS) ./selftests/vm/check.sh $(if $(T),--tests "$(T)")
 
 check-debug:

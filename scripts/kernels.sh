@@ -21,8 +21,21 @@
 # 6.12's headers for the multi-kernel suite must not change what a plain
 # "make" builds for.  The debug kernel of make check-debug
 # (*-vrdma-debug) is used only when named in full.
+#
+# A subcommand that cannot name every tree or image it is asked for prints
+# nothing on stdout, says why on stderr and exits 1: its callers assign
+# its output, and a partial or made-up path (once "/lib/modules//build",
+# from a failure inside an echo's argument) would pass for an answer.
+#
+# VRDMA_KERNELS_ROOT, for scripts/tests/kernels.sh only: a directory read
+# in place of "/" for lib/modules, usr/lib/modules and boot, so that the
+# tests can offer a machine with no trees, or with made-up ones.
 
 set -euo pipefail
+# and inside $(...) too: release_of's die must end image_of there
+shopt -s inherit_errexit
+
+R=${VRDMA_KERNELS_ROOT:-}
 
 # The supported kernels besides the default, by Debian package: 6.12 from
 # bookworm-security (the API level of Debian 13, RHEL 10 and SLES 16).
@@ -38,7 +51,7 @@ die() {
 
 trees() {	# every installed build tree's release, oldest first
 	local d
-	for d in /lib/modules/*/build; do
+	for d in "$R"/lib/modules/*/build; do
 		[ -d "$d" ] || continue
 		d=${d%/build}
 		echo "${d##*/}"
@@ -47,7 +60,7 @@ trees() {	# every installed build tree's release, oldest first
 
 default_release() {
 	local dep
-	if [ -d "/lib/modules/$(uname -r)/build" ]; then
+	if [ -d "$R/lib/modules/$(uname -r)/build" ]; then
 		uname -r
 		return
 	fi
@@ -55,11 +68,11 @@ default_release() {
 	dep=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null || true)
 	dep=${dep%% *}
 	dep=${dep#linux-headers-}
-	if [ -n "$dep" ] && [ -d "/lib/modules/$dep/build" ]; then
+	if [ -n "$dep" ] && [ -d "$R/lib/modules/$dep/build" ]; then
 		echo "$dep"
 		return
 	fi
-	trees | grep -v -- '-vrdma-debug$' | head -n 1
+	trees | grep -v -- '-vrdma-debug$' | head -n 1 || true
 }
 
 release_of() {
@@ -69,7 +82,7 @@ release_of() {
 		rel=$(default_release)
 		;;
 	*)
-		if [ -d "/lib/modules/$name/build" ]; then
+		if [ -d "$R/lib/modules/$name/build" ]; then
 			rel=$name
 		else
 			rel=$(trees | grep -v -- '-vrdma-debug$' |
@@ -85,7 +98,7 @@ image_of() {
 	local rel f
 	rel=$(release_of "$1")
 	# Debian 12's and 13's packages: /boot; 7.x: /usr/lib/modules/REL/vmlinuz
-	for f in "/boot/vmlinuz-$rel" "/usr/lib/modules/$rel/vmlinuz"; do
+	for f in "$R/boot/vmlinuz-$rel" "$R/usr/lib/modules/$rel/vmlinuz"; do
 		if [ -r "$f" ]; then
 			echo "$f"
 			return
@@ -94,23 +107,32 @@ image_of() {
 	die "no kernel image of $rel (install linux-image-$rel)"
 }
 
+# Each answer is assigned before it is printed: set -e stops the script at
+# a failed assignment, not at a failure inside an argument of echo.
 case ${1:-} in
 kdir)
-	echo "/lib/modules/$(release_of "${2:-default}")/build"
+	rel=$(release_of "${2:-default}")
+	echo "$R/lib/modules/$rel/build"
 	;;
 release)
-	release_of "${2:-default}"
+	rel=$(release_of "${2:-default}")
+	echo "$rel"
 	;;
 image)
 	[ $# -eq 2 ] || die "usage: $0 image NAME"
-	image_of "$2"
+	img=$(image_of "$2")
+	echo "$img"
 	;;
 others)
+	# all of them or nothing: a list missing a kernel would silently
+	# drop its boot from make check
 	def=$(release_of default)
+	out=()
 	for n in "${OTHER_NAMES[@]}"; do
 		rel=$(release_of "$n")
-		[ "$rel" = "$def" ] || echo "$rel"
+		[ "$rel" = "$def" ] || out+=("$rel")
 	done
+	[ "${#out[@]}" -eq 0 ] || printf '%s\n' "${out[@]}"
 	;;
 packages)
 	printf '%s\n' "${OTHER_PACKAGES[@]}"

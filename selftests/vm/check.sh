@@ -57,14 +57,19 @@ else
 	fi
 	plan+=("$first|$TESTS")
 	if [ "${KERNELS:-}" = all ] || [ -z "$TESTS" ]; then
+		# every supported kernel or none (kernels.sh says which one
+		# is missing): a boot left out would not show in the total
+		others=$("$KERNELS_SH" others)
 		while read -r rel; do
-			[ "$rel" = "$first" ] && continue
+			if [ -z "$rel" ] || [ "$rel" = "$first" ]; then
+				continue
+			fi
 			if [ "${KERNELS:-}" = all ]; then
 				plan+=("$rel|$TESTS")
 			else
 				plan+=("$rel|$CORE_TESTS")
 			fi
-		done < <("$KERNELS_SH" others)
+		done <<< "$others"
 	fi
 fi
 
