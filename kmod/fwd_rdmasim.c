@@ -15,7 +15,7 @@
 #define UVERBS_MODULE_NAME vrdma_rdmasim
 #include <rdma/uverbs_named_ioctl.h>
 
-#include "../selftests/rdmasim/rdmasim-abi.h"
+#include <rdma/rdmasim-abi.h>
 
 static int vrdma_rdmasim_uar_destroy(struct ib_uobject *uobj,
 				     enum rdma_remove_reason why,

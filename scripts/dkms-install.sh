@@ -60,11 +60,11 @@ rm -rf "$SRC"
 [ -d "/lib/modules/$KVER/build" ] ||
 	die "no kernel headers for $KVER (apt-get install linux-headers-$KVER)"
 
-mkdir -p "$SRC/kmod" "$SRC/uapi/linux" "$SRC/scripts" "$SRC/selftests/rdmasim"
+mkdir -p "$SRC/kmod" "$SRC/uapi/linux" "$SRC/uapi/rdma" "$SRC/scripts"
 install -m 0644 "$TOP/Kbuild" "$TOP/VERSION" "$TOP/dkms.conf" "$SRC/"
 install -m 0644 "$TOP/uapi/linux/vrdma.h" "$SRC/uapi/linux/"
 # rdmasim's ABI: the methods vrdma forwards to it (kmod/fwd_rdmasim.c)
-install -m 0644 "$TOP/selftests/rdmasim/rdmasim-abi.h" "$SRC/selftests/rdmasim/"
+install -m 0644 "$TOP/uapi/rdma/rdmasim-abi.h" "$SRC/uapi/rdma/"
 install -m 0644 "$TOP/kmod/Kbuild" "$SRC/kmod/"
 # The kernel feature probes kmod/Kbuild runs before compiling, and the
 # Kbuild fragment that runs them

@@ -23,7 +23,7 @@
 #include <rdma/rdma_user_ioctl.h>
 #include <rdma/ib_user_ioctl_cmds.h>
 
-#include "../rdmasim/rdmasim-abi.h"
+#include <rdma/rdmasim-abi.h>
 
 /* Set by report() on an error: the exit status */
 static int failed;

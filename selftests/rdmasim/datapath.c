@@ -32,7 +32,7 @@
 #include <linux/seq_file.h>
 #include <rdma/ib_umem.h>
 
-#include "rdmasim-abi.h"
+#include <rdma/rdmasim-abi.h>
 #include "sim-dp.h"
 
 /* WQEs one QP may execute in one pass, so that no QP starves the others */

@@ -43,7 +43,7 @@
 #define UVERBS_MODULE_NAME rdmasim
 #include <rdma/uverbs_named_ioctl.h>
 
-#include "rdmasim-abi.h"
+#include <rdma/rdmasim-abi.h>
 #include "sim-dp.h"
 /* VRDMA_HAVE_*: the probed API of the target kernel (scripts/conftest.sh) */
 #include "vrdma_config.h"

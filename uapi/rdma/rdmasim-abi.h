@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
  * rdmasim user ABI: the driver data of its verbs and its driver-namespace
- * uverbs objects, shared by the module and selftests/progs/sim_raw.c.
- * Test-only: no compatibility is promised between two trees.
+ * uverbs objects, shared by the module (selftests/rdmasim), the selftests'
+ * programs and vrdma.ko, which forwards the driver-namespace methods
+ * (kmod/fwd_rdmasim.c): hence here, beside vrdma's own ABI, and not in the
+ * test tree.  Test-only: never installed, and no compatibility is promised
+ * between two trees.
  */
 #ifndef RDMASIM_ABI_H
 #define RDMASIM_ABI_H
