@@ -16,6 +16,7 @@
 #   make install         modules, library, headers, pkg-config, tool, man pages,
 #                        CNI plugin
 #   make dkms-install    register the module with DKMS, build and install it
+#                        (KVER=RELEASE: for that kernel, not the running one)
 #
 # KERNEL or KDIR select the kernel; V=1 shows the full commands.
 
@@ -162,7 +163,7 @@ install: modules userlib tools modules_install
 	$(MAKE) -C tools/cni install CNIDIR=$(CNIDIR)
 
 dkms-install:
-	./scripts/dkms-install.sh
+	./scripts/dkms-install.sh $(if $(KVER),-k $(KVER))
 
 help:
-	@sed -n '3,17p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,/^# KERNEL or KDIR/p' Makefile | sed 's/^# \{0,1\}//'
