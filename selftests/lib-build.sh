@@ -2,8 +2,7 @@
 # shellcheck shell=bash
 #
 # Helpers for the selftests that install the module inside the guest
-# (install.sh, dkms.sh).  Sourced after lib.sh, with $T a scratch directory
-# and, for copy_source, $SRC where the source copy goes.
+# (install.sh, dkms.sh).  Sourced after lib.sh, with $T a scratch directory.
 
 # ensure_harness_module - put the harness's own vrdma_vma.ko and vrdma.ko
 # back, whatever the test left loaded, so that the next scripts find them.
@@ -30,15 +29,4 @@ run_logged() {
 	ktap_diag "$name: exit $rc after $(elapsed "$t0") s"
 	[ "$rc" -eq 0 ] || ktap_diag "$(tail -n 25 "$T/$name.log")"
 	return "$rc"
-}
-
-# copy_source - copy the files of a clone (plus new, not yet ignored ones)
-# of $TOP to $SRC: a source tree without any build output, as a user or
-# DKMS would have it.
-copy_source() {
-	mkdir -p "$SRC" || return 1
-	git -c safe.directory='*' -C "$TOP" ls-files -z -co --exclude-standard |
-		(cd "$TOP" && cpio -0 -pdm --quiet "$SRC") || return 1
-	[ -f "$SRC/Makefile" ] && [ -f "$SRC/dkms.conf" ] &&
-		[ -f "$SRC/kmod/main.c" ] && [ ! -e "$SRC/kmod/vrdma.ko" ]
 }
