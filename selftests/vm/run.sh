@@ -12,8 +12,9 @@
 #   selftests/vm/run.sh --shell 'CMD'         one command, e.g. 'rdma dev'
 #
 # A NAME selects selftests/NAME.sh, or else every script whose name contains
-# NAME; --skip leaves out the scripts so named, whole.  Environment: VM_TIMEOUT (seconds, default 4500) kills a hung guest,
-# VM_TEST_TIMEOUT (default 900) bounds each script, VM_PANIC_ON_WARN=1 turns
+# NAME; --skip leaves out the scripts so named, whole.  Environment:
+# VM_TIMEOUT (seconds, default 4500) kills a hung guest, VM_TEST_TIMEOUT
+# (default 900) bounds each script, VM_PANIC_ON_WARN=1 turns
 # a WARN into a panic, VM_NO_MODULE=1 boots without the modules (harness
 # development only: the module tests then fail), VM_MEM, VM_SMP, KERNEL
 # (scripts/kernels.sh: "6.12", a release) or KDIR;
@@ -74,7 +75,7 @@ die() {
 }
 
 usage() {
-	sed -n '7,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+	sed -n '7,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
