@@ -7,7 +7,7 @@
 # commands exactly as written there ("make demo", "make check"), as root
 # in a chroot of it, each with its exit status and wall time.
 #
-#   scripts/fresh-host.sh [--keep] [--dir DIR] [--mirror URL]
+#   scripts/fresh-host.sh [--keep] [--dir DIR] [--mirror URL] [--run CMD]...
 #
 #   --keep        leave the root in place for debugging (its mounts go
 #                 with this script's mount namespace; the last lines say
@@ -15,6 +15,9 @@
 #   --dir DIR     make the root under DIR (default /var/tmp); it needs
 #                 about 15 GB: packages, three kernels, a Debian 13 chroot
 #   --mirror URL  the Debian archive (default: the one the host's apt uses)
+#   --run CMD     run CMD in the clone instead of the quick start (each
+#                 --run adds one, e.g. --run "make bench": the other first
+#                 commands a user may type)
 #
 # Run it before resolving anything that touches the build, the
 # dependencies or the README (Documentation/testing.rst): a machine that
@@ -35,6 +38,7 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 KEEP=0
 DIR=/var/tmp
 MIRROR=
+RUN_CMDS=()
 
 die() {
 	echo "fresh-host: $*" >&2
@@ -46,7 +50,7 @@ say() {
 }
 
 usage() {
-	sed -n '10,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+	sed -n '10,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -56,6 +60,7 @@ while [ $# -gt 0 ]; do
 	--keep) KEEP=1 ;;
 	--dir) [ $# -ge 2 ] || usage; DIR=$2; shift ;;
 	--mirror) [ $# -ge 2 ] || usage; MIRROR=$2; shift ;;
+	--run) { [ $# -ge 2 ] && [ -n "$2" ]; } || usage; RUN_CMDS+=("$2"); shift ;;
 	-h|--help) usage ;;
 	*) echo "fresh-host: unknown argument '$1'" >&2; usage ;;
 	esac
@@ -82,13 +87,19 @@ if [ -n "$(git -C "$TOP" status --porcelain --untracked-files=no)" ]; then
 fi
 
 # The README's quick start, as committed: the indented lines of the first
-# block under "## Quick start"
-mapfile -t COMMANDS < <(git -C "$TOP" show "$COMMIT:README.md" | awk '
-	/^## / { if (in_qs) exit; in_qs = ($0 == "## Quick start"); next }
-	in_qs && /^    [^ ]/ { sub(/^    /, ""); print; block = 1; next }
-	in_qs && block { exit }
-')
-[ "${#COMMANDS[@]}" -gt 0 ] || die "no commands under README.md's \"## Quick start\""
+# block under "## Quick start"; or what --run gave
+WHAT="the README's quick start"
+if [ "${#RUN_CMDS[@]}" -gt 0 ]; then
+	COMMANDS=("${RUN_CMDS[@]}")
+	WHAT="first commands"
+else
+	mapfile -t COMMANDS < <(git -C "$TOP" show "$COMMIT:README.md" | awk '
+		/^## / { if (in_qs) exit; in_qs = ($0 == "## Quick start"); next }
+		in_qs && /^    [^ ]/ { sub(/^    /, ""); print; block = 1; next }
+		in_qs && block { exit }
+	')
+	[ "${#COMMANDS[@]}" -gt 0 ] || die "no commands under README.md's \"## Quick start\""
+fi
 
 # The host's Debian archive for a suite, as apt knows it (the same mirror
 # the host's /etc/apt sources name; it may be the only one reachable)
@@ -242,6 +253,6 @@ for cmd in "${COMMANDS[@]}"; do
 	[ "$rc" -eq 0 ] || failed=1
 done
 
-say "commit $(git -C "$TOP" rev-parse --short "$COMMIT"), the README's quick start on a fresh Debian 12:"
+say "commit $(git -C "$TOP" rev-parse --short "$COMMIT"), $WHAT on a fresh Debian 12:"
 printf 'fresh-host:   %s\n' "${results[@]}"
 exit "$failed"
