@@ -117,8 +117,6 @@ check:
 	./scripts/check-manifests.sh
 	@out=$$(./scripts/tests/kernels.sh) || { echo "$$out"; exit 1; }; \
 		echo "$$out" | tail -n 1
-	@out=$$(./scripts/tests/check-lanes.sh) || { echo "$$out"; exit 1; }; \
-		echo "$$out" | tail -n 1
 	KERNEL=$(KERNEL) KERNELS=$(KERNELS) ./selftests/vm/check.sh $(if $(T),--tests "$(T)")
 
 check-debug:

@@ -62,7 +62,7 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
 mkdir -p /run/netns /run/lock /var/tmp
 
-export TOP KVER VM_MODE VM_TESTS VM_SKIP VM_SHELL_CMD VM_TEST_TIMEOUT VM_NO_MODULE
+export TOP KVER VM_MODE VM_TESTS VM_SHELL_CMD VM_TEST_TIMEOUT VM_NO_MODULE
 export VRDMA_PARENT=rxe0 VRDMA_KO=$TOP/kmod/vrdma.ko
 export VRDMA_VMA_KO=$TOP/kmod/vrdma_vma.ko
 export VM_RESULTS=/results

@@ -21,7 +21,7 @@
 # plan adds one failure of its own.  Modes (VM_MODE): suite, demo, bench,
 # shell; the last three run one command whose exit status is its result.
 #
-# Environment from guest-init.sh: TOP, VM_MODE, VM_TESTS, VM_SKIP, VM_SHELL_CMD,
+# Environment from guest-init.sh: TOP, VM_MODE, VM_TESTS, VM_SHELL_CMD,
 # VM_TEST_TIMEOUT, SETUP_RC, SETUP_TIME, UPTIME, VM_RESULTS.
 
 set -u
@@ -161,12 +161,6 @@ select_scripts() {
 		case $(basename "$s") in lib.sh|lib-*.sh|demo.sh|bench.sh) continue ;; esac
 		all+=("$s")
 	done
-	if [ -n "${VM_SKIP// /}" ]; then
-		for s in "${!all[@]}"; do
-			[[ " $VM_SKIP " != *" $(basename "${all[$s]}" .sh) "* ]] || unset "all[$s]"
-		done
-		all=("${all[@]}")
-	fi
 	if [ -z "${VM_TESTS// /}" ]; then
 		SCRIPTS=("${all[@]}")
 		return 0

@@ -5,16 +5,14 @@
 # (no KVM, no module loading and no RDMA on the host), runs the selftests, the
 # demo, the benchmarks or one command inside it, and reports.
 #
-#   selftests/vm/run.sh [--tests "NAME..."] [--skip "NAME..."]
-#                                             the suite (all selftests/*.sh)
+#   selftests/vm/run.sh [--tests "NAME..."]   the suite (all selftests/*.sh)
 #   selftests/vm/run.sh --demo                selftests/demo.sh
 #   selftests/vm/run.sh --bench               selftests/bench.sh
 #   selftests/vm/run.sh --shell 'CMD'         one command, e.g. 'rdma dev'
 #
 # A NAME selects selftests/NAME.sh, or else every script whose name contains
-# NAME; --skip leaves out the scripts so named, whole.  Environment:
-# VM_TIMEOUT (seconds, default 4500) kills a hung guest, VM_TEST_TIMEOUT
-# (default 900) bounds each script, VM_PANIC_ON_WARN=1 turns
+# NAME.  Environment: VM_TIMEOUT (seconds, default 4500) kills a hung guest,
+# VM_TEST_TIMEOUT (default 900) bounds each script, VM_PANIC_ON_WARN=1 turns
 # a WARN into a panic, VM_NO_MODULE=1 boots without the modules (harness
 # development only: the module tests then fail), VM_MEM, VM_SMP, KERNEL
 # (scripts/kernels.sh: "6.12", a release) or KDIR;
@@ -55,7 +53,6 @@ HERE=$TOP/selftests/vm
 
 MODE=suite
 TESTS=
-SKIP=
 SHELL_CMD=
 VM_TIMEOUT=${VM_TIMEOUT:-4500}
 VM_TEST_TIMEOUT=${VM_TEST_TIMEOUT:-900}
@@ -83,7 +80,6 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--tests) [ $# -ge 2 ] || usage; TESTS=$2; shift ;;
 	--tests=*) TESTS=${1#--tests=} ;;
-	--skip) [ $# -ge 2 ] || usage; SKIP=$2; shift ;;
 	--demo) MODE=demo ;;
 	--bench) MODE=bench ;;
 	--shell) [ $# -ge 2 ] || usage; MODE=shell; SHELL_CMD=$2; shift ;;
@@ -226,7 +222,6 @@ DKMS_PREBUILT=
 wants_dkms() {
 	local w
 	[ "$MODE" = suite ] || return 1
-	[[ " $SKIP " != *" dkms "* ]] || return 1
 	[ -n "${TESTS// /}" ] || return 0
 	for w in $TESTS; do
 		w=${w%.sh}
@@ -250,7 +245,6 @@ fi
 {
 	printf 'VM_MODE=%q\n' "$MODE"
 	printf 'VM_TESTS=%q\n' "$TESTS"
-	printf 'VM_SKIP=%q\n' "$SKIP"
 	printf 'VM_SHELL_CMD=%q\n' "$SHELL_CMD"
 	printf 'VM_TEST_TIMEOUT=%q\n' "$VM_TEST_TIMEOUT"
 	printf 'VM_PANIC_ON_WARN=%q\n' "$VM_PANIC_ON_WARN"
