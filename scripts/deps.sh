@@ -40,6 +40,10 @@ PACKAGES=(
 	libjson-c-dev
 	# kernel probes: private ib_core prototypes from BTF (conftest.sh)
 	bpftool
+	# the selftests copy the tree as a clone has it (git ls-files:
+	# dkms-prebuild.sh, install.sh); a tree fresh-host.sh cloned from
+	# outside has no git of its own
+	git
 	# the Debian 13 build environment of the 7.x kernel
 	debootstrap
 	# the test VM and its guest tools (the guest runs the host's root)
