@@ -29,8 +29,8 @@
 #             gone, vrdmactl says the module is not loaded
 #
 # The harness's modules are loaded again at the end.  A build from a
-# source copy, which "make dkms-install" does under TCG in dkms.sh, takes
-# minutes; here only kbuild's check that the module is up to date runs.
+# source copy takes minutes under TCG (dkms.sh has the host do its one);
+# here only kbuild's check that the module is up to date runs.
 # Each make's time is printed as a diagnostic.
 
 # shellcheck source=selftests/lib.sh
