@@ -44,148 +44,12 @@
 #include <rdma/uverbs_named_ioctl.h>
 
 #include <rdma/rdmasim-abi.h>
-#include "sim-dp.h"
+#include "sim.h"
 /* VRDMA_HAVE_*: the probed API of the target kernel (scripts/conftest.sh) */
 #include "vrdma_config.h"
 
-#define SIM_MAX_QP	1024
-#define SIM_MAX_CQ	1024
-#define SIM_MAX_MR	4096
-#define SIM_MAX_ENTRIES	4096
-#define SIM_MAX_UARS	256
-#define SIM_MAX_SGE	4
-#define SIM_CQE_SIZE	32
-#define SIM_WQE_SIZE	64
-#define SIM_GID_TBL_LEN	32
 /* What a kernel object's kernel-only buffer holds, and its size */
 #define SIM_KBUF_LEN	64
-
-/*
- * The kinds of real parent vrdma must tell apart.  Each device is one of
- * them, the one the "variant" parameter names when "rdma link add" runs.
- */
-enum sim_variant {
-	SIM_VAR_ROCE,		/* RoCE (the default): rxe, mlx5, irdma... */
-	SIM_VAR_IB,		/* InfiniBand: GIDs from query_gid (mlx5, mlx4) */
-	SIM_VAR_IWARP,		/* iWARP (irdma, siw, erdma) */
-	SIM_VAR_NOKVERBS,	/* no kernel verbs, no IB transport (EFA) */
-	SIM_VAR_PCI,		/* RoCE under a PCI-like bus device (hns v2) */
-	SIM_VAR_PDQUERY2,	/* RoCE whose PD_QUERY has one more attribute */
-	SIM_VAR_VMOPS,		/* RoCE whose mappings have vm_ops with fault */
-	SIM_VAR_RAWMAP,		/* RoCE mapping a page the core cannot revoke */
-	SIM_VAR_PVRDMA,		/* RoCE under vmw_pvrdma's driver id */
-};
-
-/* The object kinds debugfs counts, for the selftests' leak checks */
-enum sim_kind {
-	SIM_K_DEV,
-	SIM_K_UCTX,
-	SIM_K_PD,
-	SIM_K_CQ,
-	SIM_K_QP,
-	SIM_K_MR,
-	SIM_K_UAR,
-	SIM_K_MMAP,
-	SIM_K_VMA,
-	SIM_K_NR,
-};
-
-static const char * const sim_kind_name[SIM_K_NR] = {
-	[SIM_K_DEV] = "dev",
-	[SIM_K_UCTX] = "ucontext",
-	[SIM_K_PD] = "pd",
-	[SIM_K_CQ] = "cq",
-	[SIM_K_QP] = "qp",
-	[SIM_K_MR] = "mr",
-	[SIM_K_UAR] = "uar",
-	[SIM_K_MMAP] = "mmap",
-	[SIM_K_VMA] = "vma",
-};
-
-static atomic_long_t sim_count[SIM_K_NR];
-static atomic_long_t sim_strict_hits;
-static struct dentry *sim_debugfs;
-/*
- * The DMA device of every sim device, as a NIC's PCI function is: the
- * exporter of a DMA-BUF maps it for this device (dma-direct, 64 bits).
- */
-static struct platform_device *sim_dma_pdev;
-
-/* Every registered sim device, for module exit; guarded by sim_devs_lock */
-static LIST_HEAD(sim_devs);
-/* Protects sim_devs and each sim_dev's list_node and exiting flag */
-static DEFINE_MUTEX(sim_devs_lock);
-
-static bool strict_warn = true;
-module_param(strict_warn, bool, 0644);
-MODULE_PARM_DESC(strict_warn,
-		 "report a failed strict check with WARN (default) or a warning line only, for a test that expects known ones");
-
-/*
- * sim_strict - report a broken expectation: a WARN (or, with strict_warn
- * off, a plain warning line) with a fixed prefix the selftests grep for,
- * and a count in debugfs.
- */
-static __printf(1, 2) void sim_strict(const char *fmt, ...)
-{
-	struct va_format vaf;
-	va_list args;
-
-	atomic_long_inc(&sim_strict_hits);
-	va_start(args, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &args;
-	if (READ_ONCE(strict_warn))
-		WARN(1, "rdmasim: strict: %pV\n", &vaf);
-	else
-		pr_warn("rdmasim: strict: %pV\n", &vaf);
-	va_end(args);
-}
-
-struct sim_dev {
-	struct ib_device ibdev;
-	int variant;			/* enum sim_variant, fixed at link add */
-	struct net_device *ndev;	/* the port's netdev, held by the core */
-	struct list_head list_node;	/* in sim_devs */
-	bool exiting;			/* module exit is unregistering it */
-	struct ida qpn_ida;		/* QP numbers from 2; 1 is the GSI QP */
-	struct ida uar_ida;		/* UAR page ids, device-wide like mlx5's */
-	atomic_t next_key;		/* MR keys, never reused while loaded */
-	atomic_t next_pdn;
-	atomic_t next_cqn;
-	/* Protects uctxs, the list of live ucontexts */
-	spinlock_t uctx_lock;
-	struct list_head uctxs;
-	struct simdp_dev dp;		/* the data path's tables */
-};
-
-struct sim_ucontext {
-	struct ib_ucontext ibuc;
-	struct list_head node;		/* in sim_dev.uctxs */
-	/* UAR page id -> mmap pgoff of its entry (xa_mk_value) */
-	struct xarray uars;
-	/* The rawmap variant's context page, freed with the context */
-	struct page *ctx_page;
-};
-
-enum sim_mmap_type {
-	SIM_MMAP_UAR,
-	SIM_MMAP_RING,
-};
-
-struct sim_mmap {
-	struct rdma_user_mmap_entry rdma_entry;
-	void *buf;			/* alloc_pages_exact() memory */
-	size_t len;
-	enum sim_mmap_type type;
-	u32 page_id;			/* SIM_MMAP_UAR only */
-	struct sim_dev *sdev;
-};
-
-struct sim_pd {
-	struct ib_pd ibpd;
-	u32 pdn;
-};
 
 struct sim_cq {
 	struct ib_cq ibcq;
@@ -214,31 +78,75 @@ struct sim_mr {
 	struct simdp_mr *dp;		/* user MRs: the data path's view */
 };
 
+static const char * const sim_kind_name[SIM_K_NR] = {
+	[SIM_K_DEV] = "dev",
+	[SIM_K_UCTX] = "ucontext",
+	[SIM_K_PD] = "pd",
+	[SIM_K_CQ] = "cq",
+	[SIM_K_QP] = "qp",
+	[SIM_K_MR] = "mr",
+	[SIM_K_UAR] = "uar",
+	[SIM_K_MMAP] = "mmap",
+	[SIM_K_VMA] = "vma",
+};
+
+atomic_long_t sim_count[SIM_K_NR];
+static atomic_long_t sim_strict_hits;
+static struct dentry *sim_debugfs;
+/*
+ * The DMA device of every sim device, as a NIC's PCI function is: the
+ * exporter of a DMA-BUF maps it for this device (dma-direct, 64 bits).
+ */
+static struct platform_device *sim_dma_pdev;
+
+/* Every registered sim device, for module exit; guarded by sim_devs_lock */
+static LIST_HEAD(sim_devs);
+/* Protects sim_devs and each sim_dev's list_node and exiting flag */
+static DEFINE_MUTEX(sim_devs_lock);
+
+static bool strict_warn = true;
+module_param(strict_warn, bool, 0644);
+MODULE_PARM_DESC(strict_warn,
+		 "report a failed strict check with WARN (default) or a warning line only, for a test that expects known ones");
+
+/**
+ * sim_strict() - report a broken expectation
+ * @fmt: what was expected and what came, printf-style
+ *
+ * A WARN (or, with strict_warn off, a plain warning line) with a fixed
+ * prefix the selftests grep for, and a count in debugfs.
+ */
+void sim_strict(const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	atomic_long_inc(&sim_strict_hits);
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	if (READ_ONCE(strict_warn))
+		WARN(1, "rdmasim: strict: %pV\n", &vaf);
+	else
+		pr_warn("rdmasim: strict: %pV\n", &vaf);
+	va_end(args);
+}
+
 static const struct ib_device_ops sim_dev_ops;
 
-static inline struct sim_dev *to_sdev(struct ib_device *ibdev)
-{
-	return container_of(ibdev, struct sim_dev, ibdev);
-}
-
-static inline struct sim_ucontext *to_suctx(struct ib_ucontext *ibuc)
-{
-	return container_of(ibuc, struct sim_ucontext, ibuc);
-}
-
-static inline struct sim_mmap *to_smmap(struct rdma_user_mmap_entry *e)
-{
-	return container_of(e, struct sim_mmap, rdma_entry);
-}
-
-/*
- * sim_is_ours - is @ibdev a sim device?  Compared by its ops, never by a
- * container_of on a device that may be another driver's (vrdma's vdevices
- * copy the parent's driver_id, so that is not proof).
+/**
+ * sim_is_ours() - is a device a sim device?
+ * @ibdev: the device, may be NULL
+ *
+ * Compared by an op every personality shares, never by a container_of on
+ * a device that may be another driver's (vrdma's vdevices copy the
+ * parent's driver_id, so that is not proof).
+ *
+ * Return: true for a sim device of any personality.
  */
-static bool sim_is_ours(struct ib_device *ibdev)
+bool sim_is_ours(struct ib_device *ibdev)
 {
-	return ibdev && ibdev->ops.alloc_pd == sim_dev_ops.alloc_pd;
+	return ibdev && ibdev->ops.dealloc_driver == sim_dev_ops.dealloc_driver;
 }
 
 /*
@@ -289,10 +197,10 @@ static bool sim_uctx_known(struct sim_dev *sdev, struct ib_ucontext *ibuc)
  * Return: the sim ucontext, or ERR_PTR(-EINVAL) if the udata's is not one
  * of @sdev's.
  */
-static struct sim_ucontext *sim_udata_uctx(struct sim_dev *sdev,
-					   struct ib_udata *udata,
-					   struct ib_ucontext *objctx,
-					   const char *what)
+struct sim_ucontext *sim_udata_uctx(struct sim_dev *sdev,
+				    struct ib_udata *udata,
+				    struct ib_ucontext *objctx,
+				    const char *what)
 {
 	struct uverbs_attr_bundle *attrs = rdma_udata_to_uverbs_attr_bundle(udata);
 	struct ib_ucontext *ctx = attrs->context;
@@ -354,13 +262,25 @@ static u8 *sim_kbuf_alloc(bool user)
 
 /* --- mmap entries ------------------------------------------------------- */
 
-/*
- * sim_mmap_new - pages of @len bytes handed out through an mmap entry of
- * @ibuc.  The memory lives until the last mapping is gone (mmap_free).
+/**
+ * sim_mmap_new_range() - pages handed out through an mmap entry
+ * @sdev: the device
+ * @ibuc: the ucontext whose mmap entry it is
+ * @len: its length, rounded up to whole pages
+ * @type: what the pages are
+ * @min_pgoff: the lowest page offset the entry may have
+ * @max_pgoff: the highest page offset the entry may start at
+ *
+ * The memory is zeroed and lives until the last mapping of the entry is
+ * gone (mmap_free).  A personality keeps its mmap offsets in the range its
+ * offset encoding reserves for entries (mlx5.c).
+ *
+ * Return: the entry, or an ERR_PTR().
  */
-static struct sim_mmap *sim_mmap_new(struct sim_dev *sdev,
-				     struct ib_ucontext *ibuc, size_t len,
-				     enum sim_mmap_type type)
+struct sim_mmap *sim_mmap_new_range(struct sim_dev *sdev,
+				    struct ib_ucontext *ibuc, size_t len,
+				    enum sim_mmap_type type, u32 min_pgoff,
+				    u32 max_pgoff)
 {
 	struct sim_mmap *m;
 	int ret;
@@ -376,7 +296,8 @@ static struct sim_mmap *sim_mmap_new(struct sim_dev *sdev,
 		ret = -ENOMEM;
 		goto err_free_m;
 	}
-	ret = rdma_user_mmap_entry_insert(ibuc, &m->rdma_entry, m->len);
+	ret = rdma_user_mmap_entry_insert_range(ibuc, &m->rdma_entry, m->len,
+						min_pgoff, max_pgoff);
 	if (ret)
 		goto err_free_buf;
 	atomic_long_inc(&sim_count[SIM_K_MMAP]);
@@ -387,6 +308,14 @@ err_free_buf:
 err_free_m:
 	kfree(m);
 	return ERR_PTR(ret);
+}
+
+/* An entry anywhere the core puts one (rdma_user_mmap_entry_insert()) */
+static struct sim_mmap *sim_mmap_new(struct sim_dev *sdev,
+				     struct ib_ucontext *ibuc, size_t len,
+				     enum sim_mmap_type type)
+{
+	return sim_mmap_new_range(sdev, ibuc, len, type, 0, U32_MAX);
 }
 
 static void sim_mmap_free(struct rdma_user_mmap_entry *entry)
@@ -509,9 +438,17 @@ static struct rdma_user_mmap_entry *sim_uar_get(struct sim_ucontext *uctx,
 
 /* --- device, port ------------------------------------------------------- */
 
-static int sim_query_device(struct ib_device *ibdev,
-			    struct ib_device_attr *attr,
-			    struct ib_udata *udata)
+/**
+ * sim_query_device() - the device's attributes, and rdmasim's driver data
+ * @ibdev: the device
+ * @attr: filled in whole
+ * @udata: the caller's driver data, or NULL (a personality asking for the
+ *	attributes only)
+ *
+ * Return: 0 or the error of the copy to user space.
+ */
+int sim_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
+		     struct ib_udata *udata)
 {
 	struct sim_dev *sdev = to_sdev(ibdev);
 	struct rdmasim_query_device_resp resp = {
@@ -607,7 +544,17 @@ static int sim_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 
 /* --- ucontext ----------------------------------------------------------- */
 
-static int sim_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+/**
+ * sim_alloc_ucontext() - open a context: what every personality keeps
+ * @ibuc: the new context
+ * @udata: the caller's driver data; rdmasim's own ABI has none here
+ *
+ * A personality checks its request first, and undoes this with
+ * sim_dealloc_ucontext() if its response cannot be written.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int sim_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
 	struct sim_dev *sdev = to_sdev(ibuc->device);
 	struct sim_ucontext *uctx = to_suctx(ibuc);
@@ -625,7 +572,11 @@ static int sim_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	return 0;
 }
 
-static void sim_dealloc_ucontext(struct ib_ucontext *ibuc)
+/**
+ * sim_dealloc_ucontext() - close a context
+ * @ibuc: the context; every object of it is gone
+ */
+void sim_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 	struct sim_dev *sdev = to_sdev(ibuc->device);
 	struct sim_ucontext *uctx = to_suctx(ibuc);
@@ -649,19 +600,19 @@ static void sim_disassociate_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
-/*
- * QUERY_CONTEXT's driver part, as mlx5's: the core found @ibuc through the
- * bundle's file, so the file, the bundle and @ibuc must all name one live
- * sim ucontext; it answers with how many UARs that context holds.
+/**
+ * sim_query_ucontext_check() - QUERY_CONTEXT's driver part may answer
+ * @ibuc: the context the core found through the bundle's file
+ * @attrs: the core's bundle
+ *
+ * The file, the bundle and @ibuc must all name one live sim ucontext.
+ *
+ * Return: 0, or -EINVAL when @ibuc is not a live sim ucontext.
  */
-static int sim_query_ucontext(struct ib_ucontext *ibuc,
-			      struct uverbs_attr_bundle *attrs)
+int sim_query_ucontext_check(struct ib_ucontext *ibuc,
+			     struct uverbs_attr_bundle *attrs)
 {
-	struct rdmasim_query_ctx_resp resp = { .magic = RDMASIM_MAGIC };
 	struct ib_ucontext *fctx = ib_uverbs_get_ucontext(attrs);
-	struct sim_ucontext *uctx;
-	unsigned long id;
-	void *entry;
 
 	if (!sim_is_ours(ibuc->device) ||
 	    !sim_uctx_known(to_sdev(ibuc->device), ibuc)) {
@@ -672,6 +623,25 @@ static int sim_query_ucontext(struct ib_ucontext *ibuc,
 	if (fctx != ibuc || (attrs->context && attrs->context != ibuc))
 		sim_strict("query_ucontext: ucontext %p, by file %p, by bundle %p",
 			   ibuc, IS_ERR(fctx) ? NULL : fctx, attrs->context);
+	return 0;
+}
+
+/*
+ * QUERY_CONTEXT's driver part, as mlx5's: it answers with how many UARs
+ * the context holds.
+ */
+static int sim_query_ucontext(struct ib_ucontext *ibuc,
+			      struct uverbs_attr_bundle *attrs)
+{
+	struct rdmasim_query_ctx_resp resp = { .magic = RDMASIM_MAGIC };
+	struct sim_ucontext *uctx;
+	unsigned long id;
+	void *entry;
+	int ret;
+
+	ret = sim_query_ucontext_check(ibuc, attrs);
+	if (ret)
+		return ret;
 	uctx = to_suctx(ibuc);
 	xa_for_each(&uctx->uars, id, entry)
 		resp.nr_uars++;
@@ -681,23 +651,40 @@ static int sim_query_ucontext(struct ib_ucontext *ibuc,
 
 /* --- PD ----------------------------------------------------------------- */
 
-static int sim_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+/**
+ * sim_pd_init() - a new PD's number, and the checks of a user PD
+ * @ibpd: the PD the core allocated
+ * @udata: the caller's driver data, NULL for a kernel PD
+ *
+ * The personality then writes its response and counts the PD.
+ *
+ * Return: 0, or -EINVAL when the udata's ucontext is not the device's.
+ */
+int sim_pd_init(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct sim_dev *sdev = to_sdev(ibpd->device);
-	struct sim_pd *pd = container_of(ibpd, struct sim_pd, ibpd);
-	struct rdmasim_alloc_pd_resp resp = {};
 	struct sim_ucontext *uctx;
+
+	to_spd(ibpd)->pdn = atomic_inc_return(&sdev->next_pdn);
+	if (!udata)
+		return 0;
+	sim_check_user("alloc_pd", ibpd->uobject, &ibpd->res);
+	uctx = sim_udata_uctx(sdev, udata,
+			      ibpd->uobject ? ibpd->uobject->context : NULL,
+			      "alloc_pd");
+	return PTR_ERR_OR_ZERO(uctx);
+}
+
+static int sim_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct rdmasim_alloc_pd_resp resp = {};
 	int ret;
 
-	pd->pdn = atomic_inc_return(&sdev->next_pdn);
+	ret = sim_pd_init(ibpd, udata);
+	if (ret)
+		return ret;
 	if (udata) {
-		sim_check_user("alloc_pd", ibpd->uobject, &ibpd->res);
-		uctx = sim_udata_uctx(sdev, udata,
-				      ibpd->uobject ? ibpd->uobject->context :
-				      NULL, "alloc_pd");
-		if (IS_ERR(uctx))
-			return PTR_ERR(uctx);
-		resp.pdn = pd->pdn;
+		resp.pdn = to_spd(ibpd)->pdn;
 		ret = ib_copy_to_udata(udata, &resp,
 				       min(udata->outlen, sizeof(resp)));
 		if (ret)
@@ -1319,9 +1306,16 @@ static struct ib_mr *sim_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 
 /* --- driver uverbs objects and methods ----------------------------------- */
 
-static int sim_uar_cleanup(struct ib_uobject *uobject,
-			   enum rdma_remove_reason why,
-			   struct uverbs_attr_bundle *attrs)
+/**
+ * sim_uar_cleanup() - destroy a UAR object of any personality
+ * @uobject: its uobject; the object is its sim_mmap
+ * @why: unused: a UAR never refuses to go
+ * @attrs: unused
+ *
+ * Return: 0.
+ */
+int sim_uar_cleanup(struct ib_uobject *uobject, enum rdma_remove_reason why,
+		    struct uverbs_attr_bundle *attrs)
 {
 	struct sim_mmap *m = uobject->object;
 
@@ -1331,38 +1325,51 @@ static int sim_uar_cleanup(struct ib_uobject *uobject,
 	return 0;
 }
 
-static int UVERBS_HANDLER(RDMASIM_METHOD_UAR_ALLOC)(struct uverbs_attr_bundle *attrs)
+/**
+ * sim_uar_new() - a doorbell page for a UAR object of any personality
+ * @attrs: the method's bundle: the ucontext is found through its file
+ * @uobj: the new object's uobject
+ * @what: the method, for reports
+ * @min_pgoff: the lowest mmap page offset its entry may have
+ * @max_pgoff: the highest page offset it may start at
+ *
+ * A page id unique on the device, a zeroed page behind an mmap entry of
+ * the context, and the id's entry in the context's table, which create_cq
+ * and create_qp look up.  The caller makes it @uobj's object, or removes
+ * its mmap entry on failure.
+ *
+ * Return: the page's entry, or an ERR_PTR().
+ */
+struct sim_mmap *sim_uar_new(struct uverbs_attr_bundle *attrs,
+			     struct ib_uobject *uobj, const char *what,
+			     u32 min_pgoff, u32 max_pgoff)
 {
-	struct ib_uobject *uobj =
-		uverbs_attr_get_uobject(attrs, RDMASIM_ATTR_UAR_ALLOC_HANDLE);
 	struct ib_ucontext *ibuc = ib_uverbs_get_ucontext(attrs);
 	struct sim_ucontext *uctx;
 	struct sim_dev *sdev;
 	struct sim_mmap *m;
-	u64 offset;
-	u32 length;
 	int ret;
 
 	if (IS_ERR(ibuc))
-		return PTR_ERR(ibuc);
+		return ERR_CAST(ibuc);
 	if (!sim_is_ours(ibuc->device)) {
-		sim_strict("UAR_ALLOC: the ucontext is on %s, not a sim device",
+		sim_strict("%s: the ucontext is on %s, not a sim device", what,
 			   dev_name(&ibuc->device->dev));
-		return -EINVAL;
+		return ERR_PTR(-EINVAL);
 	}
 	sdev = to_sdev(ibuc->device);
-	uctx = sim_udata_uctx(sdev, &attrs->driver_udata, uobj->context,
-			      "UAR_ALLOC");
+	uctx = sim_udata_uctx(sdev, &attrs->driver_udata, uobj->context, what);
 	if (IS_ERR(uctx))
-		return PTR_ERR(uctx);
+		return ERR_CAST(uctx);
 
 	ret = ida_alloc_max(&sdev->uar_ida, SIM_MAX_UARS - 1, GFP_KERNEL);
 	if (ret < 0)
-		return ret;
-	m = sim_mmap_new(sdev, &uctx->ibuc, PAGE_SIZE, SIM_MMAP_UAR);
+		return ERR_PTR(ret);
+	m = sim_mmap_new_range(sdev, &uctx->ibuc, PAGE_SIZE, SIM_MMAP_UAR,
+			       min_pgoff, max_pgoff);
 	if (IS_ERR(m)) {
 		ida_free(&sdev->uar_ida, ret);
-		return PTR_ERR(m);
+		return m;
 	}
 	/* From here mmap_free gives the id back */
 	m->page_id = ret;
@@ -1370,8 +1377,23 @@ static int UVERBS_HANDLER(RDMASIM_METHOD_UAR_ALLOC)(struct uverbs_attr_bundle *a
 			xa_mk_value(m->rdma_entry.start_pgoff), GFP_KERNEL);
 	if (ret) {
 		rdma_user_mmap_entry_remove(&m->rdma_entry);
-		return ret;
+		return ERR_PTR(ret);
 	}
+	return m;
+}
+
+static int UVERBS_HANDLER(RDMASIM_METHOD_UAR_ALLOC)(struct uverbs_attr_bundle *attrs)
+{
+	struct ib_uobject *uobj =
+		uverbs_attr_get_uobject(attrs, RDMASIM_ATTR_UAR_ALLOC_HANDLE);
+	struct sim_mmap *m;
+	u64 offset;
+	u32 length;
+	int ret;
+
+	m = sim_uar_new(attrs, uobj, "UAR_ALLOC", 0, U32_MAX);
+	if (IS_ERR(m))
+		return PTR_ERR(m);
 	uobj->object = m;
 	uverbs_finalize_uobj_create(attrs, RDMASIM_ATTR_UAR_ALLOC_HANDLE);
 	atomic_long_inc(&sim_count[SIM_K_UAR]);

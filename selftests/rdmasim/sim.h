@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdmasim's private header, the map of the driver: the structures every
+ * file shares, what protects their fields, and the functions one file
+ * offers the others.
+ *
+ *   sim_main.c  the device, its generic verbs and objects, registration
+ *   mlx5.c      the mlx5 personality: mlx5's user ABI over the same objects
+ *   datapath.c  the "hardware" that executes posted work (sim-dp.h)
+ */
+#ifndef RDMASIM_SIM_H
+#define RDMASIM_SIM_H
+
+#include <linux/atomic.h>
+#include <linux/idr.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/xarray.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "sim-dp.h"
+
+#define SIM_MAX_QP	1024
+#define SIM_MAX_CQ	1024
+#define SIM_MAX_MR	4096
+#define SIM_MAX_ENTRIES	4096
+#define SIM_MAX_UARS	256
+#define SIM_MAX_SGE	4
+#define SIM_CQE_SIZE	32
+#define SIM_WQE_SIZE	64
+#define SIM_GID_TBL_LEN	32
+
+/*
+ * The kinds of real parent vrdma must tell apart.  Each device is one of
+ * them, the one the "variant" parameter names when "rdma link add" runs.
+ */
+enum sim_variant {
+	SIM_VAR_ROCE,		/* RoCE (the default): rxe, mlx5, irdma... */
+	SIM_VAR_IB,		/* InfiniBand: GIDs from query_gid (mlx5, mlx4) */
+	SIM_VAR_IWARP,		/* iWARP (irdma, siw, erdma) */
+	SIM_VAR_NOKVERBS,	/* no kernel verbs, no IB transport (EFA) */
+	SIM_VAR_PCI,		/* RoCE under a PCI-like bus device (hns v2) */
+	SIM_VAR_PDQUERY2,	/* RoCE whose PD_QUERY has one more attribute */
+	SIM_VAR_VMOPS,		/* RoCE whose mappings have vm_ops with fault */
+	SIM_VAR_RAWMAP,		/* RoCE mapping a page the core cannot revoke */
+	SIM_VAR_PVRDMA,		/* RoCE under vmw_pvrdma's driver id */
+};
+
+/* The object kinds debugfs counts, for the selftests' leak checks */
+enum sim_kind {
+	SIM_K_DEV,
+	SIM_K_UCTX,
+	SIM_K_PD,
+	SIM_K_CQ,
+	SIM_K_QP,
+	SIM_K_MR,
+	SIM_K_UAR,
+	SIM_K_MMAP,
+	SIM_K_VMA,
+	SIM_K_NR,
+};
+
+/* Live objects by kind; atomic, no lock */
+extern atomic_long_t sim_count[SIM_K_NR];
+
+struct sim_dev {
+	struct ib_device ibdev;
+	int variant;			/* enum sim_variant, fixed at link add */
+	struct net_device *ndev;	/* the port's netdev, held by the core */
+	struct list_head list_node;	/* in sim_devs, under sim_devs_lock */
+	bool exiting;			/* module exit is unregistering it */
+	struct ida qpn_ida;		/* QP numbers from 2; 1 is the GSI QP */
+	struct ida uar_ida;		/* UAR page ids, device-wide like mlx5's */
+	atomic_t next_key;		/* MR keys, never reused while loaded */
+	atomic_t next_pdn;
+	atomic_t next_cqn;
+	/* Protects uctxs, the list of live ucontexts */
+	spinlock_t uctx_lock;
+	struct list_head uctxs;
+	struct simdp_dev dp;		/* the data path's tables */
+};
+
+struct sim_ucontext {
+	struct ib_ucontext ibuc;
+	struct list_head node;		/* in sim_dev.uctxs, under uctx_lock */
+	/* UAR page id -> mmap pgoff of its entry (xa_mk_value) */
+	struct xarray uars;
+	/* The rawmap variant's context page, freed with the context */
+	struct page *ctx_page;
+};
+
+enum sim_mmap_type {
+	SIM_MMAP_UAR,
+	SIM_MMAP_RING,
+};
+
+struct sim_mmap {
+	struct rdma_user_mmap_entry rdma_entry;
+	void *buf;			/* alloc_pages_exact() memory */
+	size_t len;
+	enum sim_mmap_type type;
+	u32 page_id;			/* SIM_MMAP_UAR only */
+	struct sim_dev *sdev;
+};
+
+struct sim_pd {
+	struct ib_pd ibpd;
+	u32 pdn;
+};
+
+static inline struct sim_dev *to_sdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct sim_dev, ibdev);
+}
+
+static inline struct sim_ucontext *to_suctx(struct ib_ucontext *ibuc)
+{
+	return container_of(ibuc, struct sim_ucontext, ibuc);
+}
+
+static inline struct sim_mmap *to_smmap(struct rdma_user_mmap_entry *e)
+{
+	return container_of(e, struct sim_mmap, rdma_entry);
+}
+
+static inline struct sim_pd *to_spd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct sim_pd, ibpd);
+}
+
+/* sim_main.c: checks and reports */
+__printf(1, 2) void sim_strict(const char *fmt, ...);
+bool sim_is_ours(struct ib_device *ibdev);
+struct sim_ucontext *sim_udata_uctx(struct sim_dev *sdev,
+				    struct ib_udata *udata,
+				    struct ib_ucontext *objctx,
+				    const char *what);
+int sim_query_ucontext_check(struct ib_ucontext *ibuc,
+			     struct uverbs_attr_bundle *attrs);
+
+/* sim_main.c: what a personality builds its verbs on */
+struct sim_mmap *sim_mmap_new_range(struct sim_dev *sdev,
+				    struct ib_ucontext *ibuc, size_t len,
+				    enum sim_mmap_type type, u32 min_pgoff,
+				    u32 max_pgoff);
+int sim_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
+		     struct ib_udata *udata);
+int sim_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
+void sim_dealloc_ucontext(struct ib_ucontext *ibuc);
+int sim_pd_init(struct ib_pd *ibpd, struct ib_udata *udata);
+struct sim_mmap *sim_uar_new(struct uverbs_attr_bundle *attrs,
+			     struct ib_uobject *uobj, const char *what,
+			     u32 min_pgoff, u32 max_pgoff);
+int sim_uar_cleanup(struct ib_uobject *uobject, enum rdma_remove_reason why,
+		    struct uverbs_attr_bundle *attrs);
+
+#endif /* RDMASIM_SIM_H */
