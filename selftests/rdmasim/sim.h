@@ -21,6 +21,8 @@
 
 #include "sim-dp.h"
 
+struct dentry;
+
 #define SIM_MAX_QP	1024
 #define SIM_MAX_CQ	1024
 #define SIM_MAX_MR	4096
@@ -45,6 +47,7 @@ enum sim_variant {
 	SIM_VAR_VMOPS,		/* RoCE whose mappings have vm_ops with fault */
 	SIM_VAR_RAWMAP,		/* RoCE mapping a page the core cannot revoke */
 	SIM_VAR_PVRDMA,		/* RoCE under vmw_pvrdma's driver id */
+	SIM_VAR_MLX5,		/* RoCE speaking mlx5's user ABI (mlx5.c) */
 };
 
 /* The object kinds debugfs counts, for the selftests' leak checks */
@@ -88,6 +91,8 @@ struct sim_ucontext {
 	struct xarray uars;
 	/* The rawmap variant's context page, freed with the context */
 	struct page *ctx_page;
+	/* mlx5: the CQE version agreed at alloc_ucontext, fixed after */
+	u8 cqe_version;
 };
 
 enum sim_mmap_type {
@@ -154,5 +159,9 @@ struct sim_mmap *sim_uar_new(struct uverbs_attr_bundle *attrs,
 			     u32 min_pgoff, u32 max_pgoff);
 int sim_uar_cleanup(struct ib_uobject *uobject, enum rdma_remove_reason why,
 		    struct uverbs_attr_bundle *attrs);
+
+/* mlx5.c: the mlx5 personality */
+void sim_mlx5_setup(struct sim_dev *sdev);
+void sim_mlx5_debugfs_init(struct dentry *dir);
 
 #endif /* RDMASIM_SIM_H */

@@ -1556,6 +1556,7 @@ static const char * const sim_variant_name[] = {
 	[SIM_VAR_VMOPS] = "vmops",
 	[SIM_VAR_RAWMAP] = "rawmap",
 	[SIM_VAR_PVRDMA] = "pvrdma",
+	[SIM_VAR_MLX5] = "mlx5",
 };
 
 static int sim_variant = SIM_VAR_ROCE;
@@ -1582,7 +1583,7 @@ static const struct kernel_param_ops sim_variant_ops = {
 };
 module_param_cb(variant, &sim_variant_ops, &sim_variant, 0644);
 MODULE_PARM_DESC(variant,
-		 "what the next \"rdma link add\" makes: roce (default), ib, iwarp, nokverbs (EFA-like), pci (RoCE under a PCI-like device: an hns v2 function), pdquery2 (RoCE whose PD_QUERY takes a mandatory FLAGS attribute), vmops (RoCE whose mappings have vm_ops of its own, with a fault handler), rawmap (RoCE mapping a context page with remap_pfn_range(), untracked by the core, as 6.1's bnxt_re and pvrdma do), pvrdma (RoCE under vmw_pvrdma's driver id)");
+		 "what the next \"rdma link add\" makes: roce (default), ib, iwarp, nokverbs (EFA-like), pci (RoCE under a PCI-like device: an hns v2 function), pdquery2 (RoCE whose PD_QUERY takes a mandatory FLAGS attribute), vmops (RoCE whose mappings have vm_ops of its own, with a fault handler), rawmap (RoCE mapping a context page with remap_pfn_range(), untracked by the core, as 6.1's bnxt_re and pvrdma do), pvrdma (RoCE under vmw_pvrdma's driver id), mlx5 (RoCE speaking mlx5's user ABI: stock libmlx5 binds it)");
 
 /*
  * The pci variant's bus device stands for an hns v2 RoCE function (Huawei
@@ -1718,14 +1719,17 @@ static enum rdma_link_layer sim_variant_link_layer(struct ib_device *ibdev,
 	}
 }
 
-/* Shape a new device after the variant asked for; its ops are set */
+/* Shape a new device after its variant; its ops are set */
 static void sim_variant_setup(struct sim_dev *sdev)
 {
 	struct ib_device *ibdev = &sdev->ibdev;
 
-	sdev->variant = READ_ONCE(sim_variant);
-	/* vmops differs in its mappings only (sim_mmap()) */
-	if (sdev->variant == SIM_VAR_ROCE || sdev->variant == SIM_VAR_VMOPS)
+	/*
+	 * vmops differs in its mappings only (sim_mmap()), mlx5 in the
+	 * ops and driver_def it set (mlx5.c)
+	 */
+	if (sdev->variant == SIM_VAR_ROCE || sdev->variant == SIM_VAR_VMOPS ||
+	    sdev->variant == SIM_VAR_MLX5)
 		return;
 	/*
 	 * As bnxt_re and pvrdma: no disassociate_ucontext, so natively the
@@ -1781,10 +1785,15 @@ static void sim_dealloc_driver(struct ib_device *ibdev)
 	atomic_long_dec(&sim_count[SIM_K_DEV]);
 }
 
-static const struct ib_device_ops sim_dev_ops = {
-	.owner = THIS_MODULE,
+/* rdmasim's own ABI: the identity libibverbs binds no provider to */
+static const struct ib_device_ops sim_abi_ops = {
 	.driver_id = RDMASIM_DRIVER_ID,
 	.uverbs_abi_ver = RDMASIM_ABI_VERSION,
+};
+
+/* Every personality's, where it sets nothing of its own (mlx5.c) */
+static const struct ib_device_ops sim_dev_ops = {
+	.owner = THIS_MODULE,
 
 	.alloc_pd = sim_alloc_pd,
 	.alloc_ucontext = sim_alloc_ucontext,
@@ -1855,15 +1864,27 @@ static int sim_newlink(const char *ibdev_name, struct net_device *ndev)
 	INIT_LIST_HEAD(&sdev->list_node);
 	simdp_dev_init(&sdev->dp);
 
+	sdev->variant = READ_ONCE(sim_variant);
 	sdev->ibdev.node_type = RDMA_NODE_IB_CA;
 	sdev->ibdev.phys_port_cnt = 1;
 	sdev->ibdev.num_comp_vectors = 1;
-	sdev->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
 	addrconf_addr_eui48((u8 *)&sdev->ibdev.node_guid, ndev->dev_addr);
 	strscpy(sdev->ibdev.node_desc, "rdmasim",
 		sizeof(sdev->ibdev.node_desc));
+	/*
+	 * The personality's ops first: ib_set_device_ops() fills only what
+	 * is still unset, so they win over the common ones.
+	 */
+	if (sdev->variant == SIM_VAR_MLX5) {
+		sim_mlx5_setup(sdev);
+	} else {
+		ib_set_device_ops(&sdev->ibdev, &sim_abi_ops);
+		sdev->ibdev.driver_def = sim_uapi_defs;
+		/* A user POST_SEND reaches sim_post_send(); mlx5 keeps it off */
+		sdev->ibdev.uverbs_cmd_mask |=
+			BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
+	}
 	ib_set_device_ops(&sdev->ibdev, &sim_dev_ops);
-	sdev->ibdev.driver_def = sim_uapi_defs;
 	sim_variant_setup(sdev);
 
 	ret = ib_device_set_netdev(&sdev->ibdev, ndev, 1);
@@ -1961,6 +1982,7 @@ static int __init sim_init(void)
 			    &sim_objects_fops);
 	debugfs_create_file("strict", 0444, sim_debugfs, NULL,
 			    &sim_strict_fops);
+	sim_mlx5_debugfs_init(sim_debugfs);
 	ret = simdp_init(sim_debugfs);
 	if (ret)
 		goto err_debugfs;

@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmasim's mlx5 personality: a sim device that speaks mlx5's user ABI
+ * (include/uapi/rdma/mlx5-abi.h, mlx5_user_ioctl_*.h) well enough that
+ * stock, unmodified libmlx5 binds to it and opens it, so that vrdma's
+ * mlx5 path (kmod/fwd_mlx5.c) runs with no ConnectX here.
+ * "echo mlx5 > /sys/module/rdmasim/parameters/variant" before
+ * "rdma link add" makes one.
+ *
+ * What it answers as mlx5_ib (6.1) does for a device without DEVX and
+ * without write-combining, on the objects and strict checks of
+ * sim_main.c:
+ *
+ *  - driver id RDMA_DRIVER_MLX5, uverbs ABI version 1: libibverbs binds
+ *    libmlx5 by the driver id alone;
+ *  - alloc_ucontext: mlx5's request (v0 or v2) and response.  A request
+ *    for a DEVX context is refused with EINVAL, as mlx5_ib refuses it
+ *    when the firmware has no user contexts, and counted (debugfs
+ *    rdmasim/mlx5, "devx_asked"); libmlx5 then asks again without it.
+ *    Only dynamic UARs (MLX5_LIB_CAP_DYN_UAR, which libmlx5 has asked
+ *    for since rdma-core 29) are modelled: tot_bfregs is 0 and a
+ *    request without the capability is refused;
+ *  - the UAR object (MLX5_IB_METHOD_UAR_OBJ_ALLOC/DESTROY): NC pages
+ *    only (BlueFlame needs write-combining, refused as mlx5_ib refuses it
+ *    without), mapped at offsets in mlx5's encoding (command byte and
+ *    extended index, mlx5_ib_mmap()); the legacy mmap commands answer as
+ *    mlx5_ib does on such a context;
+ *  - alloc_pd with mlx5's response (pdn), MLX5_IB_METHOD_PD_QUERY;
+ *  - query_device with mlx5's driver response (every capability 0), and
+ *    QUERY_CONTEXT's MLX5_IB_ATTR_QUERY_CONTEXT_RESP_UCTX.
+ *
+ * Not modelled yet: mlx5's CQ, QP and SRQ driver data, AH, and the data
+ * path (WQE and CQE formats, doorbell records).
+ */
+#include <linux/debugfs.h>
+#include <linux/mm.h>
+#include <linux/seq_file.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+#include <rdma/mlx5-abi.h>
+#include <rdma/mlx5_user_ioctl_cmds.h>
+#include <rdma/mlx5_user_ioctl_verbs.h>
+
+#include "sim.h"
+
+#define UVERBS_MODULE_NAME rdmasim_mlx5
+#include <rdma/uverbs_named_ioctl.h>
+
+/*
+ * mlx5_ib's mmap offset encoding (drivers/infiniband/hw/mlx5/mlx5_ib.h,
+ * not uapi): page offset bits 8-15 are a command; commands from
+ * SIM_MLX5_MMAP_OFFSET_START name an mmap entry, whose index is bits 0-7
+ * and 16-23.  The entry's own page offset in the context is
+ * command << 16 | index.
+ */
+#define SIM_MLX5_MMAP_OFFSET_START	9
+#define SIM_MLX5_MMAP_OFFSET_END	255
+#define SIM_MLX5_MMAP_CMD_SHIFT		8
+#define SIM_MLX5_MMAP_CMD_MASK		0xff
+#define SIM_MLX5_ENTRY_MIN	(SIM_MLX5_MMAP_OFFSET_START << 16)
+#define SIM_MLX5_ENTRY_MAX	((SIM_MLX5_MMAP_OFFSET_END << 16) + 0xffff)
+
+/* The log2 of a UAR's size libmlx5 is told: 4 KiB, as uar_4k hardware */
+#define SIM_MLX5_LOG_UAR_SIZE	12
+/* The largest send and receive WQEs, in bytes */
+#define SIM_MLX5_MAX_DESC_SZ	512
+/* The firmware version query_device reports: major 1, minor 0, sub 1 */
+#define SIM_MLX5_FW_VER		((1ULL << 32) | 1)
+/* Non-fast-path BlueFlame registers per UAR (include/linux/mlx5/device.h) */
+#define SIM_MLX5_NON_FP_BFREGS_PER_UAR	2
+
+/* What debugfs rdmasim/mlx5 counts since the module loaded; atomic */
+static atomic_long_t sim_mlx5_devx_asked;	/* DEVX requests, refused */
+static atomic_long_t sim_mlx5_uctx_opened;	/* contexts opened */
+
+/* --- ucontext ----------------------------------------------------------- */
+
+/* What alloc_ucontext and QUERY_CONTEXT answer for @uctx */
+static void sim_mlx5_uctx_resp(struct sim_ucontext *uctx,
+			       struct mlx5_ib_alloc_ucontext_resp *resp)
+{
+	memset(resp, 0, sizeof(*resp));
+	resp->qp_tab_size = SIM_MAX_QP;
+	/* No write-combining: bf_reg_size 0, every QP rings the NC UAR */
+	resp->bf_reg_size = 0;
+	/* Dynamic UARs only: no static UAR is mapped at open */
+	resp->tot_bfregs = 0;
+	resp->cache_line_size = cache_line_size();
+	resp->max_sq_desc_sz = SIM_MLX5_MAX_DESC_SZ;
+	resp->max_rq_desc_sz = SIM_MLX5_MAX_DESC_SZ;
+	/* libmlx5 counts WQEs in 16 bits: at most 2^15 */
+	resp->max_send_wqebb = SIM_MAX_ENTRIES;
+	resp->max_recv_wr = SIM_MAX_ENTRIES;
+	resp->max_srq_recv_wr = SIM_MAX_ENTRIES;
+	resp->num_ports = 1;
+	resp->cqe_version = uctx->cqe_version;
+	resp->cmds_supp_uhw = MLX5_USER_CMDS_SUPP_UHW_QUERY_DEVICE |
+			      MLX5_USER_CMDS_SUPP_UHW_CREATE_AH;
+	/* RoCE, and no minimum inline header */
+	resp->eth_min_inline = MLX5_USER_INLINE_MODE_NONE;
+	/* No clock page, no dump-and-fill mkey: comp_mask 0 */
+	resp->log_uar_size = SIM_MLX5_LOG_UAR_SIZE;
+	resp->num_uars_per_page = 1;
+}
+
+static int sim_mlx5_alloc_ucontext(struct ib_ucontext *ibuc,
+				   struct ib_udata *udata)
+{
+	struct mlx5_ib_alloc_ucontext_req_v2 req = {};
+	struct mlx5_ib_alloc_ucontext_resp resp;
+	size_t min_v2 = offsetof(typeof(req), max_cqe_version);
+	struct sim_ucontext *uctx = to_suctx(ibuc);
+	int ret;
+
+	/* mlx5_ib_alloc_ucontext()'s checks, in its order */
+	if (udata->inlen != sizeof(struct mlx5_ib_alloc_ucontext_req) &&
+	    udata->inlen < min_v2)
+		return -EINVAL;
+	ret = ib_copy_from_udata(&req, udata, min(udata->inlen, sizeof(req)));
+	if (ret)
+		return ret;
+	if (req.flags & MLX5_IB_ALLOC_UCTX_DEVX)
+		atomic_long_inc(&sim_mlx5_devx_asked);
+	if (req.flags & ~MLX5_IB_ALLOC_UCTX_DEVX)
+		return -EOPNOTSUPP;
+	if (req.comp_mask || req.reserved0 || req.reserved1 || req.reserved2)
+		return -EOPNOTSUPP;
+	if (req.num_low_latency_bfregs >
+	    ALIGN(req.total_num_bfregs, SIM_MLX5_NON_FP_BFREGS_PER_UAR) - 1)
+		return -EINVAL;
+	/* As mlx5_ib_devx_create() on firmware without user contexts */
+	if (req.flags & MLX5_IB_ALLOC_UCTX_DEVX)
+		return -EINVAL;
+	if (!(req.lib_caps & MLX5_LIB_CAP_DYN_UAR)) {
+		dev_dbg(&ibuc->device->dev,
+			"rdmasim: mlx5: static UARs are not modelled: a context needs MLX5_LIB_CAP_DYN_UAR\n");
+		return -EOPNOTSUPP;
+	}
+
+	ret = sim_alloc_ucontext(ibuc, udata);
+	if (ret)
+		return ret;
+	uctx->cqe_version = min_t(u8, 1, req.max_cqe_version);
+	sim_mlx5_uctx_resp(uctx, &resp);
+	resp.response_length = min(udata->outlen, sizeof(resp));
+	ret = ib_copy_to_udata(udata, &resp, resp.response_length);
+	if (ret) {
+		sim_dealloc_ucontext(ibuc);
+		return ret;
+	}
+	atomic_long_inc(&sim_mlx5_uctx_opened);
+	return 0;
+}
+
+/* QUERY_CONTEXT's RESP_UCTX: what alloc_ucontext answered (import) */
+static int sim_mlx5_query_ucontext(struct ib_ucontext *ibuc,
+				   struct uverbs_attr_bundle *attrs)
+{
+	struct mlx5_ib_alloc_ucontext_resp resp;
+	int ret;
+
+	ret = sim_query_ucontext_check(ibuc, attrs);
+	if (ret)
+		return ret;
+	sim_mlx5_uctx_resp(to_suctx(ibuc), &resp);
+	resp.response_length =
+		min_t(size_t,
+		      uverbs_attr_get_len(attrs,
+					  MLX5_IB_ATTR_QUERY_CONTEXT_RESP_UCTX),
+		      sizeof(resp));
+	return uverbs_copy_to_struct_or_zero(attrs,
+					     MLX5_IB_ATTR_QUERY_CONTEXT_RESP_UCTX,
+					     &resp, sizeof(resp));
+}
+
+/* --- mmap --------------------------------------------------------------- */
+
+/* The offset user space maps an entry at, in mlx5's encoding */
+static u64 sim_mlx5_mmap_offset(struct sim_mmap *m)
+{
+	u64 cmd = (m->rdma_entry.start_pgoff >> 16) & 0xffff;
+	u64 index = m->rdma_entry.start_pgoff & 0xffff;
+
+	return (((index >> 8) << 16) | (cmd << SIM_MLX5_MMAP_CMD_SHIFT) |
+		(index & 0xff)) << PAGE_SHIFT;
+}
+
+static int sim_mlx5_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
+{
+	unsigned long cmd, pgoff;
+	struct rdma_user_mmap_entry *entry;
+	struct sim_mmap *m;
+	int ret;
+
+	cmd = (vma->vm_pgoff >> SIM_MLX5_MMAP_CMD_SHIFT) &
+	      SIM_MLX5_MMAP_CMD_MASK;
+	switch (cmd) {
+	case MLX5_IB_MMAP_WC_PAGE:
+	case MLX5_IB_MMAP_ALLOC_WC:
+		/* mlx5_ib without write-combining */
+		return -EPERM;
+	case MLX5_IB_MMAP_REGULAR_PAGE:
+	case MLX5_IB_MMAP_NC_PAGE:
+		/* Static UARs: a dynamic-UAR context has none */
+		return -EINVAL;
+	case MLX5_IB_MMAP_GET_CONTIGUOUS_PAGES:
+	case MLX5_IB_MMAP_CORE_CLOCK:
+	case MLX5_IB_MMAP_CLOCK_INFO:
+		/* Not advertised in the context's response */
+		return -EOPNOTSUPP;
+	}
+	pgoff = cmd << 16 | (vma->vm_pgoff & 0xff) |
+		((vma->vm_pgoff >> 16) & 0xff) << 8;
+	entry = rdma_user_mmap_entry_get_pgoff(ibuc, pgoff);
+	if (!entry)
+		return -EINVAL;
+	m = to_smmap(entry);
+	ret = rdma_user_mmap_io(ibuc, vma, PHYS_PFN(virt_to_phys(m->buf)),
+				entry->npages * PAGE_SIZE, vma->vm_page_prot,
+				entry);
+	rdma_user_mmap_entry_put(entry);
+	return ret;
+}
+
+/* --- device, PD --------------------------------------------------------- */
+
+/* The whole fields of mlx5's query_device response after the header */
+static const size_t sim_mlx5_qd_ends[] = {
+	offsetofend(struct mlx5_ib_query_device_resp, tso_caps),
+	offsetofend(struct mlx5_ib_query_device_resp, rss_caps),
+	offsetofend(struct mlx5_ib_query_device_resp, cqe_comp_caps),
+	offsetofend(struct mlx5_ib_query_device_resp, packet_pacing_caps),
+	offsetofend(struct mlx5_ib_query_device_resp,
+		    mlx5_ib_support_multi_pkt_send_wqes),
+	offsetofend(struct mlx5_ib_query_device_resp, flags),
+	offsetofend(struct mlx5_ib_query_device_resp, sw_parsing_caps),
+	offsetofend(struct mlx5_ib_query_device_resp, striding_rq_caps),
+	offsetofend(struct mlx5_ib_query_device_resp, tunnel_offloads_caps),
+	offsetofend(struct mlx5_ib_query_device_resp, dci_streams_caps),
+};
+
+static int sim_mlx5_query_device(struct ib_device *ibdev,
+				 struct ib_device_attr *attr,
+				 struct ib_udata *uhw)
+{
+	struct mlx5_ib_query_device_resp resp = {};
+	size_t outlen = uhw ? uhw->outlen : 0;
+	unsigned int i;
+	int ret;
+
+	/* As mlx5_ib_query_device(): a header, then every field that fits */
+	resp.response_length = offsetofend(typeof(resp), response_length);
+	if (outlen && outlen < resp.response_length)
+		return -EINVAL;
+	if (uhw && uhw->inlen && !ib_is_udata_cleared(uhw, 0, uhw->inlen))
+		return -EINVAL;
+	ret = sim_query_device(ibdev, attr, NULL);
+	if (ret)
+		return ret;
+	/* mlx5's encoding: major, minor, sub-minor (libmlx5 prints it) */
+	attr->fw_ver = SIM_MLX5_FW_VER;
+	if (!outlen)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(sim_mlx5_qd_ends); i++)
+		if (sim_mlx5_qd_ends[i] <= outlen)
+			resp.response_length = sim_mlx5_qd_ends[i];
+	return ib_copy_to_udata(uhw, &resp, resp.response_length);
+}
+
+static int sim_mlx5_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct mlx5_ib_alloc_pd_resp resp = {};
+	int ret;
+
+	ret = sim_pd_init(ibpd, udata);
+	if (ret)
+		return ret;
+	if (udata) {
+		resp.pdn = to_spd(ibpd)->pdn;
+		ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (ret)
+			return ret;
+	}
+	atomic_long_inc(&sim_count[SIM_K_PD]);
+	return 0;
+}
+
+/* --- driver uverbs objects and methods ----------------------------------- */
+
+static int UVERBS_HANDLER(MLX5_IB_METHOD_UAR_OBJ_ALLOC)(struct uverbs_attr_bundle *attrs)
+{
+	struct ib_uobject *uobj =
+		uverbs_attr_get_uobject(attrs, MLX5_IB_ATTR_UAR_OBJ_ALLOC_HANDLE);
+	enum mlx5_ib_uapi_uar_alloc_type alloc_type;
+	struct sim_mmap *m;
+	u64 offset;
+	u32 length;
+	int ret;
+
+	ret = uverbs_get_const(&alloc_type, attrs,
+			       MLX5_IB_ATTR_UAR_OBJ_ALLOC_TYPE);
+	if (ret)
+		return ret;
+	/* BlueFlame needs write-combining, which mlx5_ib then refuses */
+	if (alloc_type != MLX5_IB_UAPI_UAR_ALLOC_TYPE_NC)
+		return -EOPNOTSUPP;
+	m = sim_uar_new(attrs, uobj, "UAR_OBJ_ALLOC", SIM_MLX5_ENTRY_MIN,
+			SIM_MLX5_ENTRY_MAX);
+	if (IS_ERR(m))
+		return PTR_ERR(m);
+	uobj->object = m;
+	uverbs_finalize_uobj_create(attrs, MLX5_IB_ATTR_UAR_OBJ_ALLOC_HANDLE);
+	atomic_long_inc(&sim_count[SIM_K_UAR]);
+
+	offset = sim_mlx5_mmap_offset(m);
+	length = m->len;
+	ret = uverbs_copy_to(attrs, MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_OFFSET,
+			     &offset, sizeof(offset));
+	if (ret)
+		return ret;
+	ret = uverbs_copy_to(attrs, MLX5_IB_ATTR_UAR_OBJ_ALLOC_PAGE_ID,
+			     &m->page_id, sizeof(m->page_id));
+	if (ret)
+		return ret;
+	return uverbs_copy_to(attrs, MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_LENGTH,
+			      &length, sizeof(length));
+}
+
+/* Declared exactly as mlx5_ib declares them: vrdma matches the specs */
+DECLARE_UVERBS_NAMED_METHOD(MLX5_IB_METHOD_UAR_OBJ_ALLOC,
+			    UVERBS_ATTR_IDR(MLX5_IB_ATTR_UAR_OBJ_ALLOC_HANDLE,
+					    MLX5_IB_OBJECT_UAR,
+					    UVERBS_ACCESS_NEW,
+					    UA_MANDATORY),
+			    UVERBS_ATTR_CONST_IN(MLX5_IB_ATTR_UAR_OBJ_ALLOC_TYPE,
+						 enum mlx5_ib_uapi_uar_alloc_type,
+						 UA_MANDATORY),
+			    UVERBS_ATTR_PTR_OUT(MLX5_IB_ATTR_UAR_OBJ_ALLOC_PAGE_ID,
+						UVERBS_ATTR_TYPE(u32),
+						UA_MANDATORY),
+			    UVERBS_ATTR_PTR_OUT(MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_LENGTH,
+						UVERBS_ATTR_TYPE(u32),
+						UA_MANDATORY),
+			    UVERBS_ATTR_PTR_OUT(MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_OFFSET,
+						UVERBS_ATTR_TYPE(u64),
+						UA_MANDATORY));
+
+DECLARE_UVERBS_NAMED_METHOD_DESTROY(MLX5_IB_METHOD_UAR_OBJ_DESTROY,
+				    UVERBS_ATTR_IDR(MLX5_IB_ATTR_UAR_OBJ_DESTROY_HANDLE,
+						    MLX5_IB_OBJECT_UAR,
+						    UVERBS_ACCESS_DESTROY,
+						    UA_MANDATORY));
+
+DECLARE_UVERBS_NAMED_OBJECT(MLX5_IB_OBJECT_UAR,
+			    UVERBS_TYPE_ALLOC_IDR(sim_uar_cleanup),
+			    &UVERBS_METHOD(MLX5_IB_METHOD_UAR_OBJ_ALLOC),
+			    &UVERBS_METHOD(MLX5_IB_METHOD_UAR_OBJ_DESTROY));
+
+static int UVERBS_HANDLER(MLX5_IB_METHOD_PD_QUERY)(struct uverbs_attr_bundle *attrs)
+{
+	struct ib_pd *ibpd = uverbs_attr_get_obj(attrs,
+						 MLX5_IB_ATTR_QUERY_PD_HANDLE);
+
+	if (IS_ERR(ibpd))
+		return PTR_ERR(ibpd);
+	/* The core found the PD by handle: it must be a sim PD */
+	if (!sim_is_ours(ibpd->device)) {
+		sim_strict("PD_QUERY: the PD is on %s, not a sim device",
+			   dev_name(&ibpd->device->dev));
+		return -EINVAL;
+	}
+	return uverbs_copy_to(attrs, MLX5_IB_ATTR_QUERY_PD_RESP_PDN,
+			      &to_spd(ibpd)->pdn, sizeof(u32));
+}
+
+DECLARE_UVERBS_NAMED_METHOD(MLX5_IB_METHOD_PD_QUERY,
+			    UVERBS_ATTR_IDR(MLX5_IB_ATTR_QUERY_PD_HANDLE,
+					    UVERBS_OBJECT_PD,
+					    UVERBS_ACCESS_READ,
+					    UA_MANDATORY),
+			    UVERBS_ATTR_PTR_OUT(MLX5_IB_ATTR_QUERY_PD_RESP_PDN,
+						UVERBS_ATTR_TYPE(u32),
+						UA_MANDATORY));
+
+ADD_UVERBS_METHODS(sim_mlx5_pd, UVERBS_OBJECT_PD,
+		   &UVERBS_METHOD(MLX5_IB_METHOD_PD_QUERY));
+
+/* RESP_UCTX's size, as mlx5_ib declares it */
+#define SIM_MLX5_RESP_UCTX_SIZE \
+	UVERBS_ATTR_STRUCT(struct mlx5_ib_alloc_ucontext_resp, dump_fill_mkey)
+
+ADD_UVERBS_ATTRIBUTES_SIMPLE(sim_mlx5_query_context, UVERBS_OBJECT_DEVICE,
+			     UVERBS_METHOD_QUERY_CONTEXT,
+			     UVERBS_ATTR_PTR_OUT(MLX5_IB_ATTR_QUERY_CONTEXT_RESP_UCTX,
+						 SIM_MLX5_RESP_UCTX_SIZE,
+						 UA_MANDATORY));
+
+/* No DEVX, flow, DM, VAR or QoS object: as mlx5_ib on such firmware */
+static const struct uapi_definition sim_mlx5_uapi_defs[] = {
+	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(MLX5_IB_OBJECT_UAR),
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_PD, &sim_mlx5_pd),
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DEVICE, &sim_mlx5_query_context),
+	{}
+};
+
+/* --- setup -------------------------------------------------------------- */
+
+/* What differs from rdmasim's own ABI; sim_dev_ops fills in the rest */
+static const struct ib_device_ops sim_mlx5_ops = {
+	.driver_id = RDMA_DRIVER_MLX5,
+	.uverbs_abi_ver = MLX5_IB_UVERBS_ABI_VERSION,
+
+	.alloc_pd = sim_mlx5_alloc_pd,
+	.alloc_ucontext = sim_mlx5_alloc_ucontext,
+	.mmap = sim_mlx5_mmap,
+	.query_device = sim_mlx5_query_device,
+	.query_ucontext = sim_mlx5_query_ucontext,
+};
+
+/**
+ * sim_mlx5_setup() - give a new sim device the mlx5 personality
+ * @sdev: the device, before any other ops are set
+ *
+ * ib_set_device_ops() fills only the ops still unset, so the ones set
+ * here win over sim_dev_ops, which the caller sets next.
+ */
+void sim_mlx5_setup(struct sim_dev *sdev)
+{
+	ib_set_device_ops(&sdev->ibdev, &sim_mlx5_ops);
+	sdev->ibdev.driver_def = sim_mlx5_uapi_defs;
+}
+
+static int sim_mlx5_show(struct seq_file *s, void *unused)
+{
+	seq_printf(s, "devx_asked %ld\n", atomic_long_read(&sim_mlx5_devx_asked));
+	seq_printf(s, "ucontexts %ld\n", atomic_long_read(&sim_mlx5_uctx_opened));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sim_mlx5);
+
+/**
+ * sim_mlx5_debugfs_init() - the personality's counters in debugfs
+ * @dir: rdmasim's debugfs directory
+ *
+ * "mlx5": how many alloc_ucontext requests asked for a DEVX context (each
+ * refused) and how many contexts the personality opened, since the
+ * module loaded.
+ */
+void sim_mlx5_debugfs_init(struct dentry *dir)
+{
+	debugfs_create_file("mlx5", 0444, dir, NULL, &sim_mlx5_fops);
+}
