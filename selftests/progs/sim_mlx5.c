@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sim_mlx5 IBDEV - stock libmlx5 on IBDEV: rdmasim's mlx5 personality, or
+ * a vdevice of one.  One line per step, "NAME ok ..." or "NAME err
+ * ERRNO_NAME ...":
+ *
+ *   provider      libibverbs bound libmlx5 to IBDEV (mlx5dv_is_supported)
+ *   open          ibv_open_device(): libmlx5's alloc_ucontext
+ *   dv_query      mlx5dv_query_device(): the context got CQE version 1
+ *   query_device  ibv_query_device_ex(): libmlx5 formats the firmware
+ *                 version from mlx5's encoding
+ *   nc_uar        the NC UAR libmlx5 allocated (MLX5_IB_METHOD_UAR_OBJ_ALLOC)
+ *                 and mapped at open: its page id and mmap offset, whose
+ *                 command byte must name an mmap entry (9 or more)
+ *   bf_uar        a BlueFlame UAR is refused with EOPNOTSUPP (no
+ *                 write-combining), as mlx5_ib refuses it
+ *   mmap_refused  mappings at offsets the context never handed out fail
+ *                 as mlx5_ib fails them: a static NC UAR page (EINVAL), a
+ *                 write-combining page (EPERM), the core clock, which the
+ *                 context does not advertise (EOPNOTSUPP), an mmap entry
+ *                 that does not exist (EINVAL)
+ *   alloc_pd      a PD and its pdn (mlx5dv_init_obj())
+ *   import_device ibv_import_device() on a copy of the file: QUERY_CONTEXT
+ *                 with MLX5_IB_ATTR_QUERY_CONTEXT_RESP_UCTX
+ *   import_pd     ibv_import_pd() of the PD there: MLX5_IB_METHOD_PD_QUERY,
+ *                 which must give the same pdn
+ *
+ * and "devx_open refused ERRNO_NAME" or "devx_open opened" for
+ * mlx5dv_open_device() with MLX5DV_CONTEXT_FLAGS_DEVX, which the caller
+ * judges.  Exit status 0 if every step is ok.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <infiniband/verbs.h>
+#include <infiniband/mlx5dv.h>
+
+/* mlx5's mmap offsets: a command in bits 8-15 of the page offset */
+#define MMAP_CMD(off)		(((off) / sysconf(_SC_PAGESIZE) >> 8) & 0xff)
+#define MMAP_FIRST_ENTRY_CMD	9
+/* Legacy commands (enum mlx5_ib_mmap_cmd of the kernel's mlx5-abi.h) */
+#define MMAP_CMD_WC_PAGE	2
+#define MMAP_CMD_NC_PAGE	3
+#define MMAP_CMD_CORE_CLOCK	5
+
+static int failed;
+
+static void report(const char *check, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void report(const char *check, int err, const char *fmt, ...)
+{
+	char detail[256] = "";
+	va_list ap;
+
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(detail, sizeof(detail), fmt, ap);
+		va_end(ap);
+	}
+	if (err) {
+		printf("%s err %s %s\n", check, strerrorname_np(err) ?: "?",
+		       detail);
+		failed = 1;
+	} else {
+		printf("%s ok %s\n", check, detail);
+	}
+	fflush(stdout);
+}
+
+static uint32_t pdn_of(struct ibv_pd *pd, int *err)
+{
+	struct mlx5dv_pd dvpd = {};
+	struct mlx5dv_obj obj = { .pd = { .in = pd, .out = &dvpd } };
+
+	*err = mlx5dv_init_obj(&obj, MLX5DV_OBJ_PD);
+	return dvpd.pdn;
+}
+
+/* mlx5dv_open_device() asking for DEVX: the caller judges the answer */
+static void devx_open(struct ibv_device *dev)
+{
+	struct mlx5dv_context_attr attr = {
+		.flags = MLX5DV_CONTEXT_FLAGS_DEVX,
+	};
+	struct ibv_context *ctx;
+
+	errno = 0;
+	ctx = mlx5dv_open_device(dev, &attr);
+	if (ctx) {
+		printf("devx_open opened\n");
+		ibv_close_device(ctx);
+	} else {
+		printf("devx_open refused %s\n",
+		       strerrorname_np(errno) ?: "?");
+	}
+	fflush(stdout);
+}
+
+/* mmap of @cmd with @index on @fd fails with @want (mlx5's encoding) */
+static int mmap_fails(int fd, unsigned int cmd, unsigned int index, int want,
+		      char *why, size_t len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	off_t off = (off_t)((index >> 8) << 16 | cmd << 8 | (index & 0xff)) * page;
+	void *p = mmap(NULL, page, PROT_WRITE, MAP_SHARED, fd, off);
+
+	if (p != MAP_FAILED) {
+		munmap(p, page);
+		snprintf(why, len, "command %u index %u mapped", cmd, index);
+		return EPROTO;
+	}
+	if (errno != want) {
+		snprintf(why, len, "command %u index %u: %s, not %s", cmd,
+			 index, strerrorname_np(errno) ?: "?",
+			 strerrorname_np(want) ?: "?");
+		return EPROTO;
+	}
+	return 0;
+}
+
+/* Everything after the open, on @ctx */
+static void run(struct ibv_context *ctx)
+{
+	struct ibv_device_attr_ex attr = {};
+	struct mlx5dv_context dv = {};
+	struct mlx5dv_devx_uar *uar;
+	struct ibv_context *ictx;
+	struct ibv_pd *pd, *ipd;
+	uint32_t pdn, ipdn;
+	char why[128];
+	int err, fd;
+
+	err = mlx5dv_query_device(ctx, &dv);
+	if (!err && !(dv.flags & MLX5DV_CONTEXT_FLAGS_CQE_V1))
+		err = EPROTO;
+	report("dv_query", err, "flags 0x%llx", (unsigned long long)dv.flags);
+
+	err = ibv_query_device_ex(ctx, NULL, &attr);
+	if (!err && strcmp(attr.orig_attr.fw_ver, "1.0.0001"))
+		err = EPROTO;
+	report("query_device", err, "fw_ver %s vendor 0x%x part %u",
+	       attr.orig_attr.fw_ver, attr.orig_attr.vendor_id,
+	       attr.orig_attr.vendor_part_id);
+
+	uar = mlx5dv_devx_alloc_uar(ctx, MLX5_IB_UAPI_UAR_ALLOC_TYPE_NC);
+	err = uar ? 0 : errno ?: EIO;
+	if (uar && (!uar->base_addr || MMAP_CMD(uar->mmap_off) < MMAP_FIRST_ENTRY_CMD))
+		err = EPROTO;
+	report("nc_uar", err, "page %u mmap offset 0x%llx", uar ? uar->page_id : 0,
+	       uar ? (unsigned long long)uar->mmap_off : 0ULL);
+
+	errno = 0;
+	uar = mlx5dv_devx_alloc_uar(ctx, MLX5_IB_UAPI_UAR_ALLOC_TYPE_BF);
+	err = uar ? EPROTO : errno == EOPNOTSUPP ? 0 : errno ?: EIO;
+	report("bf_uar", err, "%s", uar ? "allocated" : "refused");
+	if (uar)
+		mlx5dv_devx_free_uar(uar);
+
+	why[0] = 0;
+	err = mmap_fails(ctx->cmd_fd, MMAP_CMD_NC_PAGE, 0, EINVAL, why,
+			 sizeof(why)) ?:
+	      mmap_fails(ctx->cmd_fd, MMAP_CMD_WC_PAGE, 0, EPERM, why,
+			 sizeof(why)) ?:
+	      mmap_fails(ctx->cmd_fd, MMAP_CMD_CORE_CLOCK, 0, EOPNOTSUPP,
+			 why, sizeof(why)) ?:
+	      mmap_fails(ctx->cmd_fd, MMAP_FIRST_ENTRY_CMD, 0xfff, EINVAL, why,
+			 sizeof(why));
+	report("mmap_refused", err, "%s", why);
+
+	pd = ibv_alloc_pd(ctx);
+	if (!pd) {
+		report("alloc_pd", errno ?: EIO, NULL);
+		return;
+	}
+	pdn = pdn_of(pd, &err);
+	if (!err && !pdn)
+		err = EPROTO;
+	report("alloc_pd", err, "pdn %u handle %u", pdn, pd->handle);
+
+	fd = dup(ctx->cmd_fd);
+	ictx = fd < 0 ? NULL : ibv_import_device(fd);
+	report("import_device", ictx ? 0 : errno ?: EIO, NULL);
+	if (!ictx) {
+		if (fd >= 0)
+			close(fd);
+	} else {
+		ipd = ibv_import_pd(ictx, pd->handle);
+		ipdn = ipd ? pdn_of(ipd, &err) : 0;
+		if (!ipd)
+			err = errno ?: EIO;
+		else if (!err && ipdn != pdn)
+			err = EPROTO;
+		report("import_pd", err, "pdn %u", ipdn);
+		if (ipd)
+			ibv_unimport_pd(ipd);
+		ibv_close_device(ictx);
+	}
+	ibv_dealloc_pd(pd);
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_device **list, *dev = NULL;
+	struct ibv_context *ctx;
+	int i, n;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s IBDEV\n", argv[0]);
+		return 2;
+	}
+	list = ibv_get_device_list(&n);
+	for (i = 0; list && i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), argv[1]))
+			dev = list[i];
+	if (!dev) {
+		report("provider", ENODEV, "%s", argv[1]);
+		return 1;
+	}
+	report("provider", mlx5dv_is_supported(dev) ? 0 : EPROTONOSUPPORT,
+	       "%s", argv[1]);
+	ctx = ibv_open_device(dev);
+	report("open", ctx ? 0 : errno ?: EIO, NULL);
+	if (ctx) {
+		run(ctx);
+		ibv_close_device(ctx);
+	}
+	devx_open(dev);
+	ibv_free_device_list(list);
+	return failed;
+}
