@@ -427,12 +427,33 @@ void vrdma_fwd_init(struct vrdma_dev *vdev)
 	for (i = 0; i < ARRAY_SIZE(vrdma_fwd_drivers); i++)
 		if (vrdma_fwd_drivers[i]->driver_id == vdev->pdev->ops.driver_id)
 			drv = vrdma_fwd_drivers[i];
+	vdev->fwd.drv = drv;
 	if (!drv || !vdev->pdev->driver_def)
 		return;
 	vrdma_fwd_add_types(vdev, drv->defs);
 	vrdma_fwd_add_methods(vdev, drv->defs);
 	vrdma_fwd_add_attrs(vdev, drv);
 	vdev->ibdev.driver_def = vdev->fwd.defs;
+}
+
+/**
+ * vrdma_fwd_check_uctx_req() - may the parent see this context request?
+ * @vdev: the vdevice a context is being opened on
+ * @udata: the provider's alloc_ucontext request, in user memory
+ *
+ * Driver data passes to the parent unchanged, but a request for a
+ * capability vrdma does not forward is refused before the parent sees
+ * it (the whitelist's check_uctx_req, fwd_<driver>.c).
+ *
+ * Return: 0, or the errno the vdevice answers without asking the parent.
+ */
+int vrdma_fwd_check_uctx_req(struct vrdma_dev *vdev, struct ib_udata *udata)
+{
+	const struct vrdma_fwd_driver *drv = vdev->fwd.drv;
+
+	if (!drv || !drv->check_uctx_req)
+		return 0;
+	return drv->check_uctx_req(&vdev->ibdev, udata);
 }
 
 /**

@@ -58,8 +58,11 @@ struct vrdma_fwd_type {
 	vrdma_fwd_destroy_t destroy;
 };
 
+struct vrdma_fwd_driver;
+
 /**
  * struct vrdma_fwd - what a vdevice forwards to its parent's driver
+ * @drv: the whitelist of the parent's driver, NULL if vrdma has none
  * @method: the declared methods, with their parent handlers
  * @nr_methods: entries in @method
  * @type: the declared object types, with the parent's cleanup
@@ -70,6 +73,7 @@ struct vrdma_fwd_type {
  * Resolved once before the vdevice is registered, constant after.
  */
 struct vrdma_fwd {
+	const struct vrdma_fwd_driver *drv;
 	struct vrdma_fwd_method method[VRDMA_FWD_MAX_METHODS];
 	unsigned int nr_methods;
 	struct vrdma_fwd_type type[VRDMA_FWD_MAX_TYPES];
@@ -85,12 +89,17 @@ struct vrdma_fwd {
  * @attrs: its attribute groups on core methods: UAPI_DEF_CHAIN_OBJ_TREE()
  *	entries of one ADD_UVERBS_ATTRIBUTES_SIMPLE() each, of PTR_IN and
  *	PTR_OUT attributes only, or NULL
+ * @check_uctx_req: vets the provider's alloc_ucontext request on the
+ *	vdevice @ibdev before the parent sees it, and refuses one that would
+ *	give the shadow context a capability vrdma does not forward; returns
+ *	0 or the errno the vdevice answers.  NULL: nothing to vet.
  */
 struct vrdma_fwd_driver {
 	u32 driver_id;
 	const char *name;
 	const struct uapi_definition *defs;
 	const struct uapi_definition *attrs;
+	int (*check_uctx_req)(struct ib_device *ibdev, struct ib_udata *udata);
 };
 
 extern const struct vrdma_fwd_driver vrdma_fwd_rdmasim;

@@ -7,9 +7,12 @@
  * (drivers/infiniband/hw/mlx5/main.c, std_types.c): they read the
  * ucontext through ib_uverbs_get_ucontext(), the PD through its handle,
  * and insert mmap entries in the ucontext; nothing else of the bundle.
- * Not tested: there is no mlx5 hardware here.  DEVX, flow steering, DM,
+ * Run by stock libmlx5 against rdmasim's mlx5 personality, which declares
+ * them as mlx5_ib does (selftests/sim_mlx5.sh); mlx5_ib's own handlers
+ * are not run: there is no mlx5 hardware here.  DEVX, flow steering, DM,
  * VAR, QoS and the other mlx5 objects are not declared, so they are not
- * in a vdevice's uverbs tree.
+ * in a vdevice's uverbs tree, and a request for a DEVX context is
+ * refused (vrdma_mlx5_check_uctx_req()).
  *
  * Its driver attributes on core methods, declared one per group so that
  * each is matched on its own (where the target's headers lack one,
@@ -164,6 +167,39 @@ static const struct uapi_definition vrdma_mlx5_attrs[] = {
 	{}
 };
 
+/*
+ * libmlx5 asks for a DEVX context at every open, and opens without one
+ * when refused (rdma-core 44, mlx5_alloc_context()).  Granted, it gives
+ * the context a firmware uid under which DEVX commands run and the
+ * context's objects are created.  No DEVX method is forwarded, so the
+ * vdevice answers as mlx5_ib does on firmware without DEVX
+ * (mlx5_ib_devx_create(): EINVAL), and the parent never sees the
+ * request.  Refused rather than masked: the request is in user memory,
+ * where vrdma cannot hand the parent an altered copy, and an explicit
+ * mlx5dv_open_device(DEVX) must fail as it would on such a device, not
+ * open a context that claims DEVX.  The parent reads the request again:
+ * a thread rewriting it between the two reads is not stopped here.
+ */
+static int vrdma_mlx5_check_uctx_req(struct ib_device *ibdev,
+				     struct ib_udata *udata)
+{
+	struct mlx5_ib_alloc_ucontext_req_v2 req = {};
+	size_t len = offsetofend(typeof(req), flags);
+	int ret;
+
+	/* A v0 request (two counts) has no flags */
+	if (udata->inlen < len)
+		return 0;
+	ret = ib_copy_from_udata(&req, udata, len);
+	if (ret)
+		return ret;
+	if (req.flags & MLX5_IB_ALLOC_UCTX_DEVX) {
+		ibdev_dbg(ibdev, "vrdma: no DEVX context through a vdevice\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static const struct uapi_definition vrdma_mlx5_defs[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(MLX5_IB_OBJECT_UAR,
 				      UAPI_DEF_IS_OBJ_SUPPORTED(vrdma_mlx5_uar_supported)),
@@ -176,4 +212,5 @@ const struct vrdma_fwd_driver vrdma_fwd_mlx5 = {
 	.name = "mlx5",
 	.defs = vrdma_mlx5_defs,
 	.attrs = vrdma_mlx5_attrs,
+	.check_uctx_req = vrdma_mlx5_check_uctx_req,
 };

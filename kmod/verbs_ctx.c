@@ -26,7 +26,8 @@ struct ib_ucontext *vrdma_shadow_uctx(struct ib_ucontext *ibuc)
  * @udata: the provider's request and response, passed to the parent
  *
  * Return: 0 or a negative errno (EDQUOT past the context limit, ENODEV on
- * a vdevice the RDMA core moved or renamed).
+ * a vdevice the RDMA core moved or renamed, the parent driver's refusal of
+ * a request for what vrdma does not forward, vrdma_fwd_check_uctx_req()).
  */
 int vrdma_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
@@ -46,6 +47,10 @@ int vrdma_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 		vrdma_dbg(vdev, "moved or renamed by the RDMA core; no new context\n");
 		return -ENODEV;
 	}
+	/* Nothing charged yet: a refused request leaves nothing behind */
+	ret = vrdma_fwd_check_uctx_req(vdev, udata);
+	if (ret)
+		return ret;
 
 	ret = vrdma_quota_charge(vdev, VRDMA_RES_CTX, 1);
 	if (ret)

@@ -377,6 +377,7 @@ void vrdma_nl_event_send(struct vrdma_event *ev);
 
 /* fwd.c: the parent's driver methods */
 void vrdma_fwd_init(struct vrdma_dev *vdev);
+int vrdma_fwd_check_uctx_req(struct vrdma_dev *vdev, struct ib_udata *udata);
 void vrdma_fwd_ufile_init(struct ib_ucontext *ibuc);
 struct ib_uverbs_file *vrdma_fwd_ufile(struct ib_ucontext *vctx);
 struct ib_uobject *vrdma_shadow_uobject_new(struct ib_uobject *uobj,
