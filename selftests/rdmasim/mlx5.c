@@ -27,14 +27,22 @@
  *    mlx5_ib does on such a context;
  *  - alloc_pd with mlx5's response (pdn), MLX5_IB_METHOD_PD_QUERY;
  *  - query_device with mlx5's driver response (every capability 0), and
- *    QUERY_CONTEXT's MLX5_IB_ATTR_QUERY_CONTEXT_RESP_UCTX.
+ *    QUERY_CONTEXT's MLX5_IB_ATTR_QUERY_CONTEXT_RESP_UCTX;
+ *  - create_cq with mlx5's driver data: the CQE buffer (64 or 128-byte
+ *    CQEs) pinned for write and the doorbell record's page read-only, as
+ *    mlx5_ib pins them, the doorbell (UAR) page named by its index, which
+ *    must be one of the context's, and the CQ number in the response.
+ *    The CQ's size is entries - 1 exactly, entries being a power of two.
+ *    Nothing writes CQEs yet.
  *
- * Not modelled yet: mlx5's CQ, QP and SRQ driver data, AH, and the data
- * path (WQE and CQE formats, doorbell records).
+ * Not modelled yet: mlx5's QP and SRQ driver data (a user QP is refused
+ * with EOPNOTSUPP, not misread as rdmasim's), AH, and the data path (WQE
+ * and CQE formats, doorbell records, events).
  */
 #include <linux/debugfs.h>
 #include <linux/mm.h>
 #include <linux/seq_file.h>
+#include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 #include <rdma/mlx5-abi.h>
@@ -42,6 +50,8 @@
 #include <rdma/mlx5_user_ioctl_verbs.h>
 
 #include "sim.h"
+/* VRDMA_HAVE_*: the probed API of the target kernel (scripts/conftest.sh) */
+#include "vrdma_config.h"
 
 #define UVERBS_MODULE_NAME rdmasim_mlx5
 #include <rdma/uverbs_named_ioctl.h>
@@ -259,6 +269,8 @@ static int sim_mlx5_query_device(struct ib_device *ibdev,
 		return ret;
 	/* mlx5's encoding: major, minor, sub-minor (libmlx5 prints it) */
 	attr->fw_ver = SIM_MLX5_FW_VER;
+	/* A CQ holds a power of two of entries, one fewer usable */
+	attr->max_cqe = SIM_MAX_ENTRIES - 1;
 	if (!outlen)
 		return 0;
 	for (i = 0; i < ARRAY_SIZE(sim_mlx5_qd_ends); i++)
@@ -283,6 +295,151 @@ static int sim_mlx5_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	}
 	atomic_long_inc(&sim_count[SIM_K_PD]);
 	return 0;
+}
+
+/* --- CQ, QP ------------------------------------------------------------- */
+
+/* What mlx5_ib_create_cq() and create_cq_user() check, in their order */
+static int sim_mlx5_create_cq_udata(struct ib_cq *ibcq,
+				    const struct ib_cq_init_attr *attr,
+				    struct ib_udata *udata)
+{
+	struct sim_dev *sdev = to_sdev(ibcq->device);
+	struct sim_cq *cq = to_scq(ibcq);
+	struct mlx5_ib_create_cq ucmd = {};
+	struct sim_ucontext *uctx;
+	size_t ucmdlen;
+	u32 entries;
+	int ret;
+
+	if (!udata)
+		return sim_create_cq_udata(ibcq, attr, NULL);
+	if (attr->cqe > SIM_MAX_ENTRIES)
+		return -EINVAL;
+	if (attr->flags & ~(IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN |
+			    IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION))
+		return -EOPNOTSUPP;
+	entries = roundup_pow_of_two(attr->cqe + 1);
+	if (entries > SIM_MAX_ENTRIES)
+		return -EINVAL;
+
+	sim_check_user("create_cq", ibcq->uobject, &ibcq->res);
+	/* ib_ucq_object is the core's own: the CQ's ucontext is not ours */
+	uctx = sim_udata_uctx(sdev, udata, NULL, "create_cq");
+	if (IS_ERR(uctx))
+		return PTR_ERR(uctx);
+	ucmdlen = min(udata->inlen, sizeof(ucmd));
+	if (ucmdlen < offsetof(struct mlx5_ib_create_cq, flags))
+		return -EINVAL;
+	if (ib_copy_from_udata(&ucmd, udata, ucmdlen))
+		return -EFAULT;
+	if (ucmd.flags & ~(MLX5_IB_CREATE_CQ_FLAGS_CQE_128B_PAD |
+			   MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX |
+			   MLX5_IB_CREATE_CQ_FLAGS_REAL_TIME_TS))
+		return -EINVAL;
+	if ((ucmd.cqe_size != 64 && ucmd.cqe_size != 128) ||
+	    ucmd.reserved0 || ucmd.reserved1)
+		return -EINVAL;
+	/* A dynamic-UAR context must name the doorbell page */
+	if (!(ucmd.flags & MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX))
+		return -EINVAL;
+	/* CQE compression and padding: capabilities it does not have */
+	if (ucmd.cqe_comp_en || (ucmd.flags & MLX5_IB_CREATE_CQ_FLAGS_CQE_128B_PAD))
+		return -EOPNOTSUPP;
+
+	cq->created_user = true;
+	cq->cqn = atomic_inc_return(&sdev->next_cqn);
+	cq->kbuf = sim_kbuf_alloc(true);
+	if (!cq->kbuf)
+		return -ENOMEM;
+	cq->mlx5_buf = sim_umem_get(ibcq->device, ucmd.buf_addr,
+				    (size_t)entries * ucmd.cqe_size,
+				    IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(cq->mlx5_buf)) {
+		ret = PTR_ERR(cq->mlx5_buf);
+		goto err_free_kbuf;
+	}
+	cq->mlx5_db = sim_umem_get(ibcq->device, ucmd.db_addr & PAGE_MASK,
+				   PAGE_SIZE, 0);
+	if (IS_ERR(cq->mlx5_db)) {
+		ret = PTR_ERR(cq->mlx5_db);
+		goto err_release_buf;
+	}
+	/* The firmware refuses a UAR that is not the context's */
+	cq->uar = sim_uar_get(uctx, ucmd.uar_page_index);
+	if (!cq->uar) {
+		ret = -EINVAL;
+		goto err_release_db;
+	}
+	/* mlx5_ib answers with the CQ number alone */
+	ret = ib_copy_to_udata(udata, &cq->cqn, sizeof(u32));
+	if (ret)
+		goto err_put_uar;
+	ibcq->cqe = entries - 1;
+	atomic_long_inc(&sim_count[SIM_K_CQ]);
+	return 0;
+
+err_put_uar:
+	rdma_user_mmap_entry_put(cq->uar);
+	cq->uar = NULL;
+err_release_db:
+	ib_umem_release(cq->mlx5_db);
+err_release_buf:
+	ib_umem_release(cq->mlx5_buf);
+err_free_kbuf:
+	cq->mlx5_buf = NULL;
+	cq->mlx5_db = NULL;
+	kfree(cq->kbuf);
+	cq->kbuf = NULL;
+	return ret;
+}
+
+#if defined(VRDMA_HAVE_CREATE_USER_CQ)
+/* From 7.1 user CQs only; kernel CQs take sim_dev_ops' create_cq */
+static int sim_mlx5_create_user_cq(struct ib_cq *ibcq,
+				   const struct ib_cq_init_attr *attr,
+				   struct uverbs_attr_bundle *attrs)
+{
+	if (!attrs) {
+		sim_strict("create_user_cq: called without a bundle");
+		return -EINVAL;
+	}
+	return sim_mlx5_create_cq_udata(ibcq, attr, &attrs->driver_udata);
+}
+#elif defined(VRDMA_HAVE_CREATE_CQ_ATTRS)
+/* From 6.11 the whole bundle; NULL for a kernel CQ */
+static int sim_mlx5_create_cq(struct ib_cq *ibcq,
+			      const struct ib_cq_init_attr *attr,
+			      struct uverbs_attr_bundle *attrs)
+{
+	return sim_mlx5_create_cq_udata(ibcq, attr,
+					attrs ? &attrs->driver_udata : NULL);
+}
+#else
+#define sim_mlx5_create_cq sim_mlx5_create_cq_udata
+#endif
+
+static int sim_mlx5_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct sim_cq *cq = to_scq(ibcq);
+
+	if (cq->mlx5_buf)
+		ib_umem_release(cq->mlx5_buf);
+	if (cq->mlx5_db)
+		ib_umem_release(cq->mlx5_db);
+	return sim_destroy_cq(ibcq, udata);
+}
+
+/* mlx5's QP driver data is not modelled yet: never misread it */
+static int sim_mlx5_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+			      struct ib_udata *udata)
+{
+	if (udata) {
+		dev_dbg(&ibqp->device->dev,
+			"rdmasim: mlx5: user QPs are not modelled yet\n");
+		return -EOPNOTSUPP;
+	}
+	return sim_create_qp(ibqp, init, NULL);
 }
 
 /* --- driver uverbs objects and methods ----------------------------------- */
@@ -412,6 +569,13 @@ static const struct ib_device_ops sim_mlx5_ops = {
 
 	.alloc_pd = sim_mlx5_alloc_pd,
 	.alloc_ucontext = sim_mlx5_alloc_ucontext,
+#ifdef VRDMA_HAVE_CREATE_USER_CQ
+	.create_user_cq = sim_mlx5_create_user_cq,
+#else
+	.create_cq = sim_mlx5_create_cq,
+#endif
+	.create_qp = sim_mlx5_create_qp,
+	.destroy_cq = sim_mlx5_destroy_cq,
 	.mmap = sim_mlx5_mmap,
 	.query_device = sim_mlx5_query_device,
 	.query_ucontext = sim_mlx5_query_ucontext,
@@ -428,6 +592,11 @@ void sim_mlx5_setup(struct sim_dev *sdev)
 {
 	ib_set_device_ops(&sdev->ibdev, &sim_mlx5_ops);
 	sdev->ibdev.driver_def = sim_mlx5_uapi_defs;
+	/*
+	 * MR keys are next_key << 8: never hand out 0x100, which libmlx5
+	 * takes for MLX5_INVALID_LKEY (the end of a scatter list)
+	 */
+	atomic_set(&sdev->next_key, 1);
 }
 
 static int sim_mlx5_show(struct seq_file *s, void *unused)

@@ -114,6 +114,19 @@ struct sim_pd {
 	u32 pdn;
 };
 
+struct sim_cq {
+	struct ib_cq ibcq;
+	u32 cqn;
+	bool created_user;		/* create_cq had driver data */
+	u8 *kbuf;			/* SIM_KBUF_LEN bytes for kernel CQs only */
+	struct sim_mmap *ring;		/* user CQs: the mapped CQE ring */
+	struct rdma_user_mmap_entry *uar; /* user CQs: ref on the doorbell */
+	struct simdp_cq *dp;		/* user CQs: the data path's view */
+	/* mlx5 user CQs: the CQE buffer and doorbell record, pinned */
+	struct ib_umem *mlx5_buf;
+	struct ib_umem *mlx5_db;
+};
+
 static inline struct sim_dev *to_sdev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct sim_dev, ibdev);
@@ -134,6 +147,11 @@ static inline struct sim_pd *to_spd(struct ib_pd *ibpd)
 	return container_of(ibpd, struct sim_pd, ibpd);
 }
 
+static inline struct sim_cq *to_scq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct sim_cq, ibcq);
+}
+
 /* sim_main.c: checks and reports */
 __printf(1, 2) void sim_strict(const char *fmt, ...);
 bool sim_is_ours(struct ib_device *ibdev);
@@ -141,6 +159,8 @@ struct sim_ucontext *sim_udata_uctx(struct sim_dev *sdev,
 				    struct ib_udata *udata,
 				    struct ib_ucontext *objctx,
 				    const char *what);
+void sim_check_user(const char *what, const void *uobject,
+		    const struct rdma_restrack_entry *res);
 int sim_query_ucontext_check(struct ib_ucontext *ibuc,
 			     struct uverbs_attr_bundle *attrs);
 
@@ -159,6 +179,16 @@ struct sim_mmap *sim_uar_new(struct uverbs_attr_bundle *attrs,
 			     u32 min_pgoff, u32 max_pgoff);
 int sim_uar_cleanup(struct ib_uobject *uobject, enum rdma_remove_reason why,
 		    struct uverbs_attr_bundle *attrs);
+struct rdma_user_mmap_entry *sim_uar_get(struct sim_ucontext *uctx,
+					 u32 page_id);
+u8 *sim_kbuf_alloc(bool user);
+struct ib_umem *sim_umem_get(struct ib_device *ibdev, unsigned long addr,
+			     size_t len, int access);
+int sim_create_cq_udata(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+			struct ib_udata *udata);
+int sim_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int sim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		  struct ib_udata *udata);
 
 /* mlx5.c: the mlx5 personality */
 void sim_mlx5_setup(struct sim_dev *sdev);

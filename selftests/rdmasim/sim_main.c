@@ -51,16 +51,6 @@
 /* What a kernel object's kernel-only buffer holds, and its size */
 #define SIM_KBUF_LEN	64
 
-struct sim_cq {
-	struct ib_cq ibcq;
-	u32 cqn;
-	bool created_user;		/* create_cq had driver data */
-	u8 *kbuf;			/* SIM_KBUF_LEN bytes for kernel CQs only */
-	struct sim_mmap *ring;		/* user CQs: the mapped CQE ring */
-	struct rdma_user_mmap_entry *uar; /* user CQs: ref on the doorbell */
-	struct simdp_cq *dp;		/* user CQs: the data path's view */
-};
-
 struct sim_qp {
 	struct ib_qp ibqp;
 	bool created_user;
@@ -225,13 +215,16 @@ struct sim_ucontext *sim_udata_uctx(struct sim_dev *sdev,
 	return rdma_udata_to_drv_context(udata, struct sim_ucontext, ibuc);
 }
 
-/*
- * sim_check_user - an object created with driver data must arrive with its
- * uobject and as a user restrack entry.  @uobject is the object's uobject
- * field, @res its restrack entry or NULL if the core has none for it.
+/**
+ * sim_check_user() - an object created with driver data is a user object
+ * @what: the verb, for the report
+ * @uobject: the object's uobject field
+ * @res: its restrack entry, or NULL if the core has none for it
+ *
+ * It must arrive with its uobject and as a user restrack entry.
  */
-static void sim_check_user(const char *what, const void *uobject,
-			   const struct rdma_restrack_entry *res)
+void sim_check_user(const char *what, const void *uobject,
+		    const struct rdma_restrack_entry *res)
 {
 	if (!uobject)
 		sim_strict("%s: created with driver data but has no uobject",
@@ -254,8 +247,16 @@ static u8 sim_kernel_touch(const char *what, bool created_user, u8 *kbuf)
 	return READ_ONCE(kbuf[SIM_KBUF_LEN - 1]);
 }
 
-/* Allocate the kernel-only buffer: full size for kernel objects only */
-static u8 *sim_kbuf_alloc(bool user)
+/**
+ * sim_kbuf_alloc() - an object's kernel-only buffer
+ * @user: the object is a user one
+ *
+ * Full size for kernel objects only: a user object's is one byte, so that
+ * its kernel path reading the buffer is a KASAN report.
+ *
+ * Return: the buffer, or NULL when out of memory.
+ */
+u8 *sim_kbuf_alloc(bool user)
 {
 	return kzalloc(user ? 1 : SIM_KBUF_LEN, GFP_KERNEL);
 }
@@ -422,12 +423,18 @@ static int sim_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 	return ret;
 }
 
-/*
- * sim_uar_get - a reference on the doorbell page @page_id of @uctx, as
- * create_cq and create_qp require one.  NULL if @uctx has no such page.
+/**
+ * sim_uar_get() - a reference on a doorbell page of a context
+ * @uctx: the context
+ * @page_id: the page's id, as its UAR object's allocation returned it
+ *
+ * create_cq and create_qp require one.
+ *
+ * Return: the page's mmap entry, referenced, or NULL if @uctx has no such
+ * page.
  */
-static struct rdma_user_mmap_entry *sim_uar_get(struct sim_ucontext *uctx,
-						u32 page_id)
+struct rdma_user_mmap_entry *sim_uar_get(struct sim_ucontext *uctx,
+					 u32 page_id)
 {
 	void *v = xa_load(&uctx->uars, page_id);
 
@@ -759,9 +766,18 @@ static int sim_create_cq_attrs(struct sim_dev *sdev, struct ib_udata *udata,
 	return sim_create_cq_buf(sdev, attrs, resp);
 }
 
-static int sim_create_cq_udata(struct ib_cq *ibcq,
-			       const struct ib_cq_init_attr *attr,
-			       struct ib_udata *udata)
+/**
+ * sim_create_cq_udata() - create a CQ with rdmasim's driver data
+ * @ibcq: the CQ the core allocated
+ * @attr: its size and flags
+ * @udata: rdmasim's driver data, NULL for a kernel CQ
+ *
+ * A personality with its own ABI passes its kernel CQs here.
+ *
+ * Return: 0 or a negative errno.
+ */
+int sim_create_cq_udata(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+			struct ib_udata *udata)
 {
 	struct sim_dev *sdev = to_sdev(ibcq->device);
 	struct sim_cq *cq = container_of(ibcq, struct sim_cq, ibcq);
@@ -879,7 +895,16 @@ static int sim_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 #define sim_create_cq sim_create_cq_udata
 #endif
 
-static int sim_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+/**
+ * sim_destroy_cq() - destroy a CQ of any personality
+ * @ibcq: the CQ
+ * @udata: the caller's driver data, unused
+ *
+ * A personality releases what it pinned first.
+ *
+ * Return: 0.
+ */
+int sim_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct sim_cq *cq = container_of(ibcq, struct sim_cq, ibcq);
 
@@ -1002,8 +1027,18 @@ err_unmap:
 	return ret;
 }
 
-static int sim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
-			 struct ib_udata *udata)
+/**
+ * sim_create_qp() - create a QP with rdmasim's driver data
+ * @ibqp: the QP the core allocated
+ * @init: its attributes; the capabilities granted are written back
+ * @udata: rdmasim's driver data, NULL for a kernel QP (the MAD layer's)
+ *
+ * A personality with its own ABI passes its kernel QPs here.
+ *
+ * Return: 0 or a negative errno.
+ */
+int sim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		  struct ib_udata *udata)
 {
 	struct sim_dev *sdev = to_sdev(ibqp->device);
 	struct sim_qp *qp = container_of(ibqp, struct sim_qp, ibqp);
@@ -1142,6 +1177,28 @@ static int sim_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 
 /* --- MR ----------------------------------------------------------------- */
 
+/**
+ * sim_umem_get() - pin user memory for the device
+ * @ibdev: the device, whose DMA device maps it
+ * @addr: the user address
+ * @len: its length
+ * @access: IB_ACCESS_* flags; without IB_ACCESS_LOCAL_WRITE, pinned
+ *	read-only
+ *
+ * ib_umem_get() of every kernel: ib_umem_get_va() from 7.2.
+ *
+ * Return: the umem, or an ERR_PTR().
+ */
+struct ib_umem *sim_umem_get(struct ib_device *ibdev, unsigned long addr,
+			     size_t len, int access)
+{
+#ifdef VRDMA_HAVE_IB_UMEM_GET_VA
+	return ib_umem_get_va(ibdev, addr, len, access);
+#else
+	return ib_umem_get(ibdev, addr, len, access);
+#endif
+}
+
 static struct ib_mr *sim_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	struct sim_dev *sdev = to_sdev(ibpd->device);
@@ -1187,11 +1244,7 @@ static struct ib_mr *sim_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-#ifdef VRDMA_HAVE_IB_UMEM_GET_VA
-	mr->umem = ib_umem_get_va(ibpd->device, start, length, access);
-#else
-	mr->umem = ib_umem_get(ibpd->device, start, length, access);
-#endif
+	mr->umem = sim_umem_get(ibpd->device, start, length, access);
 	if (IS_ERR(mr->umem)) {
 		ret = PTR_ERR(mr->umem);
 		goto err_free_mr;
