@@ -13,8 +13,9 @@
 # version, mlx5's firmware version encoding, the NC UAR libmlx5
 # allocated and mapped at an offset in mlx5's encoding, a BlueFlame UAR
 # and mappings at offsets never handed out refused as mlx5_ib refuses
-# them without write-combining, a PD's pdn, and an imported context and
-# PD: RESP_UCTX and PD_QUERY).  libmlx5 asks for
+# them without write-combining, a PD's pdn, an imported context and PD
+# (RESP_UCTX and PD_QUERY), a CQ with mlx5's driver data, sized
+# entries - 1 exactly, and one past max_cqe refused).  libmlx5 asks for
 # a DEVX context first; the personality refuses it as mlx5_ib does on
 # firmware without DEVX, and counts it (debugfs rdmasim/mlx5:
 # devx_asked), and libmlx5 opens without it.
@@ -81,7 +82,8 @@ devinfo_masked() {
 prog_ok() {
 	local step
 	for step in provider open dv_query query_device nc_uar bf_uar \
-		mmap_refused alloc_pd import_device import_pd; do
+		mmap_refused alloc_pd import_device import_pd create_cq \
+		cq_too_big; do
 		grep -q "^$step ok" <<<"$1" || return 1
 	done
 	! grep -q ' err ' <<<"$1"

@@ -24,6 +24,10 @@
  *                 with MLX5_IB_ATTR_QUERY_CONTEXT_RESP_UCTX
  *   import_pd     ibv_import_pd() of the PD there: MLX5_IB_METHOD_PD_QUERY,
  *                 which must give the same pdn
+ *   create_cq     ibv_create_cq() for 15 entries: libmlx5 sizes its buffer
+ *                 for 16, the device answers 15 (entries - 1 exactly) and
+ *                 a CQ number; mlx5dv_init_obj() sees 16 CQEs of 64 bytes
+ *   cq_too_big    ibv_create_cq() past the device's max_cqe fails EINVAL
  *
  * and "devx_open refused ERRNO_NAME" or "devx_open opened" for
  * mlx5dv_open_device() with MLX5DV_CONTEXT_FLAGS_DEVX, which the caller
@@ -122,6 +126,39 @@ static int mmap_fails(int fd, unsigned int cmd, unsigned int index, int want,
 	return 0;
 }
 
+/* A CQ libmlx5 creates, as mlx5dv sees it; and one too big */
+static void cq_checks(struct ibv_context *ctx, struct ibv_device_attr_ex *attr)
+{
+	struct mlx5dv_cq dvcq = {};
+	struct mlx5dv_obj obj = { .cq = { .out = &dvcq } };
+	struct ibv_cq *cq;
+	int err;
+
+	cq = ibv_create_cq(ctx, 15, NULL, NULL, 0);
+	if (!cq) {
+		report("create_cq", errno ?: EIO, NULL);
+	} else {
+		obj.cq.in = cq;
+		err = mlx5dv_init_obj(&obj, MLX5DV_OBJ_CQ);
+		if (!err && (cq->cqe != 15 || !dvcq.cqn || dvcq.cqe_cnt != 16 ||
+			     dvcq.cqe_size != 64 || !dvcq.dbrec))
+			err = EPROTO;
+		report("create_cq", err, "cqe %d cqn %u cqe_cnt %u cqe_size %u",
+		       cq->cqe, dvcq.cqn, dvcq.cqe_cnt, dvcq.cqe_size);
+		err = ibv_destroy_cq(cq);
+		if (err)
+			report("destroy_cq", err, NULL);
+	}
+
+	errno = 0;
+	cq = ibv_create_cq(ctx, attr->orig_attr.max_cqe + 1, NULL, NULL, 0);
+	err = cq ? EPROTO : errno == EINVAL ? 0 : errno ?: EIO;
+	report("cq_too_big", err, "max_cqe %d: %s", attr->orig_attr.max_cqe,
+	       cq ? "created" : strerrorname_np(errno) ?: "?");
+	if (cq)
+		ibv_destroy_cq(cq);
+}
+
 /* Everything after the open, on @ctx */
 static void run(struct ibv_context *ctx)
 {
@@ -200,6 +237,7 @@ static void run(struct ibv_context *ctx)
 		ibv_close_device(ictx);
 	}
 	ibv_dealloc_pd(pd);
+	cq_checks(ctx, &attr);
 }
 
 int main(int argc, char **argv)
