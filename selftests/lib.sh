@@ -47,6 +47,9 @@ KTAP_N=0
 KTAP_FAILED=0
 KTAP_NAMES=()
 CLEANUPS=()
+# VM_STEP_TIMES=1 (make check passes it on): each result is preceded by
+# the seconds since the previous one, to find where a script's time goes.
+KTAP_STEP_START=$EPOCHREALTIME
 
 # --- KTAP --------------------------------------------------------------------
 
@@ -70,6 +73,11 @@ ktap_diag() {
 
 _ktap_result() {	# ok|"not ok" NAME [DIRECTIVE]
 	KTAP_N=$((KTAP_N + 1))
+	if [ -n "${VM_STEP_TIMES:-}" ]; then
+		printf '# step took %s s\n' "$(awk -v a="$KTAP_STEP_START" \
+			-v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')" >&"$KTAP_FD"
+		KTAP_STEP_START=$EPOCHREALTIME
+	fi
 	echo "$1 $KTAP_N $2${3:+ # $3}" >&"$KTAP_FD"
 }
 

@@ -18,7 +18,8 @@
 # (scripts/kernels.sh: "6.12", a release) or KDIR;
 # BENCH_* variables are passed to the benchmark (see selftests/bench.sh);
 # the knobs of the tests (NLFUZZ_COUNT, VERBS_FUZZ_COUNT, VERBS_FUZZ_COMPARE,
-# FUZZ_SEED, FUZZ_TIME_LIMIT, MODULE_CYCLES, STRESS_SECS, TRAFFIC_ITERS) too.
+# FUZZ_SEED, FUZZ_TIME_LIMIT, MODULE_CYCLES, STRESS_SECS, TRAFFIC_ITERS) too,
+# and VM_STEP_TIMES=1 (each result preceded by its step's seconds, lib.sh).
 #
 # Guest topology (one boot runs everything):
 #
@@ -253,9 +254,11 @@ fi
 	printf 'KVER=%q\n' "$KVER"
 	printf 'export VRDMA_DKMS_PREBUILT=%q\n' "$DKMS_PREBUILT"
 	# Bounds of selftests/fuzz.sh and of the other repeated tests
-	# (module.sh, stress.sh, traffic.sh and eight.sh), passed on when set
+	# (module.sh, stress.sh, traffic.sh and eight.sh), and lib.sh's step
+	# timer, passed on when set
 	for v in NLFUZZ_COUNT VERBS_FUZZ_COUNT VERBS_FUZZ_COMPARE FUZZ_SEED \
-		FUZZ_TIME_LIMIT MODULE_CYCLES STRESS_SECS TRAFFIC_ITERS; do
+		FUZZ_TIME_LIMIT MODULE_CYCLES STRESS_SECS TRAFFIC_ITERS \
+		VM_STEP_TIMES; do
 		if [ -n "${!v:-}" ]; then
 			printf 'export %s=%q\n' "$v" "${!v}"
 		fi
