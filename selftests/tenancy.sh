@@ -414,22 +414,15 @@ on_wire() {
 	[ "$fwd" -gt 0 ] && [ "$back" -gt 0 ] && [ "$all" = $((fwd + back)) ]
 }
 
-# One parent for both tenants: vA and vB on rxe0 (on veth0, init_net),
-# A's macvlan GID to B's.  rxe sends from the GID's netdev, but receives
-# RoCE v2 only on a UDP socket of the namespace of an rxe device's own
-# netdev, and maps the receiving netdev to an rxe device only when it is
-# that netdev or a VLAN of it (rxe_udp_encap_recv()): a packet for B's
-# macvlan finds no socket in B (and none of rxe0's netdevs if it did).
-# What happens is reported, it is not a result.
+# One parent for both tenants (vA and vB on rxe0, on veth0 in init_net)
+# carries no RoCE between the tenants' own addresses: rxe sends from the
+# GID's netdev, but receives RoCE v2 only on a UDP socket of the namespace
+# of an rxe device's own netdev, and maps the receiving netdev to an rxe
+# device only when it is that netdev or a VLAN of it
+# (rxe_udp_encap_recv()): a packet for B's macvlan finds no socket in B.
+# That is rxe's, read in its code; it is not tried here (a failing
+# connection costs its whole timeout on every kernel).
 link_ns "$A" "$B" 72 >/dev/null 2>&1
-gA=$(gid_idx "$A" vA "$IPA")
-gB=$(gid_idx "$B" vB "$IPB_MV")
-if [ -n "$gA" ] && [ -n "$gB" ] &&
-   pingpong one_parent "$A" vA "$gA" "$B" vB "$gB" "$OOB_NET.72.1" 18671; then
-	ktap_diag "one parent (rxe0) for both tenants: traffic passes"
-else
-	ktap_diag "one parent (rxe0) for both tenants: no traffic (GIDs $gA, $gB; on A's macvlan: $(on_wire one_parent "$IPA" "$IPB_MV"))"
-fi
 
 # One rxe per tenant, on the tenant's macvlan, from 7.1: rxe then routes
 # in the GID netdev's namespace and opens its RoCE v2 socket in the
@@ -550,26 +543,14 @@ ratios() {
 			else printf("%s=?\n", o) }'
 	done
 }
-# A slowdown that vrdma causes shows in every measurement under A's load; a
-# TCG guest's vCPU descheduled by a busy host slows one of them.  So B
-# measures under the load up to three times and each operation keeps its
-# best ratio: the sweep fails only if an operation is over 2x every time.
-if bench_ops "$B" vB "$T/idle1"; then
-	spawn_in_ns "$A" bash -c "$(declare -f aggressor); CTLBENCH=$CTLBENCH; aggressor $T/stop $T/agg"
-	agg=$!
-	# A is loading vA once its first ctlbench run has reported
-	wait_for 60 grep -q '^op=' "$T/agg"
-	loaded_ok=0
-	for try in 1 2 3; do
-		bench_ops "$B" vB "$T/loaded$try" || loaded_ok=$?
-	done
-	touch "$T/stop"
-	wait "$agg"
-	bench_ops "$B" vB "$T/idle2"
+# best_report TRIES - for each operation, its best ratio over loaded1 to
+# loadedTRIES: sets worst (the largest best), report and missing.
+best_report() {
+	local op try r best all
 	worst=0 report='' missing=0
 	for op in $OPS; do
 		best='' all=''
-		for try in 1 2 3; do
+		for try in $(seq "$1"); do
 			r=$(ratios "$T/idle1" "$T/idle2" "$T/loaded$try" |
 				sed -n "s/^$op=//p")
 			all="$all${all:+,}$r"
@@ -580,17 +561,39 @@ if bench_ops "$B" vB "$T/idle1"; then
 		report="$report $op=${best:-?}x($all; alone $(median_of "$T/idle1" "$op"),$(median_of "$T/idle2" "$op")us)"
 		worst=$(awk -v w="$worst" -v r="${best:-0}" 'BEGIN { print ((r > w) ? r : w) }')
 	done
+}
+within_limit() {
+	[ "$missing" = 0 ] && awk -v w="$worst" 'BEGIN { exit !(w <= 2.0) }'
+}
+# A slowdown that vrdma causes shows in every measurement under A's load; a
+# TCG guest's vCPU descheduled by a busy host slows one of them.  So B
+# measures under the load up to three times, until each operation's best
+# ratio is within 2x: the sweep fails only if an operation is over 2x
+# every time.  B's second measure alone comes first, so that every ratio
+# can be computed as soon as a loaded measure is in.
+if bench_ops "$B" vB "$T/idle1" && bench_ops "$B" vB "$T/idle2"; then
+	spawn_in_ns "$A" bash -c "$(declare -f aggressor); CTLBENCH=$CTLBENCH; aggressor $T/stop $T/agg"
+	agg=$!
+	# A is loading vA once its first ctlbench run has reported
+	wait_for 60 grep -q '^op=' "$T/agg"
+	loaded_ok=0
+	for try in 1 2 3; do
+		bench_ops "$B" vB "$T/loaded$try" || loaded_ok=$?
+		best_report "$try"
+		within_limit && break
+	done
+	touch "$T/stop"
+	wait "$agg"
 	runs=$(grep -c '^op=' "$T/agg")
 	ktap_diag "A's load: $runs ctlbench runs of 50 rounds while B measured"
-	ktap_diag "B's control path under A's load, best of 3 ratios to B alone:$report"
-	if [ "$loaded_ok" = 0 ] && [ "$missing" = 0 ] && [ "$runs" -gt 0 ] &&
-	   awk -v w="$worst" 'BEGIN { exit !(w <= 2.0) }'; then
+	ktap_diag "B's control path under A's load, best of $try ratios to B alone:$report"
+	if [ "$loaded_ok" = 0 ] && [ "$runs" -gt 0 ] && within_limit; then
 		ktap_ok dos_sweep "worst ratio ${worst}x:$report"
 	else
 		ktap_fail dos_sweep "worst ratio ${worst}x (limit 2x), bench status $loaded_ok, $runs aggressor runs:$report"
 	fi
 else
-	ktap_fail dos_sweep "ctlbench on vB alone failed: $(cat "$T/idle1")"
+	ktap_fail dos_sweep "ctlbench on vB alone failed: $(cat "$T/idle1" "$T/idle2")"
 fi
 
 if wait_for 30 vrdma_shadows_zero; then
