@@ -11,8 +11,9 @@
 #                release), the full suite or the NAMEs
 #   KERNELS=all  the full suite (or the NAMEs) on every supported kernel
 #   neither      the full suite (or the NAMEs) on the default kernel; then,
-#                without NAMEs, the core subset (CORE_TESTS) on each other
-#                supported kernel
+#                without NAMEs, on each other supported kernel the tests
+#                that selftests/TESTS gives it: "all" ones, and "ends" ones
+#                on the oldest and the newest
 #   KDIR         the default kernel's tree, if set (make check-debug's)
 #
 # The tree's modules (vrdma.ko, vrdma_vma.ko, rdmasim.ko) are rebuilt for
@@ -30,13 +31,40 @@ set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 KERNELS_SH=$TOP/scripts/kernels.sh
 
-# What every other kernel runs: the module's life, what a tenant sees, the
-# data path, the verbs, the quotas, object lifecycles, the hardware-like
-# parent and the attributes it is handed, the ownership of shadows, every
-# attack test (attack, acl, tenancy, qp_gid: security.rst's claims hold on
-# every kernel) and the vdevice names (which the core keeps unique per
-# kernel its way).
-CORE_TESTS="module visibility traffic verbs quota lifecycle sim sim_attrs sim_drv_quota shadow_owner attack acl tenancy qp_gid names"
+MANIFEST=$TOP/selftests/TESTS
+
+# manifest_tests SCOPE... - the tests selftests/TESTS gives one of SCOPEs
+manifest_tests() {
+	awk -v scopes=" $* " '!/^#/ && NF && index(scopes, " " $2 " ") { print $1 }' \
+		"$MANIFEST" | tr '\n' ' '
+}
+
+# Every entry names a script and a known scope, and every script that
+# prints a KTAP plan is an entry: a test left out would never run.
+manifest_ok() {
+	local name scope rest s bad=0
+	while read -r name scope rest; do
+		case $name in '#'* | '') continue ;; esac
+		if [ ! -f "$TOP/selftests/$name.sh" ] || [ -n "$rest" ]; then
+			echo "check: selftests/TESTS: bad entry '$name $scope $rest'" >&2
+			bad=1
+		fi
+		case $scope in all | ends | default) ;; *)
+			echo "check: selftests/TESTS: $name: unknown scope '$scope'" >&2
+			bad=1 ;;
+		esac
+	done < "$MANIFEST"
+	for s in "$TOP"/selftests/*.sh; do
+		grep -qE '^[[:space:]]*ktap_(plan|skip_all)[[:space:]]' "$s" || continue
+		name=$(basename "$s" .sh)
+		if ! awk -v n="$name" '$1 == n { f = 1 } END { exit !f }' "$MANIFEST"; then
+			echo "check: selftests/$name.sh is a test but not in selftests/TESTS" >&2
+			bad=1
+		fi
+	done
+	return "$bad"
+}
+manifest_ok || exit 2
 
 TESTS=
 case ${1:-} in
@@ -60,14 +88,19 @@ else
 		# every supported kernel or none (kernels.sh says which one
 		# is missing): a boot left out would not show in the total
 		others=$("$KERNELS_SH" others)
+		# the oldest and the newest supported kernel
+		ends=$(printf '%s\n' "$first" "$others" | grep . | sort -V |
+			sed -n '1p;$p')
 		while read -r rel; do
 			if [ -z "$rel" ] || [ "$rel" = "$first" ]; then
 				continue
 			fi
 			if [ "${KERNELS:-}" = all ]; then
 				plan+=("$rel|$TESTS")
+			elif grep -qxF "$rel" <<< "$ends"; then
+				plan+=("$rel|$(manifest_tests all ends)")
 			else
-				plan+=("$rel|$CORE_TESTS")
+				plan+=("$rel|$(manifest_tests all)")
 			fi
 		done <<< "$others"
 	fi

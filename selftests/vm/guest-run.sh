@@ -156,11 +156,11 @@ script_timeout() {
 SCRIPTS=()
 select_scripts() {
 	local all=() w s hit
-	for s in "$TOP"/selftests/*.sh; do
-		# Libraries, the demo and the benchmarks are not tests.
-		case $(basename "$s") in lib.sh|lib-*.sh|demo.sh|bench.sh) continue ;; esac
-		all+=("$s")
-	done
+	# The tests are those of the manifest, in its order
+	while read -r s _; do
+		case $s in '#'* | '') continue ;; esac
+		all+=("$TOP/selftests/$s.sh")
+	done < "$TOP/selftests/TESTS"
 	if [ -z "${VM_TESTS// /}" ]; then
 		SCRIPTS=("${all[@]}")
 		return 0
