@@ -215,32 +215,46 @@ KTAP=$RUN/ktap.log
 ln -sfn "$(basename "$RUN")" "$VMDIR/last"
 ln -sfn "last/console.log" "$VMDIR/console.log"
 
-# selftests/dkms.sh's build runs here, natively: under TCG it took
-# fourteen minutes (dkms-prebuild.sh).  A name selects it as guest-run.sh
-# selects scripts: whole, or as part of "dkms".  A 7.x tree builds only in
-# the Debian 13 chroot, where dkms.sh skips.
-DKMS_PREBUILT=
-wants_dkms() {
+# wants_test NAME - the run includes selftests/NAME.sh, selected as
+# guest-run.sh selects scripts: by its whole name or a part of it.
+wants_test() {
 	local w
 	[ "$MODE" = suite ] || return 1
 	[ -n "${TESTS// /}" ] || return 0
 	for w in $TESTS; do
 		w=${w%.sh}
 		w=${w##*/}
-		[[ dkms != *"$w"* ]] || return 0
+		[[ $1 != *"$w"* ]] || return 0
 	done
 	return 1
 }
-if wants_dkms; then
+
+# A 7.x tree builds only in the Debian 13 chroot: its kbuild tools do not
+# run here, so the guest does (install.sh) or skips (dkms.sh) that work.
+on_host_kdir() {
 	case $(readlink -f "$KDIR") in
-	"$(readlink -f "${VRDMA_CACHE:-/var/cache/vrdma}")"/*) ;;
-	*)
-		echo "vm: building with dkms for $KVER on the host (selftests/vm/dkms-prebuild.sh)"
-		DKMS_PREBUILT=$RUN/dkms
-		"$HERE/dkms-prebuild.sh" "$TOP" "$KVER" "$DKMS_PREBUILT" ||
-			echo "vm: the dkms build did not run; selftests/dkms.sh fails"
-		;;
+	"$(readlink -f "${VRDMA_CACHE:-/var/cache/vrdma}")"/*) return 1 ;;
 	esac
+}
+
+# selftests/dkms.sh's build runs here, natively: under TCG it took
+# fourteen minutes (dkms-prebuild.sh).
+DKMS_PREBUILT=
+if wants_test dkms && on_host_kdir; then
+	echo "vm: building with dkms for $KVER on the host (selftests/vm/dkms-prebuild.sh)"
+	DKMS_PREBUILT=$RUN/dkms
+	"$HERE/dkms-prebuild.sh" "$TOP" "$KVER" "$DKMS_PREBUILT" ||
+		echo "vm: the dkms build did not run; selftests/dkms.sh fails"
+fi
+
+# selftests/install.sh's staged "make install" runs here too
+# (install-stage.sh).
+INSTALL_STAGED=
+if wants_test install && on_host_kdir; then
+	echo "vm: staging make install for $KVER on the host (selftests/vm/install-stage.sh)"
+	INSTALL_STAGED=$RUN/install
+	"$HERE/install-stage.sh" "$TOP" "$KVER" "$INSTALL_STAGED" ||
+		echo "vm: the staged make install did not run; selftests/install.sh fails"
 fi
 
 {
@@ -253,6 +267,7 @@ fi
 	printf 'TOP=%q\n' "$TOP"
 	printf 'KVER=%q\n' "$KVER"
 	printf 'export VRDMA_DKMS_PREBUILT=%q\n' "$DKMS_PREBUILT"
+	printf 'export VRDMA_INSTALL_STAGED=%q\n' "$INSTALL_STAGED"
 	# Bounds of selftests/fuzz.sh and of the other repeated tests
 	# (module.sh, stress.sh, traffic.sh and eight.sh), and lib.sh's step
 	# timer, passed on when set
