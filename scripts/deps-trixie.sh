@@ -19,7 +19,11 @@
 #    scripts/checker-valid.sh whether the checker is fit; Debian's
 #    linux-kbuild lacks that script, so one that asks the same question
 #    is added.
-# 4. On the host, whose root the test VM boots: a copy of the chroot's
+# 4. Go and the NRI and CRI libraries (GOPATH /usr/share/gocode), for
+#    tools/nri and selftests/cri (scripts/gobuild.sh builds them here,
+#    static), and containerd 1.7 with NRI and CDI for selftests/k8s_nri.sh,
+#    which runs it from the chroot's files (it needs glibc 2.34 only).
+# 5. On the host, whose root the test VM boots: a copy of the chroot's
 #    /usr/lib/modules/REL (vmlinuz, config, modules, modules.dep) and
 #    /lib/modules/REL/build pointing at the headers inside the chroot,
 #    so that scripts/kernels.sh finds the kernel like any other and
@@ -44,6 +48,10 @@ MIRROR=${VRDMA_MIRROR:-http://deb.debian.org/debian}
 SERIES=7.3
 FLAVOUR=amd64
 TOOLS=build-essential,libelf-dev,bpftool,kmod,sparse,python3,xz-utils,zstd,ca-certificates
+# Step 4's packages, and what shows that they are in
+GO_PKGS="golang-go golang-github-containerd-nri-dev golang-github-kubernetes-cri-api-dev containerd"
+GO_READY="usr/bin/go usr/share/gocode/src/github.com/containerd/nri/pkg/stub
+usr/share/gocode/src/k8s.io/cri-api/pkg/apis/runtime/v1 usr/bin/containerd"
 
 say() {
 	[ "$QUIET" = 1 ] || echo "deps-trixie: $*"
@@ -76,9 +84,16 @@ installed_release() {
 	done | sort -V | tail -n 1
 }
 
+go_ready() {
+	local p
+	for p in $GO_READY; do
+		[ -e "$ROOT/$p" ] || return 1
+	done
+}
+
 SPARSE=/opt/vrdma-sparse/usr/bin/sparse
 rel=$(installed_release)
-if [ -n "$rel" ] && [ -x "$ROOT$SPARSE" ] &&
+if [ -n "$rel" ] && [ -x "$ROOT$SPARSE" ] && go_ready &&
    [ -r "/usr/lib/modules/$rel/modules.dep" ] &&
    [ -r "/usr/lib/modules/$rel/vmlinuz" ] &&
    [ "$(readlink "/usr/lib/modules/$rel/build")" = "$ROOT/usr/src/linux-headers-$rel" ]; then
@@ -162,7 +177,16 @@ VALID
 	chmod 0755 "$valid"
 fi
 
-# 4. The host's copy, for the VM; the build tree stays in the chroot.
+# 4. Go, the NRI and CRI libraries, containerd
+if ! go_ready; then
+	say "installing $GO_PKGS in $ROOT"
+	# shellcheck disable=SC2086  # a list of names
+	apt_root install -y --no-install-recommends $GO_PKGS > "$CACHE/apt.log" 2>&1 ||
+		die "installing $GO_PKGS failed (see $CACHE/apt.log)"
+	go_ready || die "$GO_PKGS incomplete in $ROOT"
+fi
+
+# 5. The host's copy, for the VM; the build tree stays in the chroot.
 # Replaced only when it differs: a VM may be reading it.
 if [ -r "/usr/lib/modules/$rel/modules.dep" ] &&
    cmp -s "$ROOT/usr/lib/modules/$rel/vmlinuz" "/usr/lib/modules/$rel/vmlinuz" &&
