@@ -66,7 +66,7 @@ CNIDIR ?= $(PREFIX)/lib/cni
 
 .PHONY: all modules userlib tools progs clean check demo bench deps style \
 	install modules_install dkms-install sparse help check-debug hwcheck \
-	rdmasim
+	rdmasim nri
 
 all: modules userlib tools progs
 
@@ -92,6 +92,11 @@ tools: userlib
 progs: rdmasim
 	$(MAKE) -C selftests/progs
 
+# The NRI plugin: Go, built in the Debian 13 chroot (scripts/gobuild.sh),
+# so as root, as "make check" runs
+nri:
+	$(MAKE) -C tools/nri
+
 rdmasim:
 	$(need-kdir)
 	$(KMAKE) M=$(TOP)/selftests/rdmasim modules
@@ -102,6 +107,7 @@ clean:
 	$(MAKE) -C userlib clean
 	$(MAKE) -C tools/vrdmactl clean
 	$(MAKE) -C tools/cni clean
+	$(MAKE) -C tools/nri clean
 	$(MAKE) -C selftests/progs clean
 	rm -rf build
 
@@ -110,10 +116,11 @@ deps:
 
 check:
 	@./scripts/deps.sh --quiet
-	$(MAKE) all
+	$(MAKE) all nri
 	$(MAKE) -C userlib test
 	$(MAKE) -C tools/vrdmactl test
 	$(MAKE) -C tools/cni test
+	$(MAKE) -C tools/nri test
 	./scripts/check-manifests.sh
 	@out=$$(./scripts/tests/kernels.sh) || { echo "$$out"; exit 1; }; \
 		echo "$$out" | tail -n 1
