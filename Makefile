@@ -92,10 +92,11 @@ tools: userlib
 progs: rdmasim
 	$(MAKE) -C selftests/progs
 
-# The NRI plugin: Go, built in the Debian 13 chroot (scripts/gobuild.sh),
-# so as root, as "make check" runs
+# The NRI plugin and the selftests' CRI client: Go, built in the Debian 13
+# chroot (scripts/gobuild.sh), so as root, as "make check" runs
 nri:
 	$(MAKE) -C tools/nri
+	$(MAKE) -C selftests/cri
 
 rdmasim:
 	$(need-kdir)
@@ -108,6 +109,7 @@ clean:
 	$(MAKE) -C tools/vrdmactl clean
 	$(MAKE) -C tools/cni clean
 	$(MAKE) -C tools/nri clean
+	$(MAKE) -C selftests/cri clean
 	$(MAKE) -C selftests/progs clean
 	rm -rf build
 

@@ -10,6 +10,9 @@
 #                       with ldd) and the rxe provider with its .driver file
 #   image_tar DIR TAR   a tar of DIR, what "podman import" and "docker
 #                       import" take
+#   image_archive DIR TAR NAME CMD...
+#                       DIR as a "docker save" archive of image NAME with
+#                       default command CMD, what "ctr images import" takes
 #
 # The layout is Debian 12's merged /usr (/bin, /lib, /lib64 and /sbin are
 # links into /usr), so every path a binary or ldd names resolves inside the
@@ -74,4 +77,28 @@ image_rootfs() {
 
 image_tar() {
 	tar -C "$1" --numeric-owner -cf "$2" .
+}
+
+# image_archive DIR TAR NAME CMD... - DIR as an image in the archive format
+# "docker save" writes (manifest.json, the config, one uncompressed layer),
+# which "ctr images import" takes, named NAME (REPO:TAG) with the default
+# command CMD.  For containerd without docker.
+image_archive() {
+	local root=$1 tar=$2 name=$3 d diff cfg
+	shift 3
+	d=$(mktemp -d) || return 1
+	tar -C "$root" --numeric-owner -cf "$d/layer.tar" . || { rm -rf "$d"; return 1; }
+	diff=$(sha256sum "$d/layer.tar" | cut -d' ' -f1)
+	jq -cn --arg diff "sha256:$diff" '{architecture: "amd64", os: "linux",
+		config: {Cmd: $ARGS.positional, Env: ["PATH=/usr/sbin:/usr/bin:/sbin:/bin"]},
+		rootfs: {type: "layers", diff_ids: [$diff]}}' --args "$@" >"$d/config.json" ||
+		{ rm -rf "$d"; return 1; }
+	cfg=$(sha256sum "$d/config.json" | cut -d' ' -f1)
+	mv "$d/config.json" "$d/$cfg.json"
+	jq -cn --arg c "$cfg.json" --arg n "$name" \
+		'[{Config: $c, RepoTags: [$n], Layers: ["layer.tar"]}]' >"$d/manifest.json" &&
+		tar -C "$d" -cf "$tar" manifest.json "$cfg.json" layer.tar
+	local rc=$?
+	rm -rf "$d"
+	return "$rc"
 }
