@@ -7,18 +7,21 @@
 # static binary (CGO_ENABLED=0) that runs on the host and in the test VM.
 #
 #   scripts/gobuild.sh DIR OUTPUT [vet]
+#   scripts/gobuild.sh DIR - test
 #
 # DIR and OUTPUT are paths in the tree; "vet" also runs gofmt -l and go vet
-# on DIR and fails if either says anything.  Needs root (chroot) and a
+# on DIR and fails if either says anything; "test" runs its unit tests
+# (go test) instead of building.  Needs root (chroot) and a
 # private mount namespace for the bind mount of the tree, as kmake.sh.
 
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 ROOT=${VRDMA_CACHE:-/var/cache/vrdma}/trixie
-[ $# -ge 2 ] || { echo "usage: $0 DIR OUTPUT [vet]" >&2; exit 2; }
+[ $# -ge 2 ] || { echo "usage: $0 DIR OUTPUT [vet] | $0 DIR - test" >&2; exit 2; }
 dir=$(cd "$1" && pwd)
-out=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+out=-
+[ "$2" = - ] || out=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 vet=${3:-}
 case $dir/ in "$TOP"/*) ;; *) echo "gobuild: $1 is not in $TOP" >&2; exit 2 ;; esac
 
@@ -43,6 +46,10 @@ exec unshare -m --propagation private bash -c '
 			GO111MODULE=off GOFLAGS= GOPROXY=off CGO_ENABLED=0 \
 			/usr/bin/env -C "$dir" "$@"
 	}
+	if [ "$vet" = test ]; then
+		run go test .
+		exit
+	fi
 	if [ "$vet" = vet ]; then
 		bad=$(run gofmt -l .)
 		[ -z "$bad" ] || { echo "gofmt: not formatted: $bad" >&2; exit 1; }
