@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Address ACLs: which source GIDs a vdevice may send from and which
- * destination GIDs it may reach, by IPv4/IPv6 prefix.
+ * A vdevice's address policy: which GIDs it may see and send from (its
+ * own namespace's, all of its parent's in the shared GID mode, or
+ * exactly what its source ACL lists) and which destination GIDs it may
+ * reach, the ACLs by IPv4/IPv6 prefix.  gid.c asks it for every entry of
+ * the vdevice's GID table (vrdma_acl_gid_allowed()).
  *
  * The check runs on the control path only, when an address vector is
  * handed to the parent (a QP modified with IB_QP_AV or IB_QP_ALT_PATH, an
@@ -241,31 +244,36 @@ static bool vrdma_acl_match(const struct vrdma_acl *acl,
 }
 
 /**
- * vrdma_acl_sgid_allowed() - may a vdevice use this GID as a source?
+ * vrdma_acl_gid_allowed() - may a vdevice see and use this GID?
  * @vdev: the vdevice
- * @gid: the GID
- * @own: whether the GID's netdev is in the vdevice's own namespace
+ * @attr: a GID entry of the vdevice (being added, or held)
  *
- * With a source ACL, exactly the GIDs whose address it lists, the
- * namespace's own included: a tenant that may configure its own netdevs
- * could otherwise put any address on them and send from it.  Without
- * one, the namespace's own GIDs, and every GID in VRDMA_GID_MODE_SHARED.
+ * With a source ACL, exactly the GIDs whose address it lists, whichever
+ * namespace their netdev is in, the namespace's own included: a tenant
+ * that may configure its own netdevs could otherwise put any address on
+ * them and send from it.  Without one, the GIDs of netdevs in the
+ * vdevice's own network namespace, and every GID in
+ * VRDMA_GID_MODE_SHARED.
  *
  * Context: any; does not sleep.
- * Return: true if allowed.
+ * Return: true if the vdevice may have the GID in its table and send from it.
  */
-bool vrdma_acl_sgid_allowed(struct vrdma_dev *vdev, const union ib_gid *gid,
-			    bool own)
+bool vrdma_acl_gid_allowed(struct vrdma_dev *vdev,
+			   const struct ib_gid_attr *attr)
 {
 	const struct vrdma_acl *sgids;
+	struct net_device *ndev;
 	bool ret;
 
 	rcu_read_lock();
 	sgids = rcu_dereference(vdev->acl[VRDMA_ACL_SGID]);
-	if (sgids)
-		ret = vrdma_acl_match(sgids, gid);
-	else
-		ret = own || vdev->gid_mode == VRDMA_GID_MODE_SHARED;
+	if (sgids) {
+		ret = vrdma_acl_match(sgids, &attr->gid);
+	} else {
+		ndev = rcu_dereference(attr->ndev);
+		ret = (ndev && net_eq(dev_net(ndev), vdev->home)) ||
+		      vdev->gid_mode == VRDMA_GID_MODE_SHARED;
+	}
 	rcu_read_unlock();
 	return ret;
 }
@@ -276,7 +284,7 @@ bool vrdma_acl_sgid_allowed(struct vrdma_dev *vdev, const union ib_gid *gid,
  * @attr: the address vector, in vdevice terms, with its source GID
  *	attribute filled in by the core
  *
- * The source GID must be one the vdevice may use (vrdma_gid_allowed():
+ * The source GID must be one the vdevice may use (vrdma_acl_gid_allowed():
  * its table holds no other, this catches a grant withdrawn since), the
  * destination GID in one of the peer prefixes.  Without a GRH nothing can
  * be checked, so a restricted vdevice refuses it.
@@ -298,7 +306,7 @@ int vrdma_acl_check_av(struct vrdma_dev *vdev,
 		return -EACCES;
 	}
 	grh = rdma_ah_read_grh(attr);
-	if (!grh->sgid_attr || !vrdma_gid_allowed(vdev, grh->sgid_attr)) {
+	if (!grh->sgid_attr || !vrdma_acl_gid_allowed(vdev, grh->sgid_attr)) {
 		vrdma_dbg(vdev, "source GID %pI6 not allowed\n",
 			  grh->sgid_attr ? grh->sgid_attr->gid.raw : NULL);
 		return -EACCES;

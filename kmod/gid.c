@@ -6,7 +6,7 @@
  * as the parent's: that netdev's addresses and those of its upper devices
  * (macvlan, ipvlan, VLAN) in every network namespace.  Every entry passes
  * through the vdevice's add_gid op first, which admits only the GIDs the
- * tenant may use (vrdma_gid_allowed()); the others stay out of its table,
+ * tenant may use (vrdma_acl_gid_allowed()); the others stay out of its table,
  * so its sysfs files and queries never show them and no verb can name
  * them by index.  What is admitted is a subset of the parent's GIDs, at
  * indices the core chooses; source GIDs of connects and AHs are therefore
@@ -18,31 +18,6 @@
 #include <rdma/ib_cache.h>
 
 #include "vrdma.h"
-
-/**
- * vrdma_gid_allowed() - may a vdevice see and use this GID?
- * @vdev: the vdevice
- * @attr: a GID entry of the vdevice (being added, or held)
- *
- * What vrdma_acl_sgid_allowed() grants: with an SGIDS list, the GIDs it
- * names, whichever namespace their netdev is in; without one, the GIDs of
- * netdevs in the vdevice's own network namespace, and every GID in
- * VRDMA_GID_MODE_SHARED.
- *
- * Context: any; does not sleep.
- * Return: true if the vdevice may have the GID in its table and send from it.
- */
-bool vrdma_gid_allowed(struct vrdma_dev *vdev, const struct ib_gid_attr *attr)
-{
-	struct net_device *ndev;
-	bool own;
-
-	rcu_read_lock();
-	ndev = rcu_dereference(attr->ndev);
-	own = ndev && net_eq(dev_net(ndev), vdev->home);
-	rcu_read_unlock();
-	return vrdma_acl_sgid_allowed(vdev, &attr->gid, own);
-}
 
 /* The context of an entry admitted at another index than the parent's */
 static const char vrdma_gid_moved_mark;
@@ -89,7 +64,7 @@ int vrdma_add_gid(const struct ib_gid_attr *attr, void **context)
 {
 	struct vrdma_dev *vdev = to_vdev(attr->device);
 
-	if (!vrdma_gid_allowed(vdev, attr))
+	if (!vrdma_acl_gid_allowed(vdev, attr))
 		return -EPERM;
 	if (vrdma_gid_same_index(vdev, attr))
 		return 0;

@@ -351,8 +351,8 @@ void vrdma_acl_replace(struct vrdma_dev *vdev, enum vrdma_acl_kind kind,
 void vrdma_acl_free(struct vrdma_dev *vdev);
 int vrdma_acl_fill(struct sk_buff *skb, struct vrdma_dev *vdev);
 bool vrdma_acl_restricted(struct vrdma_dev *vdev);
-bool vrdma_acl_sgid_allowed(struct vrdma_dev *vdev, const union ib_gid *gid,
-			    bool own);
+bool vrdma_acl_gid_allowed(struct vrdma_dev *vdev,
+			   const struct ib_gid_attr *attr);
 int vrdma_acl_check_av(struct vrdma_dev *vdev,
 		       const struct rdma_ah_attr *attr);
 
@@ -502,7 +502,6 @@ int vrdma_destroy_ah(struct ib_ah *ibah, u32 flags);
 /* gid.c: the vdevice's GID table and GID translation to its parent */
 int vrdma_add_gid(const struct ib_gid_attr *attr, void **context);
 int vrdma_del_gid(const struct ib_gid_attr *attr, void **context);
-bool vrdma_gid_allowed(struct vrdma_dev *vdev, const struct ib_gid_attr *attr);
 int vrdma_gid_ud_get(struct vrdma_dev *vdev);
 void vrdma_gid_ud_put(struct vrdma_dev *vdev);
 const struct ib_gid_attr *vrdma_gid_to_parent(struct vrdma_dev *vdev,
