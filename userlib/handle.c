@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * The handle: opening and closing, the last error, the lookup of the
- * "vrdma" family, and the two exchanges every object builds on: a request
- * answered by an ACK, and a dump.
+ * The handle: opening and closing, the lookup of the "vrdma" family, and
+ * the two exchanges every object builds on: a request answered by an ACK,
+ * and a dump.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,62 +86,6 @@ void vrdma_close(struct vrdma_handle *h)
 		close(h->netns_fd);
 	free(h->rxbuf);
 	free(h);
-}
-
-/**
- * vrdma_set_error() - record a failure on a handle
- * @h: the handle
- * @err: negative errno
- * @fmt: printf format of the details, NULL or "" for none
- *
- * Return: @err, so that callers can "return vrdma_set_error(...)".
- */
-int vrdma_set_error(struct vrdma_handle *h, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	h->err = err;
-	h->errmsg[0] = '\0';
-	if (fmt) {
-		va_start(ap, fmt);
-		vsnprintf(h->errmsg, sizeof(h->errmsg), fmt, ap);
-		va_end(ap);
-	}
-	return err;
-}
-
-/**
- * vrdma_ok() - record a success on a handle
- * @h: the handle
- *
- * Return: 0.
- */
-int vrdma_ok(struct vrdma_handle *h)
-{
-	h->err = 0;
-	h->errmsg[0] = '\0';
-	return 0;
-}
-
-int vrdma_errno(const struct vrdma_handle *h)
-{
-	return h->err;
-}
-
-const char *vrdma_error_message(const struct vrdma_handle *h)
-{
-	return h->err && h->errmsg[0] ? h->errmsg : NULL;
-}
-
-const char *vrdma_strerror(struct vrdma_handle *h)
-{
-	if (!h->err)
-		return "Success";
-	if (!h->errmsg[0])
-		return strerror(-h->err);
-	snprintf(h->errline, sizeof(h->errline), "%s (%s)", h->errmsg,
-		 strerror(-h->err));
-	return h->errline;
 }
 
 static uint32_t next_seq(struct vrdma_handle *h)

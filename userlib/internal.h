@@ -5,6 +5,7 @@
  * messages built in memory.
  *
  * Layers, bottom up:
+ *   error.c      a handle's last error, which every layer records
  *   transport.c  the only code that touches a socket (a mock in tests)
  *   parse.c      validates and decodes one netlink message, no I/O
  *   reply.c      walks a received datagram: sequence, errors, extack, dumps
@@ -119,12 +120,14 @@ extern const struct vrdma_transport vrdma_mnl_transport;
 int vrdma_mnl_socket_open(struct vrdma_handle *h, int netns_fd,
 			  struct mnl_socket **nlp);
 
-/* handle.c */
-struct vrdma_handle *vrdma_handle_alloc(const struct vrdma_transport *tp,
-					void *tp_priv);
+/* error.c */
 int vrdma_set_error(struct vrdma_handle *h, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int vrdma_ok(struct vrdma_handle *h);
+
+/* handle.c */
+struct vrdma_handle *vrdma_handle_alloc(const struct vrdma_transport *tp,
+					void *tp_priv);
 int vrdma_resolve_family(struct vrdma_handle *h);
 struct nlmsghdr *vrdma_msg_start(struct vrdma_handle *h, void *buf,
 				 uint8_t cmd, uint16_t flags);
