@@ -57,11 +57,12 @@ struct cni_error {
 	char details[512];
 };
 
+/* util.c: errors and whole files, for every other file */
 int cni_fail(struct cni_error *e, int code, const char *msg,
 	     const char *details_fmt, ...) __attribute__((format(printf, 4, 5)));
 int cni_fail0(struct cni_error *e, int code, const char *msg);
 int write_file_atomic(const char *path, const char *text, mode_t mode);
-int state_lock(const char *dir, bool create, struct cni_error *e);
+int mkdir_p(const char *path);
 
 /**
  * struct cni_conf - the plugin's part of the network configuration
@@ -175,7 +176,7 @@ struct record {
 };
 
 /* attach.c */
-int mkdir_p(const char *path);
+int state_lock(const char *dir, bool create, struct cni_error *e);
 void attach_init(struct attachment *a, const char *container_id,
 		 const char *network, const char *ifname);
 int attach_state_dir(const struct cni_conf *c, const char *network,
@@ -186,12 +187,14 @@ int attach_load(const char *path, struct attachment *a);
 int attach_forget(const struct cni_conf *c, const struct attachment *a);
 int attach_list(const struct cni_conf *c, const char *network,
 		struct attachment **out, size_t *count);
+int attach_acl_add(struct vrdma_acl *acl, const char *text, bool prefix,
+		   struct cni_error *e);
+
+/* cgroup.c */
 int attach_find_cgroup(const struct cni_conf *c, const struct cni_env *env,
 		       char *buf, size_t len, struct cni_error *e);
 int attach_set_rdma_max(const struct cni_conf *c, struct attachment *a,
 			const struct cni_env *env, struct cni_error *e);
-int attach_acl_add(struct vrdma_acl *acl, const char *text, bool prefix,
-		   struct cni_error *e);
 
 /* record.c */
 int record_save(const struct cni_conf *c, const struct attachment *a,

@@ -21,7 +21,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,44 +37,6 @@ static const char *const versions[] = { "0.4.0", "1.0.0", "1.1.0", NULL };
 /* What the CDI readers of Debian 12 (podman 4.3) still accept */
 #define DEFAULT_CDI_VERSION	"0.5.0"
 #define DEFAULT_CGROUP_ROOT	"/sys/fs/cgroup"
-
-/**
- * cni_fail() - fill in an error
- * @e: the error
- * @code: enum cni_code
- * @msg: the message
- * @details_fmt: printf format of the details
- *
- * Return: -1, for "return cni_fail(...)".
- */
-int cni_fail(struct cni_error *e, int code, const char *msg,
-	     const char *details_fmt, ...)
-{
-	va_list ap;
-
-	e->code = code;
-	snprintf(e->msg, sizeof(e->msg), "%s", msg);
-	va_start(ap, details_fmt);
-	vsnprintf(e->details, sizeof(e->details), details_fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-/**
- * cni_fail0() - fill in an error without details
- * @e: the error
- * @code: enum cni_code
- * @msg: the message
- *
- * Return: -1.
- */
-int cni_fail0(struct cni_error *e, int code, const char *msg)
-{
-	e->code = code;
-	snprintf(e->msg, sizeof(e->msg), "%s", msg);
-	e->details[0] = '\0';
-	return -1;
-}
 
 static bool version_supported(const char *v)
 {
