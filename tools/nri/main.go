@@ -28,6 +28,9 @@ import (
 
 type plugin struct{}
 
+// Where containerd and CRI-O put the pods' network namespaces
+const netnsDir = "/var/run/netns"
+
 // The node of a device, created by the runtime as root:root 0666: the
 // device cgroup and the core's exclusive mode decide who opens it
 func deviceOf(c chardev) *api.LinuxDevice {
@@ -49,18 +52,24 @@ func netnsPath(pod *api.PodSandbox) string {
 	return ""
 }
 
-func (p *plugin) CreateContainer(_ context.Context, pod *api.PodSandbox, ctr *api.Container) (*api.ContainerAdjustment, []*api.ContainerUpdate, error) {
+func (p *plugin) CreateContainer(ctx context.Context, pod *api.PodSandbox, ctr *api.Container) (*api.ContainerAdjustment, []*api.ContainerUpdate, error) {
 	who := fmt.Sprintf("pod %s/%s container %s", pod.GetNamespace(), pod.GetName(), ctr.GetName())
 	path := netnsPath(pod)
 	if path == "" {
 		log.Printf("%s: no network namespace of its own: no RDMA device", who)
 		return nil, nil, nil
 	}
-	nodes, err := netnsNodes(path)
-	if errors.Is(err, errNoNetns) {
-		// The pod is going away; the runtime fails the container itself
-		log.Printf("%s: %s: %v: no RDMA device", who, path, err)
+	nodes, err := netnsNodes(ctx, path)
+	if errors.Is(err, errHostNetns) {
+		// Never the host's devices: fail closed, adding nothing
+		log.Printf("%s: %s is the host's network namespace: no RDMA device", who, path)
 		return nil, nil, nil
+	} else if errors.Is(err, errNoNetns) {
+		// Not there for the plugin: the runtime's paths are not the
+		// plugin's (its mounts), or the pod is going away.  Starting
+		// the container without its devices would hide the first.
+		log.Printf("%s: %s: %v (is the runtime's netns directory mounted into the plugin?)", who, path, err)
+		return nil, nil, fmt.Errorf("vrdma-nri: %s: %w", path, err)
 	} else if err != nil {
 		// Without its devices the container would run and fail later,
 		// far from the cause: refuse it here, saying why
@@ -97,6 +106,11 @@ func main() {
 	opts := []stub.Option{stub.WithPluginName(*name), stub.WithPluginIdx(*idx)}
 	if *socket != "" {
 		opts = append(opts, stub.WithSocketPath(*socket))
+	}
+	// The runtimes put the pods' namespaces there; missing here, the
+	// DaemonSet does not mount it and every pod would fail
+	if st, err := os.Stat(netnsDir); err != nil || !st.IsDir() {
+		log.Printf("warning: %s is not a directory here: pods' network namespaces will not be found", netnsDir)
 	}
 	// A runtime that restarts closes the connection: register again
 	for {

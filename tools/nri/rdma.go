@@ -10,12 +10,17 @@ package main
 // and rdma_cm's node is the core's global "rdma_cm" character device.
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"runtime"
+	"strconv"
+	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -42,26 +47,49 @@ type chardev struct {
 	minor int64
 }
 
-// errNoNetns: the namespace's path is gone (the pod is being torn down)
-var errNoNetns = errors.New("network namespace gone")
+// errNoNetns: the namespace's path is not there (the runtime and the
+// plugin disagree on the paths, or the pod is being torn down)
+var errNoNetns = errors.New("network namespace not found")
 
-// inNetns runs fn on a thread of its own in the network namespace at path.
-// The goroutine ends with its thread locked, so the Go runtime ends the
-// thread too instead of reusing it, whatever namespace it was left in.
+// errHostNetns: the path names the plugin's own namespace, the host's
+var errHostNetns = errors.New("the host's network namespace")
+
+// errTimeout: the kernel did not answer before the deadline
+var errTimeout = errors.New("no answer from the RDMA core in time")
+
+// inNetns runs fn on a thread of its own in the network namespace at path,
+// unless that is the plugin's own (the host's).  The goroutine ends with
+// its thread locked, so the Go runtime ends the thread too instead of
+// reusing it, whatever namespace it was left in.
 func inNetns(path string, fn func() error) error {
-	target, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
+	// O_NONBLOCK: a FIFO there must not block the open
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if errors.Is(err, unix.ENOENT) {
 		return errNoNetns
 	} else if err != nil {
-		return err
+		return fmt.Errorf("open: %w", err)
 	}
-	defer target.Close()
 
 	done := make(chan error, 1)
 	go func() {
+		defer unix.Close(fd)
 		runtime.LockOSThread()
-		if err := unix.Setns(int(target.Fd()), unix.CLONE_NEWNET); err != nil {
-			done <- fmt.Errorf("setns %s: %w", path, err)
+		var target, own unix.Stat_t
+		if err := unix.Fstat(fd, &target); err != nil {
+			done <- fmt.Errorf("fstat: %w", err)
+			return
+		}
+		// Every thread not locked is in the plugin's own namespace
+		if err := unix.Stat("/proc/thread-self/ns/net", &own); err != nil {
+			done <- fmt.Errorf("own network namespace: %w", err)
+			return
+		}
+		if target.Dev == own.Dev && target.Ino == own.Ino {
+			done <- errHostNetns
+			return
+		}
+		if err := unix.Setns(fd, unix.CLONE_NEWNET); err != nil {
+			done <- fmt.Errorf("setns: %w", err)
 			return
 		}
 		done <- fn()
@@ -71,16 +99,17 @@ func inNetns(path string, fn func() error) error {
 
 // An nldev socket; the namespace it is made in is the one it sees
 type nldev struct {
-	fd  int
-	seq uint32
+	fd       int
+	seq      uint32
+	deadline time.Time // of every answer
 }
 
-func openNldev() (*nldev, error) {
+func openNldev(deadline time.Time) (*nldev, error) {
 	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_RDMA)
 	if err != nil {
 		return nil, fmt.Errorf("RDMA netlink socket: %w", err)
 	}
-	return &nldev{fd: fd}, nil
+	return &nldev{fd: fd, deadline: deadline}, nil
 }
 
 func (s *nldev) close() { unix.Close(s.fd) }
@@ -119,40 +148,91 @@ func (s *nldev) request(cmd uint16, flags uint16, attrs ...nlattr) ([]map[uint16
 	if err := unix.Sendto(s.fd, msg, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
 		return nil, err
 	}
+	return s.receive()
+}
 
-	var out []map[uint16][]byte
+// Bounds of one answer: a dump lists a namespace's devices, a handful
+const (
+	maxAnswerMsgs  = 1024
+	maxAnswerBytes = 1 << 20
+)
+
+// receive waits, until the deadline, for the answer to the last request
+func (s *nldev) receive() ([]map[uint16][]byte, error) {
+	a := answer{seq: s.seq}
 	buf := make([]byte, 65536)
 	for {
-		n, _, err := unix.Recvfrom(s.fd, buf, 0)
-		if err != nil {
+		left := time.Until(s.deadline)
+		if left <= 0 {
+			return nil, errTimeout
+		}
+		// A zero timeout is none: at least a microsecond
+		tv := unix.NsecToTimeval(max(left.Nanoseconds(), 1000))
+		if err := unix.SetsockoptTimeval(s.fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
+			return nil, fmt.Errorf("SO_RCVTIMEO: %w", err)
+		}
+		n, from, err := unix.Recvfrom(s.fd, buf, 0)
+		if errors.Is(err, unix.EAGAIN) {
+			return nil, errTimeout
+		} else if errors.Is(err, unix.EINTR) {
+			continue
+		} else if err != nil {
 			return nil, err
 		}
-		msgs, err := syscall.ParseNetlinkMessage(buf[:n])
-		if err != nil {
+		if done, err := a.decode(buf[:n], from); err != nil {
 			return nil, err
-		}
-		for _, m := range msgs {
-			if m.Header.Seq != s.seq {
-				continue
-			}
-			switch m.Header.Type {
-			case unix.NLMSG_DONE:
-				return out, nil
-			case unix.NLMSG_ERROR:
-				if len(m.Data) < 4 {
-					return nil, errors.New("short netlink error")
-				}
-				if e := int32(binary.NativeEndian.Uint32(m.Data)); e != 0 {
-					return nil, unix.Errno(-e)
-				}
-				return out, nil
-			}
-			out = append(out, parseAttrs(m.Data))
-			if m.Header.Flags&unix.NLM_F_MULTI == 0 {
-				return out, nil
-			}
+		} else if done {
+			return a.out, nil
 		}
 	}
+}
+
+// The answer to one request, as its messages arrive
+type answer struct {
+	seq   uint32
+	out   []map[uint16][]byte // the attributes of each message
+	bytes int
+}
+
+// decode takes one datagram the socket received from sender, and says
+// whether the answer is complete.  Only the kernel (port 0) answers: a
+// datagram from anyone else (a process of the namespace with
+// CAP_NET_ADMIN may send to the socket) is dropped, and so is a message
+// answering another request.
+func (a *answer) decode(b []byte, sender unix.Sockaddr) (bool, error) {
+	if sa, ok := sender.(*unix.SockaddrNetlink); !ok || sa.Pid != 0 {
+		return false, nil
+	}
+	msgs, err := syscall.ParseNetlinkMessage(b)
+	if err != nil {
+		return false, err
+	}
+	for _, m := range msgs {
+		if m.Header.Seq != a.seq {
+			continue
+		}
+		switch m.Header.Type {
+		case unix.NLMSG_DONE:
+			return true, nil
+		case unix.NLMSG_ERROR:
+			if len(m.Data) < 4 {
+				return false, errors.New("short netlink error")
+			}
+			if e := int32(binary.NativeEndian.Uint32(m.Data)); e != 0 {
+				return false, unix.Errno(-e)
+			}
+			return true, nil
+		}
+		a.bytes += len(m.Data)
+		if len(a.out) >= maxAnswerMsgs || a.bytes > maxAnswerBytes {
+			return false, errors.New("answer too large")
+		}
+		a.out = append(a.out, parseAttrs(m.Data))
+		if m.Header.Flags&unix.NLM_F_MULTI == 0 {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func parseAttrs(b []byte) map[uint16][]byte {
@@ -213,13 +293,79 @@ func (s *nldev) chardev(index int64, typ string) (chardev, error) {
 	}, nil
 }
 
+// The nodes a container may be given.  The core names them; whoever
+// answers in its place (decode drops all but the kernel) must not name a
+// disk or a path out of /dev/infiniband.
+var uverbsName = regexp.MustCompile(`^uverbs[0-9]+$`)
+
+const miscMajor = 10 // rdma_cm is a misc device
+
+// verbsMajors: the majors /proc/devices gives to infiniband_verbs
+func verbsMajors(procDevices []byte) map[int64]bool {
+	majors := map[int64]bool{}
+	chr := false
+	for _, l := range strings.Split(string(procDevices), "\n") {
+		f := strings.Fields(l)
+		switch {
+		case l == "Character devices:":
+			chr = true
+		case l == "Block devices:":
+			chr = false
+		case chr && len(f) == 2 && f[1] == "infiniband_verbs":
+			if m, err := strconv.ParseInt(f[0], 10, 64); err == nil {
+				majors[m] = true
+			}
+		}
+	}
+	return majors
+}
+
+// checkNode: c is a uverbs node on an infiniband_verbs major, or rdma_cm
+// on misc's
+func checkNode(c chardev, verbs map[int64]bool) error {
+	switch {
+	case c.name == "rdma_cm" && c.major == miscMajor:
+	case uverbsName.MatchString(c.name) && verbs[c.major]:
+	default:
+		return fmt.Errorf("unexpected node %q %d:%d", c.name, c.major, c.minor)
+	}
+	return nil
+}
+
+// The time the plugin gives itself when the runtime sets no deadline, and
+// what it keeps from the runtime's deadline to answer in time (containerd
+// drops a plugin that does not answer in its timeout, 2 s by default, and
+// creates the container without it).  Not less than the runtime allows:
+// the core's first rdma_cm answer may load rdma_ucm, a second or more on
+// a slow machine.
+const (
+	defaultTimeout = time.Second
+	deadlineMargin = 250 * time.Millisecond
+)
+
+// deadlineOf: when the answers of the core must have come, for ctx
+func deadlineOf(ctx context.Context) time.Time {
+	if dl, ok := ctx.Deadline(); ok {
+		return dl.Add(-deadlineMargin)
+	}
+	return time.Now().Add(defaultTimeout)
+}
+
 // netnsNodes lists the uverbs nodes of the RDMA devices in the network
 // namespace at path, and rdma_cm's node if there are any and the core
-// has it.
-func netnsNodes(path string) (nodes []chardev, err error) {
+// has it, before ctx's deadline.
+func netnsNodes(ctx context.Context, path string) (nodes []chardev, err error) {
+	deadline := deadlineOf(ctx)
+	procDevices, err := os.ReadFile("/proc/devices")
+	if err != nil {
+		return nil, err
+	}
+	verbs := verbsMajors(procDevices)
 	err = inNetns(path, func() error {
-		s, err := openNldev()
-		if err != nil {
+		s, err := openNldev(deadline)
+		if errors.Is(err, unix.EPROTONOSUPPORT) {
+			return nil // no RDMA core (ib_core not loaded): no device
+		} else if err != nil {
 			return err
 		}
 		defer s.close()
@@ -240,16 +386,26 @@ func netnsNodes(path string) (nodes []chardev, err error) {
 			if err != nil {
 				return fmt.Errorf("%s: %w", cstr(d[attrDevName]), err)
 			}
+			if err := checkNode(c, verbs); err != nil {
+				return fmt.Errorf("%s: %w", cstr(d[attrDevName]), err)
+			}
 			c.ibdev = cstr(d[attrDevName])
 			nodes = append(nodes, c)
 		}
 		if len(nodes) == 0 {
 			return nil
 		}
-		// rdma_cm: optional (the rdma_ucm module may be absent)
-		if c, err := s.chardev(-1, "rdma_cm"); err == nil {
-			nodes = append(nodes, c)
+		// rdma_cm: optional (the rdma_ucm module may be absent: the
+		// core has no such client then)
+		c, err := s.chardev(-1, "rdma_cm")
+		if errors.Is(err, unix.EOPNOTSUPP) {
+			return nil
+		} else if err != nil {
+			return err
+		} else if err := checkNode(c, verbs); err != nil {
+			return err
 		}
+		nodes = append(nodes, c)
 		return nil
 	})
 	return nodes, err
