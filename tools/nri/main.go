@@ -94,6 +94,12 @@ func (p *plugin) CreateContainer(ctx context.Context, pod *api.PodSandbox, ctr *
 	return adjust, nil, nil
 }
 
+// newStub: the NRI stub of p, whose Run returns when the runtime closes
+// the connection (without WithOnClose the stub calls os.Exit(0) then)
+func newStub(p interface{}, opts ...stub.Option) (stub.Stub, error) {
+	return stub.New(p, append(opts, stub.WithOnClose(func() {}))...)
+}
+
 func main() {
 	name := flag.String("name", "vrdma", "plugin name to register with")
 	idx := flag.String("idx", "50", "plugin index to register with")
@@ -114,7 +120,7 @@ func main() {
 	}
 	// A runtime that restarts closes the connection: register again
 	for {
-		s, err := stub.New(&plugin{}, opts...)
+		s, err := newStub(&plugin{}, opts...)
 		if err != nil {
 			log.Fatalf("%v", err)
 		}

@@ -6,10 +6,13 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"net"
 	"testing"
 	"time"
 
+	"github.com/containerd/nri/pkg/adaptation"
 	"github.com/containerd/nri/pkg/api"
+	"github.com/containerd/nri/pkg/stub"
 	"golang.org/x/sys/unix"
 )
 
@@ -192,6 +195,70 @@ func TestDeadlineOf(t *testing.T) {
 		defer cancel()
 		if d := deadlineOf(ctx).Sub(now); d < rt-deadlineMargin || d > rt-deadlineMargin+100*time.Millisecond {
 			t.Errorf("runtime deadline %v: %v", rt, d)
+		}
+	}
+}
+
+// A plugin that says when the runtime has synchronized with it
+type syncedPlugin struct {
+	plugin
+	synced chan struct{}
+}
+
+func (p *syncedPlugin) Synchronize(context.Context, []*api.PodSandbox, []*api.Container) ([]*api.ContainerUpdate, error) {
+	p.synced <- struct{}{}
+	return nil, nil
+}
+
+// The connection to the runtime goes down: Run returns (the stub does not
+// exit the process), and the plugin registers again
+func TestReconnect(t *testing.T) {
+	dir := t.TempDir()
+	sock := dir + "/nri.sock"
+	r, err := adaptation.New("test", "0",
+		func(ctx context.Context, cb adaptation.SyncCB) error {
+			_, err := cb(ctx, nil, nil)
+			return err
+		},
+		func(context.Context, []*adaptation.ContainerUpdate) ([]*adaptation.ContainerUpdate, error) {
+			return nil, nil
+		},
+		adaptation.WithSocketPath(sock), adaptation.WithPluginPath(dir+"/none"),
+		adaptation.WithPluginConfigPath(dir+"/none"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer r.Stop()
+	p := &syncedPlugin{synced: make(chan struct{}, 1)}
+	for round := 1; round <= 2; round++ {
+		var conn net.Conn
+		dial := func(path string) (net.Conn, error) {
+			c, err := net.Dial("unix", path)
+			conn = c
+			return c, err
+		}
+		s, err := newStub(p, stub.WithSocketPath(sock), stub.WithDialer(dial),
+			stub.WithPluginName("vrdma"), stub.WithPluginIdx("50"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ran := make(chan error, 1)
+		go func() { ran <- s.Run(context.Background()) }()
+		select {
+		case <-p.synced:
+		case err := <-ran:
+			t.Fatalf("round %d: Run: %v", round, err)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("round %d: not registered after 10 s", round)
+		}
+		conn.Close()
+		select {
+		case <-ran:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("round %d: Run still runs 10 s after the connection closed", round)
 		}
 	}
 }
