@@ -19,17 +19,20 @@
 #
 #   containerd_started    containerd 1.7, the plugin registered, the image
 #   sees_only_its_vdev    a1: uid 1000, /dev/infiniband has A's uverbs node
-#                         and rdma_cm only, ibv_devices lists A's vdevice
+#                         (its device number sysfs gives A's vdevice) and
+#                         rdma_cm only, the OCI spec's device rules allow
+#                         both, ibv_devices lists A's vdevice
 #   pingpong              ibv_rc_pingpong between a1 and b1
 #   no_rdma_no_node       c1 in pod C (no vrdma in its chain): no node
 #   plugin_killed         the plugin killed: a1 still opens its device; a
-#                         container made meanwhile has no node (logged)
+#                         container made meanwhile runs and has no node
 #   plugin_restarted      the plugin again: the next container of pod A,
 #                         a2, has the node and sees A's vdevice alone
 #   two_containers        a1 and a2 both open A's vdevice
 #   pod_rm_cleans         StopPodSandbox + RemovePodSandbox of A and B:
-#                         vdevices, CNI state, records, CDI specs and the
-#                         pods' cgroups (the device rules) gone
+#                         vdevices (seen by vrdmactl before), CNI state,
+#                         records, CDI specs and the pods' cgroups (the
+#                         device rules; there before) gone
 #   kernel_log_clean
 #
 # vm-test-timeout: 600
@@ -140,15 +143,26 @@ state = "$T/state"
         BinaryName = "$(command -v runc)"
 EOF2
 
-# daemon VAR LOG CMD... - start a daemon, kill it (and wait) at exit
+# pstart PID - when PID started (field 22 of its stat); nothing if gone
+pstart() {
+	awk '{ print $22 }' "/proc/$1/stat" 2>/dev/null
+}
+
+# stop PID START - kill PID and wait for it, if it is still the process
+# that started at START (not a later one given the same PID)
+stop() {
+	[ -n "$2" ] && [ "$(pstart "$1")" = "$2" ] || return 0
+	kill "$1" && wait_gone 30 "$1"
+}
+
+# daemon VAR LOG CMD... - start a daemon, stop it at exit
 daemon() {
 	local var=$1 log=$2 pid
 	shift 2
 	echo "# [init] $* &" >&"$KTAP_FD"
 	"$@" >>"$log" 2>&1 &
 	pid=$!
-	cleanup_push wait_gone 30 "$pid"
-	cleanup_push kill "$pid"
+	cleanup_push stop "$pid" "$(pstart "$pid")"
 	printf -v "$var" '%s' "$pid"
 }
 
@@ -252,13 +266,63 @@ vdev_of() {
 	cat "$STATE"/*.json 2>/dev/null | jq -r --arg id "$1" 'select(.containerID == $id) | .vdevice'
 }
 
+# sysdev CLASS NAME - the device number, M:m, of /sys/class/CLASS/NAME
+sysdev() {
+	cat "/sys/class/$1/$2/dev" 2>/dev/null
+}
+
 # sees CTR-ID VDEV - the container runs as uid 1000, its /dev/infiniband
-# holds one uverbs node and rdma_cm, and ibv_devices lists VDEV alone
+# holds one uverbs node and rdma_cm and nothing else, the uverbs node is
+# VDEV's (its device number is the one the host's sysfs gives VDEV's
+# uverbs device), rdma_cm is the host's, the container's device rules
+# allow both, and ibv_devices lists VDEV alone
 sees() {
-	cexec "$1" sh -c 'id -u; ls /dev/infiniband; ibv_devices' || return 1
-	[ "$(head -n 1 "$T/out")" = 1000 ] &&
-		[ "$(grep -c '^uverbs' "$T/out")" = 1 ] && grep -qx rdma_cm "$T/out" &&
-		[ "$(awk '$2 ~ /^[0-9a-f]+$/ && length($2) == 16 { print $1 }' "$T/out" | xargs)" = "$2" ]
+	local uv name dev n
+	cexec "$1" sh -c 'id -u; ls -l /dev/infiniband; ibv_devices' || return 1
+	[ "$(head -n 1 "$T/out")" = 1000 ] || return 1
+	# ls -l: "crw-rw-rw- 1 root root M, m DATE NAME"
+	n=0
+	while read -r name dev; do
+		n=$((n + 1))
+		case $name in
+		uverbs*)
+			[ -z "$uv" ] || { ktap_diag "two uverbs nodes"; return 1; }
+			uv=$name
+			if [ "$(cat "/sys/class/infiniband_verbs/$name/ibdev" 2>/dev/null)" != "$2" ] ||
+			   [ "$(sysdev infiniband_verbs "$name")" != "$dev" ]; then
+				ktap_diag "$name $dev is not $2's uverbs node"; return 1
+			fi
+			;;
+		rdma_cm)
+			[ "$(sysdev misc rdma_cm)" = "$dev" ] ||
+				{ ktap_diag "rdma_cm $dev is not the host's"; return 1; }
+			;;
+		*)
+			ktap_diag "unexpected /dev/infiniband/$name"; return 1
+			;;
+		esac
+	done < <(awk '/^[cb-]/ && NF >= 10 { sub(",", "", $5); print $NF, $5 ":" $6 }' "$T/out")
+	if [ -z "$uv" ] || [ "$n" != 2 ]; then
+		ktap_diag "want one uverbs node and rdma_cm"; return 1
+	fi
+	[ "$(awk '$2 ~ /^[0-9a-f]+$/ && length($2) == 16 { print $1 }' "$T/out" | xargs)" = "$2" ] ||
+		return 1
+	rules "$1" "$(sysdev infiniband_verbs "$uv")" "$(sysdev misc rdma_cm)"
+}
+
+# rules CTR-ID M:m... - the container's OCI spec allows each char device
+# M:m for read and write
+rules() {
+	local id=$1 d
+	shift
+	"$T/bin/ctr" --address "$SOCK" -n k8s.io c info "$id" >"$T/info" 2>&1 || return 1
+	for d in "$@"; do
+		jq -e --argjson M "${d%:*}" --argjson m "${d#*:}" '
+			[.Spec.linux.resources.devices[] | select(.allow and .type == "c" and
+			 .major == $M and .minor == $m and (.access | test("r")) and
+			 (.access | test("w")))] | length > 0' "$T/info" >/dev/null ||
+			{ ktap_diag "no device rule allows c $d rw"; return 1; }
+	done
 }
 
 A=nri-a-$$
@@ -310,8 +374,12 @@ killed() {
 	local a3
 	run kill "$NRI_PID" && wait_for 10 gone "$NRI_PID" || return 1
 	cexec "$A1" ibv_devinfo -d "$VA" && grep -q PORT_ACTIVE "$T/out" || return 1
-	ctr a3 "$POD_A" "$A" a3 && cexec "$a3" ls /dev/infiniband
+	ctr a3 "$POD_A" "$A" a3 || return 1
+	# ls fails (no /dev/infiniband) or lists no uverbs node
+	cexec "$a3" sh -c 'ls /dev/infiniband; echo "ls: $?"' &&
+		grep -q '^ls: [0-9]' "$T/out" || return 1
 	ktap_diag "a container created while the plugin is down has no node: $(xargs <"$T/out")"
+	grep -qx 'ls: 0' "$T/out" || return 0
 	! grep -q '^uverbs' "$T/out"
 }
 ktap_check plugin_killed killed
@@ -338,6 +406,13 @@ rm_cleans() {
 	local p v left
 	# Both at once, as kubelet removes pods
 	[ -n "$POD_A" ] && [ -n "$POD_B" ] || return 1
+	# What must go is there: the vdevices (vrdmactl sees them) and the
+	# containers' cgroups
+	for v in "$VA" "$VB"; do
+		"$VRDMACTL" dev show "$v" >/dev/null || { ktap_diag "vrdmactl does not see $v"; return 1; }
+	done
+	left=$(find "/sys/fs/cgroup/vrdma-cri/$A" "/sys/fs/cgroup/vrdma-cri/$B" -mindepth 1 -type d 2>/dev/null)
+	[ -n "$left" ] || { ktap_diag "no container cgroup under /sys/fs/cgroup/vrdma-cri"; return 1; }
 	rmpod "$POD_A" &
 	p=$!
 	rmpod "$POD_B" || return 1
