@@ -5,7 +5,10 @@
  * its mapped send ring, see rdmasim-abi.h), executes SEND, RDMA WRITE and
  * RDMA READ between QPs of the same sim device, and writes completions into
  * the mapped CQ rings.  User space posts and polls with plain loads and
- * stores: no system call, no call into the kernel per work request.
+ * stores: no system call, no call into the kernel per work request.  A
+ * personality with formats of its own (mlx5_wqe.c) adds pollers that the
+ * thread runs in the same pass, under the same lock, and builds on the
+ * same MR checks and copies (simdp_seg_get(), simdp_copy()).
  *
  * Memory is reached only through MRs registered with reg_user_mr (pinned
  * ib_umem pages), found by key and checked for PD, bounds and access as an
@@ -79,13 +82,6 @@ struct simdp_mr {
 	struct simdp_dev *dev;
 };
 
-/* A checked piece of an MR: @len bytes at @off from its start */
-struct simdp_seg {
-	struct simdp_mr *mr;
-	u64 off;
-	u32 len;
-};
-
 /*
  * Protects every simdp_dev's xarrays, simdp_qps and every simdp_* object's
  * fields.  Held by the thread for one pass over the QPs, and by the verbs
@@ -96,6 +92,10 @@ static DEFINE_MUTEX(simdp_lock);
 static LIST_HEAD(simdp_qps);
 /* How many entries simdp_qps has; written under simdp_lock */
 static unsigned int simdp_nr_qps;
+/* A personality's hardware objects (simdp_poller_add()); under simdp_lock */
+static LIST_HEAD(simdp_pollers);
+/* How many entries simdp_pollers has; written under simdp_lock */
+static unsigned int simdp_nr_pollers;
 static DECLARE_WAIT_QUEUE_HEAD(simdp_wq);
 static struct task_struct *simdp_task;
 /* The thread's bounce buffer, SIMDP_BOUNCE_LEN bytes, used under simdp_lock */
@@ -155,16 +155,28 @@ static struct simdp_mr *simdp_mr_find(struct simdp_dev *dev, u32 key)
 	return mr && mr->key == key ? mr : NULL;
 }
 
-/*
- * simdp_seg_get - check that @len bytes at @addr are in the MR of @key on
- * @dev, in protection domain @pd, with every flag of @access (0: a local
- * read, always allowed); fill @seg.  False if any check fails.
+/**
+ * simdp_seg_get() - check a piece of memory a work request names
+ * @dev: the device whose MRs are searched
+ * @pd: the protection domain the MR must be in
+ * @key: the MR's lkey or rkey
+ * @addr: the first byte, in the MR's iova space
+ * @len: the length
+ * @access: every IB_ACCESS_* flag the MR must have (0: a local read,
+ *	always allowed)
+ * @seg: filled in on success
+ *
+ * Called under simdp_lock.
+ *
+ * Return: false if any check fails.
  */
-static bool simdp_seg_get(struct simdp_dev *dev, struct ib_pd *pd, u32 key,
-			  u64 addr, u64 len, int access, struct simdp_seg *seg)
+bool simdp_seg_get(struct simdp_dev *dev, struct ib_pd *pd, u32 key,
+		   u64 addr, u64 len, int access, struct simdp_seg *seg)
 {
-	struct simdp_mr *mr = simdp_mr_find(dev, key);
+	struct simdp_mr *mr;
 
+	lockdep_assert_held(&simdp_lock);
+	mr = simdp_mr_find(dev, key);
 	if (!mr || mr->pd != pd || (mr->access & access) != access)
 		return false;
 	if (addr < mr->iova || len > mr->length ||
@@ -191,17 +203,25 @@ static void simdp_umem_copy(struct simdp_mr *mr, u64 off, size_t len,
 				   len, skip);
 }
 
-/*
- * simdp_copy - move @len bytes from the @ns segments @src to the @nd
- * segments @dst.  The caller checked that @src holds exactly @len bytes
- * and @dst at least @len.
+/**
+ * simdp_copy() - move bytes between checked pieces of MRs
+ * @dst: the destination pieces
+ * @nd: how many
+ * @src: the source pieces
+ * @ns: how many
+ * @len: the bytes to move; @src holds exactly @len bytes and @dst at
+ *	least @len, as the caller checked
+ *
+ * Called under simdp_lock, whose bounce buffer it uses.
  */
-static void simdp_copy(const struct simdp_seg *dst, int nd,
-		       const struct simdp_seg *src, int ns, u64 len)
+void simdp_copy(const struct simdp_seg *dst, int nd,
+		const struct simdp_seg *src, int ns, u64 len)
 {
 	u64 doff = 0, soff = 0;
 	int d = 0, s = 0;
 	size_t n;
+
+	lockdep_assert_held(&simdp_lock);
 
 	while (len) {
 		while (s < ns && soff == src[s].len) {
@@ -223,6 +243,34 @@ static void simdp_copy(const struct simdp_seg *dst, int nd,
 		len -= n;
 		cond_resched();
 	}
+}
+
+/**
+ * simdp_copy_from_buf() - write a kernel buffer into checked pieces of MRs
+ * @dst: the destination pieces, holding at least @len bytes
+ * @nd: how many
+ * @buf: the source (inline data a WQE carried, a header)
+ * @len: its length
+ *
+ * Called under simdp_lock.
+ */
+void simdp_copy_from_buf(const struct simdp_seg *dst, int nd,
+			 const void *buf, u64 len)
+{
+	struct sg_table *sgt;
+	int d;
+	u64 n;
+
+	lockdep_assert_held(&simdp_lock);
+	for (d = 0; d < nd && len; d++) {
+		n = min_t(u64, len, dst[d].len);
+		sgt = &dst[d].mr->umem->sgt_append.sgt;
+		sg_pcopy_from_buffer(sgt->sgl, sgt->orig_nents, buf, n,
+				     dst[d].off + ib_umem_offset(dst[d].mr->umem));
+		buf += n;
+		len -= n;
+	}
+	WARN_ON_ONCE(len);
 }
 
 /*
@@ -373,8 +421,15 @@ static bool simdp_qp_run(struct simdp_qp *qp)
 	return busy;
 }
 
+/* Whether the thread has anything to poll */
+static bool simdp_anything(void)
+{
+	return READ_ONCE(simdp_nr_qps) || READ_ONCE(simdp_nr_pollers);
+}
+
 static int simdp_thread(void *unused)
 {
+	struct simdp_poller *p;
 	unsigned int idle = 0;
 	struct simdp_qp *qp;
 	bool busy;
@@ -384,15 +439,17 @@ static int simdp_thread(void *unused)
 		mutex_lock(&simdp_lock);
 		list_for_each_entry(qp, &simdp_qps, node)
 			busy |= simdp_qp_run(qp);
+		list_for_each_entry(p, &simdp_pollers, node)
+			busy |= p->poll(p);
 		mutex_unlock(&simdp_lock);
 		if (busy) {
 			idle = 0;
 			cond_resched();
-		} else if (!READ_ONCE(simdp_nr_qps)) {
+		} else if (!simdp_anything()) {
 			idle = 0;
 			atomic_long_inc(&simdp_sleeps);
 			wait_event_idle(simdp_wq, kthread_should_stop() ||
-					READ_ONCE(simdp_nr_qps));
+					simdp_anything());
 		} else if (idle < SIMDP_SPIN_POLLS) {
 			idle++;
 			cond_resched();
@@ -590,6 +647,65 @@ void simdp_mr_del(struct simdp_mr *mr)
 	xa_erase(&mr->dev->mrs, mr->key >> 8);
 	mutex_unlock(&simdp_lock);
 	kfree(mr);
+}
+
+/**
+ * simdp_poller_add() - have the thread poll a personality's object
+ * @p: its poller, with poll set; poll runs under simdp_lock, returns
+ *	whether it found work, and must neither sleep for long nor take
+ *	simdp_lock
+ *
+ * Called under simdp_lock.
+ */
+void simdp_poller_add(struct simdp_poller *p)
+{
+	lockdep_assert_held(&simdp_lock);
+	list_add_tail(&p->node, &simdp_pollers);
+	WRITE_ONCE(simdp_nr_pollers, simdp_nr_pollers + 1);
+	wake_up(&simdp_wq);
+}
+
+/**
+ * simdp_poller_del() - stop polling an object; once simdp_lock is released
+ *	the thread no longer touches it
+ * @p: from simdp_poller_add()
+ *
+ * Called under simdp_lock.
+ */
+void simdp_poller_del(struct simdp_poller *p)
+{
+	lockdep_assert_held(&simdp_lock);
+	list_del(&p->node);
+	WRITE_ONCE(simdp_nr_pollers, simdp_nr_pollers - 1);
+}
+
+/**
+ * simdp_hw_lock() - take the lock the thread holds for a pass over its work
+ *
+ * A personality takes it to change what its pollers read.
+ */
+void simdp_hw_lock(void)
+	__acquires(&simdp_lock)
+{
+	mutex_lock(&simdp_lock);
+}
+
+/**
+ * simdp_hw_unlock() - release simdp_hw_lock() and let the thread look again
+ */
+void simdp_hw_unlock(void)
+	__releases(&simdp_lock)
+{
+	mutex_unlock(&simdp_lock);
+	wake_up(&simdp_wq);
+}
+
+/**
+ * simdp_assert_locked() - lockdep: the caller holds simdp_hw_lock()
+ */
+void simdp_assert_locked(void)
+{
+	lockdep_assert_held(&simdp_lock);
 }
 
 static int simdp_stats_show(struct seq_file *s, void *unused)
