@@ -643,7 +643,7 @@ else
 fi
 # (the core zaps the process's mappings: it spins on a zero page until killed)
 if in_init rdma link del sim0 &&
-	wait_for 20 sim_objects_is "dev=0 ucontext=0 pd=0 cq=0 qp=0 mr=0 uar=0 mmap=0 vma=0 " &&
+	wait_for 20 sim_objects_is "dev=0 ucontext=0 pd=0 cq=0 qp=0 mr=0 uar=0 mmap=0 vma=0 ah=0 " &&
 	kill -9 "$pid" && wait_gone 10 "$pid"; then
 	ktap_ok link_del_baseline
 else

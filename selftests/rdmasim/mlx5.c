@@ -29,15 +29,17 @@
  *  - query_device with mlx5's driver response (every capability 0), and
  *    QUERY_CONTEXT's MLX5_IB_ATTR_QUERY_CONTEXT_RESP_UCTX;
  *  - create_cq with mlx5's driver data: the CQE buffer (64 or 128-byte
- *    CQEs) pinned for write and the doorbell record's page read-only, as
- *    mlx5_ib pins them, the doorbell (UAR) page named by its index, which
- *    must be one of the context's, and the CQ number in the response.
- *    The CQ's size is entries - 1 exactly, entries being a power of two.
- *    Nothing writes CQEs yet.
+ *    CQEs) pinned for write, the doorbell (UAR) page named by its index,
+ *    which must be one of the context's, and the CQ number in the
+ *    response.  The CQ's size is entries - 1 exactly, entries being a
+ *    power of two.  Unlike mlx5_ib it pins the doorbell record's page for
+ *    write too: its hardware marks the arm record (mlx5_wqe.c);
+ *  - create_ah with mlx5's response (the destination MAC);
+ *  - QPs (RC, UC, UD) with mlx5's driver data: mlx5_qp.c;
+ *  - the hardware that runs them, writes CQEs and raises completion
+ *    events: mlx5_wqe.c.
  *
- * Not modelled yet: mlx5's QP and SRQ driver data (a user QP is refused
- * with EOPNOTSUPP, not misread as rdmasim's), AH, and the data path (WQE
- * and CQE formats, doorbell records, events).
+ * Not modelled yet: SRQ, atomics, memory windows.
  */
 #include <linux/debugfs.h>
 #include <linux/mm.h>
@@ -50,6 +52,7 @@
 #include <rdma/mlx5_user_ioctl_verbs.h>
 
 #include "sim.h"
+#include "sim-mlx5.h"
 /* VRDMA_HAVE_*: the probed API of the target kernel (scripts/conftest.sh) */
 #include "vrdma_config.h"
 
@@ -72,8 +75,6 @@
 
 /* The log2 of a UAR's size libmlx5 is told: 4 KiB, as uar_4k hardware */
 #define SIM_MLX5_LOG_UAR_SIZE	12
-/* The largest send and receive WQEs, in bytes */
-#define SIM_MLX5_MAX_DESC_SZ	512
 /* The firmware version query_device reports: major 1, minor 0, sub 1 */
 #define SIM_MLX5_FW_VER		((1ULL << 32) | 1)
 /* Non-fast-path BlueFlame registers per UAR (include/linux/mlx5/device.h) */
@@ -297,7 +298,46 @@ static int sim_mlx5_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
-/* --- CQ, QP ------------------------------------------------------------- */
+/* --- AH --------------------------------------------------------------- */
+
+/*
+ * As mlx5_ib_create_ah(): RoCE needs a GRH; a user AH gets the
+ * destination MAC the core resolved (libmlx5 builds the address vector
+ * itself, cmds_supp_uhw CREATE_AH).  The hardware never reads the AH: a
+ * UD WQE carries its own copy.
+ */
+static int sim_mlx5_create_ah(struct ib_ah *ibah,
+			      struct rdma_ah_init_attr *init_attr,
+			      struct ib_udata *udata)
+{
+	struct rdma_ah_attr *ah_attr = init_attr->ah_attr;
+	struct mlx5_ib_create_ah_resp resp = {};
+	u32 min_len = offsetofend(struct mlx5_ib_create_ah_resp, dmac);
+	int ret;
+
+	if (ah_attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
+	    !(rdma_ah_get_ah_flags(ah_attr) & IB_AH_GRH))
+		return -EINVAL;
+	if (udata) {
+		if (udata->outlen < min_len)
+			return -EINVAL;
+		resp.response_length = min_len;
+		memcpy(resp.dmac, ah_attr->roce.dmac, ETH_ALEN);
+		ret = ib_copy_to_udata(udata, &resp, resp.response_length);
+		if (ret)
+			return ret;
+	}
+	atomic_long_inc(&sim_count[SIM_K_AH]);
+	return 0;
+}
+
+static int sim_mlx5_destroy_ah(struct ib_ah *ibah, u32 flags)
+{
+	atomic_long_dec(&sim_count[SIM_K_AH]);
+	return 0;
+}
+
+/* --- CQ ----------------------------------------------------------------- */
 
 /* What mlx5_ib_create_cq() and create_cq_user() check, in their order */
 static int sim_mlx5_create_cq_udata(struct ib_cq *ibcq,
@@ -360,7 +400,7 @@ static int sim_mlx5_create_cq_udata(struct ib_cq *ibcq,
 		goto err_free_kbuf;
 	}
 	cq->mlx5_db = sim_umem_get(ibcq->device, ucmd.db_addr & PAGE_MASK,
-				   PAGE_SIZE, 0);
+				   PAGE_SIZE, IB_ACCESS_LOCAL_WRITE);
 	if (IS_ERR(cq->mlx5_db)) {
 		ret = PTR_ERR(cq->mlx5_db);
 		goto err_release_buf;
@@ -376,6 +416,14 @@ static int sim_mlx5_create_cq_udata(struct ib_cq *ibcq,
 	if (ret)
 		goto err_put_uar;
 	ibcq->cqe = entries - 1;
+	cq->mlx5_hw = sim_mlx5_hcq_new(ibcq, cq->mlx5_buf, cq->mlx5_db,
+				       offset_in_page(ucmd.db_addr), entries,
+				       ucmd.cqe_size);
+	if (IS_ERR(cq->mlx5_hw)) {
+		ret = PTR_ERR(cq->mlx5_hw);
+		cq->mlx5_hw = NULL;
+		goto err_put_uar;
+	}
 	atomic_long_inc(&sim_count[SIM_K_CQ]);
 	return 0;
 
@@ -423,23 +471,15 @@ static int sim_mlx5_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct sim_cq *cq = to_scq(ibcq);
 
+	/* First: the hardware stops writing CQEs */
+	if (cq->mlx5_hw)
+		sim_mlx5_hcq_del(cq->mlx5_hw);
+	cq->mlx5_hw = NULL;
 	if (cq->mlx5_buf)
 		ib_umem_release(cq->mlx5_buf);
 	if (cq->mlx5_db)
 		ib_umem_release(cq->mlx5_db);
 	return sim_destroy_cq(ibcq, udata);
-}
-
-/* mlx5's QP driver data is not modelled yet: never misread it */
-static int sim_mlx5_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
-			      struct ib_udata *udata)
-{
-	if (udata) {
-		dev_dbg(&ibqp->device->dev,
-			"rdmasim: mlx5: user QPs are not modelled yet\n");
-		return -EOPNOTSUPP;
-	}
-	return sim_create_qp(ibqp, init, NULL);
 }
 
 /* --- driver uverbs objects and methods ----------------------------------- */
@@ -569,16 +609,24 @@ static const struct ib_device_ops sim_mlx5_ops = {
 
 	.alloc_pd = sim_mlx5_alloc_pd,
 	.alloc_ucontext = sim_mlx5_alloc_ucontext,
+	.create_ah = sim_mlx5_create_ah,
+	.create_user_ah = sim_mlx5_create_ah,
 #ifdef VRDMA_HAVE_CREATE_USER_CQ
 	.create_user_cq = sim_mlx5_create_user_cq,
 #else
 	.create_cq = sim_mlx5_create_cq,
 #endif
 	.create_qp = sim_mlx5_create_qp,
+	.destroy_ah = sim_mlx5_destroy_ah,
 	.destroy_cq = sim_mlx5_destroy_cq,
+	.destroy_qp = sim_mlx5_destroy_qp,
 	.mmap = sim_mlx5_mmap,
+	.modify_qp = sim_mlx5_modify_qp,
 	.query_device = sim_mlx5_query_device,
+	.query_qp = sim_mlx5_query_qp,
 	.query_ucontext = sim_mlx5_query_ucontext,
+
+	INIT_RDMA_OBJ_SIZE(ib_ah, sim_ah, ibah),
 };
 
 /**
@@ -592,6 +640,7 @@ void sim_mlx5_setup(struct sim_dev *sdev)
 {
 	ib_set_device_ops(&sdev->ibdev, &sim_mlx5_ops);
 	sdev->ibdev.driver_def = sim_mlx5_uapi_defs;
+	xa_init(&sdev->mlx5_qps);
 	/*
 	 * MR keys are next_key << 8: never hand out 0x100, which libmlx5
 	 * takes for MLX5_INVALID_LKEY (the end of a scatter list)
@@ -603,6 +652,7 @@ static int sim_mlx5_show(struct seq_file *s, void *unused)
 {
 	seq_printf(s, "devx_asked %ld\n", atomic_long_read(&sim_mlx5_devx_asked));
 	seq_printf(s, "ucontexts %ld\n", atomic_long_read(&sim_mlx5_uctx_opened));
+	sim_mlx5_wqe_debugfs_show(s);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(sim_mlx5);
@@ -613,7 +663,9 @@ DEFINE_SHOW_ATTRIBUTE(sim_mlx5);
  *
  * "mlx5": how many alloc_ucontext requests asked for a DEVX context (each
  * refused) and how many contexts the personality opened, since the
- * module loaded.
+ * module loaded; then the hardware's counters (mlx5_wqe.c): WQEs
+ * executed, WQEs libmlx5 never writes (bad_wqes), error and flush CQEs,
+ * completion events and UD messages nobody took.
  */
 void sim_mlx5_debugfs_init(struct dentry *dir)
 {

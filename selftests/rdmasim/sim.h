@@ -6,6 +6,8 @@
  *
  *   sim_main.c  the device, its generic verbs and objects, registration
  *   mlx5.c      the mlx5 personality: mlx5's user ABI over the same objects
+ *   mlx5_qp.c   the mlx5 personality's QP verbs (sim-mlx5.h)
+ *   mlx5_wqe.c  the mlx5 personality's hardware: WQEs, CQEs, events
  *   datapath.c  the "hardware" that executes posted work (sim-dp.h)
  */
 #ifndef RDMASIM_SIM_H
@@ -61,6 +63,7 @@ enum sim_kind {
 	SIM_K_UAR,
 	SIM_K_MMAP,
 	SIM_K_VMA,
+	SIM_K_AH,		/* the mlx5 personality's */
 	SIM_K_NR,
 };
 
@@ -82,6 +85,8 @@ struct sim_dev {
 	spinlock_t uctx_lock;
 	struct list_head uctxs;
 	struct simdp_dev dp;		/* the data path's tables */
+	/* mlx5: QP number -> sim_mlx5_hqp; changed under simdp_hw_lock() */
+	struct xarray mlx5_qps;
 };
 
 struct sim_ucontext {
@@ -125,6 +130,32 @@ struct sim_cq {
 	/* mlx5 user CQs: the CQE buffer and doorbell record, pinned */
 	struct ib_umem *mlx5_buf;
 	struct ib_umem *mlx5_db;
+	struct sim_mlx5_hcq *mlx5_hw;	/* mlx5 user CQs: the hardware's view */
+};
+
+struct sim_mlx5_hcq;
+struct sim_mlx5_hqp;
+
+struct sim_qp {
+	struct ib_qp ibqp;
+	bool created_user;
+	u8 *kbuf;			/* SIM_KBUF_LEN bytes for kernel QPs only */
+	enum ib_qp_state state;
+	u32 dest_qpn;
+	struct sim_mmap *sq, *rq;	/* user QPs: the mapped work queues */
+	struct rdma_user_mmap_entry *uar;
+	struct simdp_qp *dp;		/* user QPs: the data path's view */
+	/* mlx5 user QPs: the buffer and doorbell record, pinned */
+	struct ib_umem *mlx5_buf;
+	struct ib_umem *mlx5_db;
+	struct sim_mlx5_hqp *mlx5_hw;	/* mlx5 user QPs: the hardware's view */
+	struct ib_qp_cap cap;		/* mlx5 user QPs: what query_qp answers */
+	u32 qkey;			/* mlx5 UD QPs */
+};
+
+/* An AH of the mlx5 personality: nothing but the core's */
+struct sim_ah {
+	struct ib_ah ibah;
 };
 
 static inline struct sim_dev *to_sdev(struct ib_device *ibdev)
@@ -189,6 +220,7 @@ int sim_create_cq_udata(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 int sim_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int sim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		  struct ib_udata *udata);
+int sim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 
 /* mlx5.c: the mlx5 personality */
 void sim_mlx5_setup(struct sim_dev *sdev);

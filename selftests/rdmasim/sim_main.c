@@ -51,17 +51,6 @@
 /* What a kernel object's kernel-only buffer holds, and its size */
 #define SIM_KBUF_LEN	64
 
-struct sim_qp {
-	struct ib_qp ibqp;
-	bool created_user;
-	u8 *kbuf;			/* SIM_KBUF_LEN bytes for kernel QPs only */
-	enum ib_qp_state state;
-	u32 dest_qpn;
-	struct sim_mmap *sq, *rq;	/* user QPs: the mapped work queues */
-	struct rdma_user_mmap_entry *uar;
-	struct simdp_qp *dp;		/* user QPs: the data path's view */
-};
-
 struct sim_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;		/* NULL for the kernel's DMA MR */
@@ -78,6 +67,7 @@ static const char * const sim_kind_name[SIM_K_NR] = {
 	[SIM_K_UAR] = "uar",
 	[SIM_K_MMAP] = "mmap",
 	[SIM_K_VMA] = "vma",
+	[SIM_K_AH] = "ah",
 };
 
 atomic_long_t sim_count[SIM_K_NR];
@@ -1132,7 +1122,16 @@ static int sim_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	return 0;
 }
 
-static int sim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+/**
+ * sim_destroy_qp() - destroy a QP
+ * @ibqp: the QP
+ * @udata: the caller's driver data, unused
+ *
+ * A personality takes its QPs out of its hardware first.
+ *
+ * Return: 0.
+ */
+int sim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct sim_dev *sdev = to_sdev(ibqp->device);
 	struct sim_qp *qp = container_of(ibqp, struct sim_qp, ibqp);
