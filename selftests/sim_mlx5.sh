@@ -20,6 +20,21 @@
 # firmware without DEVX, and counts it (debugfs rdmasim/mlx5:
 # devx_asked), and libmlx5 opens without it.
 #
+# Traffic (selftests/rdmasim/mlx5_qp.c, mlx5_wqe.c: QPs with mlx5's driver
+# data, the double's "hardware" running libmlx5's WQEs and writing mlx5
+# CQEs): stock ibv_rc_pingpong (also -e, completion events),
+# ibv_ud_pingpong, ib_send_lat and ib_write_bw, each with its payload or
+# completion checks, natively and between vdevices of the double in two
+# netns (vA in A, vB in B, an out-of-band veth between them).  After each:
+# the double's objects at rest, no WQE libmlx5 never writes and no error
+# CQE, the WQE count moved (and the event count for -e); through the
+# vdevices the double saw no DEVX request.  Then ibv_rc_pingpong killed
+# with SIGKILL in mid-traffic leaves the double's and vrdma's objects at
+# rest.
+#
+#   netns A: vA ── oob veth 10.98.1.0/24 ── netns B: vB
+#              \__________ simmlx (init_net) _______/
+#
 # Through the vdevice the same checks pass, and the parent is never asked
 # for a DEVX context (devx_asked does not move) while libmlx5 opens
 # normally: a tenant's shadow context must not get a DEVX uid, a firmware
@@ -39,11 +54,19 @@ PROG=$TOP/selftests/progs/sim_mlx5
 VARIANT=/sys/module/rdmasim/parameters/variant
 MLX5DBG=$SIMDBG/mlx5
 PARENT=simmlx
+# The double's address: its GID at index $GIDX (lib-vdev.sh), IPv4-mapped
+SIM_ADDR=10.97.0.1
+PORT=18515
+
+TRAFFIC=(rc_pingpong rc_pingpong_events ud_pingpong send_lat write_bw)
 
 ktap_plan setup native_devinfo native_devinfo_verbose native_libmlx5 \
 	native_devx_refused_counted native_devx_open_refused native_released \
 	vdev_devinfo vdev_devinfo_alike vdev_libmlx5 vdev_no_devx_to_parent \
-	vdev_devx_open_refused vdev_released strict_clean klog_clean
+	vdev_devx_open_refused vdev_released \
+	"${TRAFFIC[@]/#/native_}" traffic_setup \
+	"${TRAFFIC[@]/#/vdev_}" vdev_traffic_no_devx kill9_released \
+	strict_clean klog_clean
 
 # mlx5_count NAME - the personality's counter NAME (debugfs rdmasim/mlx5)
 mlx5_count() {
@@ -96,6 +119,7 @@ if [ -x "$PROG" ] && [ -r "$SIM_KO" ] && load_modules &&
 	in_init ip link add svm0a type veth peer name svm0b &&
 	cleanup_push ip link del svm0a &&
 	in_init ip link set svm0a up && in_init ip link set svm0b up &&
+	in_init ip addr add "$SIM_ADDR/24" dev svm0a &&
 	echo mlx5 >"$VARIANT" &&
 	in_init rdma link add "$PARENT" type rdmasim netdev svm0a; then
 	echo roce >"$VARIANT"
@@ -215,6 +239,153 @@ else
 		ktap_skip "$t" "no vdevice"
 	done
 fi
+
+# --- traffic ----------------------------------------------------------------
+
+# ns_run NS|init CMD... - CMD in netns NS, or in init_net
+ns_run() {
+	local ns=$1
+	shift
+	if [ "$ns" = init ]; then
+		in_init "$@"
+	else
+		in_ns "$ns" "$@"
+	fi
+}
+
+# pair DIR NAME SNS CNS ADDR "SERVER CMD" "CLIENT CMD" - a server in SNS
+# (init for init_net) and its client in CNS, connecting to ADDR; both
+# must exit 0.  rdma_pair (lib-vdev.sh) for two netns, the same by hand
+# when both run in init_net.
+pair() {
+	local dir=$1 name=$2 sns=$3 cns=$4 addr=$5 scmd=$6 ccmd=$7 spid src crc
+	PORT=$((PORT + 1))
+	if [ "$sns" != init ]; then
+		rdma_pair "$dir" "$name" "$sns" "$cns" "$addr" "$PORT" "$scmd" "$ccmd"
+		return
+	fi
+	echo "# [init] $scmd -p $PORT &" >&"$KTAP_FD"
+	# shellcheck disable=SC2086  # commands are word lists
+	timeout 120 $scmd -p "$PORT" >"$dir/$name.srv" 2>&1 &
+	spid=$!
+	if ! wait_for 30 port_listening_init "$PORT"; then
+		kill "$spid" 2>/dev/null
+		wait "$spid"
+		ktap_diag "$name: server never listened:" "$(tail -5 "$dir/$name.srv")"
+		return 1
+	fi
+	# shellcheck disable=SC2086
+	in_init timeout 120 $ccmd -p "$PORT" "$addr" >"$dir/$name.cli" 2>&1
+	crc=$?
+	wait "$spid"
+	src=$?
+	[ "$src" -eq 0 ] && [ "$crc" -eq 0 ] && return 0
+	ktap_diag "$name: server status $src, client status $crc"
+	ktap_diag "server:" "$(tail -8 "$dir/$name.srv")"
+	ktap_diag "client:" "$(tail -8 "$dir/$name.cli")"
+	return 1
+}
+
+# wqes_since W0 N - the double executed N WQEs since its count was W0
+wqes_since() {
+	[ "$(($(mlx5_count wqes) - $1))" -ge "$2" ]
+}
+
+# port_listening_init PORT - something listens on TCP PORT in init_net
+port_listening_init() {
+	ss -Hltn "sport = :$1" 2>/dev/null | grep -q .
+}
+
+# traffic_cmd KIND DEV - the server's command line for KIND on DEV (the
+# client's is the same, for DEV's peer)
+traffic_cmd() {
+	case $1 in
+	rc_pingpong) echo "ibv_rc_pingpong -d $2 -g $GIDX -n 200 -s 4096 -c" ;;
+	rc_pingpong_events) echo "ibv_rc_pingpong -d $2 -g $GIDX -n 200 -s 1024 -c -e" ;;
+	ud_pingpong) echo "ibv_ud_pingpong -d $2 -g $GIDX -n 200 -s 1024 -c" ;;
+	send_lat) echo "ib_send_lat -d $2 -x $GIDX -n 200 -s 2 -F" ;;
+	write_bw) echo "ib_write_bw -d $2 -x $GIDX -n 200 -s 65536 -F" ;;
+	esac
+}
+
+# traffic NAME KIND SNS SDEV CNS CDEV ADDR - run KIND between SDEV in SNS
+# and CDEV in CNS; then the double at rest, and its hardware clean
+traffic() {
+	local name=$1 kind=$2 sns=$3 sdev=$4 cns=$5 cdev=$6 addr=$7
+	local w0 w1 e0 e1 bad err
+	w0=$(mlx5_count wqes)
+	e0=$(mlx5_count events)
+	bad=$(mlx5_count bad_wqes)
+	err=$(mlx5_count err_cqes)
+	if ! pair "$T" "$name" "$sns" "$cns" "$addr" "$(traffic_cmd "$kind" "$sdev")" \
+		"$(traffic_cmd "$kind" "$cdev")"; then
+		ktap_fail "$name" "$(tr '\n' ' ' <"$MLX5DBG")"
+		return
+	fi
+	w1=$(mlx5_count wqes)
+	e1=$(mlx5_count events)
+	ktap_diag "$name: $(tail -n 3 "$T/$name.cli" | tr '\n' ' ')"
+	if ! wait_for 10 sim_objects_is "$base"; then
+		ktap_fail "$name" "objects now: $(sim_objects), at rest: $base"
+	elif [ "$(mlx5_count bad_wqes)" != "$bad" ] || [ "$(mlx5_count err_cqes)" != "$err" ]; then
+		ktap_fail "$name" "bad_wqes $bad -> $(mlx5_count bad_wqes), err_cqes $err -> $(mlx5_count err_cqes)"
+	elif [ "$((w1 - w0))" -lt 200 ]; then
+		ktap_fail "$name" "the double executed $((w1 - w0)) WQEs"
+	elif [[ $kind == *events ]] && [ "$((e1 - e0))" -lt 200 ]; then
+		ktap_fail "$name" "$((e1 - e0)) completion events"
+	else
+		ktap_ok "$name" "$((w1 - w0)) WQEs, $((e1 - e0)) events"
+	fi
+}
+
+tmpdir T
+for kind in "${TRAFFIC[@]}"; do
+	traffic "native_$kind" "$kind" init "$PARENT" init "$PARENT" 127.0.0.1
+done
+
+# Two containers, a vdevice each, an out-of-band link between them
+if new_ns A a && new_ns B b && link_ns "$A" "$B" 1 && vdev_add vA "$A" &&
+	vdev_add vB "$B"; then
+	ktap_ok traffic_setup
+	devx0=$(mlx5_count devx_asked)
+	uctx0=$(mlx5_count ucontexts)
+	for kind in "${TRAFFIC[@]}"; do
+		traffic "vdev_$kind" "$kind" "$A" vA "$B" vB "$OOB_NET.1.1"
+	done
+	devx1=$(mlx5_count devx_asked)
+	uctx1=$(mlx5_count ucontexts)
+	if [ "$devx1" = "$devx0" ] && [ "$((uctx1 - uctx0))" -ge 10 ]; then
+		ktap_ok vdev_traffic_no_devx "parent: 0 DEVX requests, $((uctx1 - uctx0)) contexts"
+	else
+		ktap_fail vdev_traffic_no_devx "parent: $((devx1 - devx0)) DEVX requests, $((uctx1 - uctx0)) contexts"
+	fi
+
+	# SIGKILL in mid-traffic: the server and the client, while WQEs run
+	spawn_in_ns "$A" ibv_rc_pingpong -d vA -g "$GIDX" -n 100000000 -p 18600 \
+		>"$T/kill.srv" 2>&1
+	spid=$!
+	wait_for 30 port_listening "$A" 18600
+	spawn_in_ns "$B" ibv_rc_pingpong -d vB -g "$GIDX" -n 100000000 -p 18600 \
+		"$OOB_NET.1.1" >"$T/kill.cli" 2>&1
+	cpid=$!
+	w0=$(mlx5_count wqes)
+	wait_for 30 wqes_since "$w0" 2000
+	w1=$(mlx5_count wqes)
+	kill -9 "$spid" "$cpid"
+	wait "$spid" "$cpid" 2>/dev/null
+	if [ "$((w1 - w0))" -ge 2000 ] && wait_for 20 sim_objects_is "$base" &&
+		wait_for 20 vrdma_shadows_zero; then
+		ktap_ok kill9_released "killed after $((w1 - w0)) WQEs; rdmasim: $(sim_objects)"
+	else
+		ktap_fail kill9_released "$((w1 - w0)) WQEs; rdmasim: $(sim_objects) (at rest: $base); vrdma: $(vrdma_objects)"
+	fi
+else
+	ktap_fail traffic_setup
+	for t in "${TRAFFIC[@]/#/vdev_}" vdev_traffic_no_devx kill9_released; do
+		ktap_skip "$t" "no vdevices"
+	done
+fi
+ktap_diag "the double's hardware: $(tr '\n' ' ' <"$MLX5DBG")"
 
 ktap_diag "strict checks: $strict0 -> $(cat "$SIMDBG/strict")"
 strict_report "$mark" strict_clean
