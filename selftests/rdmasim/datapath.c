@@ -685,7 +685,6 @@ void simdp_poller_del(struct simdp_poller *p)
  * A personality takes it to change what its pollers read.
  */
 void simdp_hw_lock(void)
-	__acquires(&simdp_lock)
 {
 	mutex_lock(&simdp_lock);
 }
@@ -694,7 +693,6 @@ void simdp_hw_lock(void)
  * simdp_hw_unlock() - release simdp_hw_lock() and let the thread look again
  */
 void simdp_hw_unlock(void)
-	__releases(&simdp_lock)
 {
 	mutex_unlock(&simdp_lock);
 	wake_up(&simdp_wq);
