@@ -57,15 +57,6 @@ fi
 mark=$(klog_mark)
 tmpdir T
 
-run() {
-	local rc
-	echo "# [init] $*" >&"$KTAP_FD"
-	"$@" >"$T/out" 2>&1
-	rc=$?
-	[ -s "$T/out" ] && sed 's/^/#   /' "$T/out" | head -n 30 >&"$KTAP_FD"
-	return "$rc"
-}
-
 tmpfs_at() {
 	mkdir -p "$1" && mount -t tmpfs -o mode=0711 tmpfs "$1" || return 1
 	cleanup_push umount -R -l "$1"
@@ -102,7 +93,7 @@ cleanup_push ip link del cni-vcdi2
 
 if image_rootfs "$T/rootfs" && image_tar "$T/rootfs" "$T/image.tar" &&
    tmpfs_at /var/lib/containers && tmpfs_at /var/lib/cni &&
-   run podman import "$T/image.tar" "$IMAGE"; then
+   run_shown podman import "$T/image.tar" "$IMAGE"; then
 	ktap_ok image_imported
 else
 	ktap_fail image_imported
@@ -112,7 +103,7 @@ fi
 
 # pod NAME NETWORK - the sandbox NAME-infra, owner of the pod's network
 pod() {
-	run podman run -d --name "$1-infra" --network "$2" "$IMAGE" sleep infinity &&
+	run_shown podman run -d --name "$1-infra" --network "$2" "$IMAGE" sleep infinity &&
 		cleanup_push podman rm -f -t 0 "$1-infra"
 }
 
@@ -138,7 +129,7 @@ ktap_check cdi_spec_published spec_published
 # An unprivileged container of pod A: uid 1000, no capabilities
 UNPRIV=(--user 1000:1000 --cap-drop all --security-opt no-new-privileges)
 only_its_device() {
-	run podman run --rm --network "container:$A-infra" --device "vrdma.io/pod=$A-infra" "${UNPRIV[@]}" \
+	run_shown podman run --rm --network "container:$A-infra" --device "vrdma.io/pod=$A-infra" "${UNPRIV[@]}" \
 		"$IMAGE" sh -c 'id -u; ls /dev/infiniband; ibv_devices; ibv_devinfo -d '"$VDEV_A" ||
 		return 1
 	# uid 1000; the node (and rdma_cm); only its vdevice, which opens
@@ -151,7 +142,7 @@ ktap_check sees_only_its_device only_its_device
 
 no_device() {
 	[ -n "$VDEV_A" ] || return 1
-	! run podman run --rm --network "container:$A-infra" "${UNPRIV[@]}" "$IMAGE" ibv_devinfo -d "$VDEV_A" &&
+	! run_shown podman run --rm --network "container:$A-infra" "${UNPRIV[@]}" "$IMAGE" ibv_devinfo -d "$VDEV_A" &&
 		grep -q "Failed to open\|wasn't found" "$T/out"
 }
 ktap_check no_device_no_open no_device
@@ -167,18 +158,18 @@ server_listening() {
 pingpong() {
 	local ip_a vdev_b rc
 	ip_a=$(podman inspect -f '{{(index .NetworkSettings.Networks "rdmanet-cdi").IPAddress}}' "$A-infra")
-	vdev_b=$(run podman run --rm --network "container:$B-infra" --device "vrdma.io/pod=$B-infra" "${UNPRIV[@]}" \
+	vdev_b=$(run_shown podman run --rm --network "container:$B-infra" --device "vrdma.io/pod=$B-infra" "${UNPRIV[@]}" \
 		"$IMAGE" ibv_devices && awk '$2 ~ /^[0-9a-f]+$/ && length($2) == 16 { print $1 }' "$T/out")
 	ktap_diag "pod A at $ip_a with $VDEV_A, pod B with $vdev_b"
-	run podman run -d --name "pp-$$" --network "container:$A-infra" --device "vrdma.io/pod=$A-infra" "${UNPRIV[@]}" \
+	run_shown podman run -d --name "pp-$$" --network "container:$A-infra" --device "vrdma.io/pod=$A-infra" "${UNPRIV[@]}" \
 		"$IMAGE" ibv_rc_pingpong -d "$VDEV_A" -g 1 || return 1
 	cleanup_push podman rm -f "pp-$$"
 	wait_for 30 server_listening "pp-$$" || return 1
-	run podman run --rm --network "container:$B-infra" --device "vrdma.io/pod=$B-infra" "${UNPRIV[@]}" \
+	run_shown podman run --rm --network "container:$B-infra" --device "vrdma.io/pod=$B-infra" "${UNPRIV[@]}" \
 		"$IMAGE" ibv_rc_pingpong -d "$vdev_b" -g 1 "$ip_a" || return 1
 	grep -q 'bytes in' "$T/out" || return 1
 	rc=$(podman wait "pp-$$")
-	run podman logs "pp-$$"
+	run_shown podman logs "pp-$$"
 	[ "$rc" = 0 ] && grep -q 'bytes in' "$T/out"
 }
 ktap_check pingpong pingpong
@@ -186,13 +177,13 @@ ktap_check pingpong pingpong
 # devices_seen SANDBOX CDI-DEVICE - the vdevices a container given
 # CDI-DEVICE lists, sorted
 devices_seen() {
-	run podman run --rm --network "container:$1" --device "vrdma.io/pod=$2" \
+	run_shown podman run --rm --network "container:$1" --device "vrdma.io/pod=$2" \
 		"${UNPRIV[@]}" "$IMAGE" ibv_devices || return 1
 	awk '$2 ~ /^[0-9a-f]+$/ && length($2) == 16 { print $1 }' "$T/out" | sort | xargs
 }
 two_attachments() {
 	local c=vcC-$$ both one spec
-	run podman run -d --name "$c-infra" --network rdmanet-cdi --network rail2-cdi \
+	run_shown podman run -d --name "$c-infra" --network rdmanet-cdi --network rail2-cdi \
 		"$IMAGE" sleep infinity || return 1
 	cleanup_push podman rm -f -t 0 "$c-infra"
 	spec=/var/run/cdi/vrdma.io-pod-$c-infra.json
@@ -210,8 +201,8 @@ ktap_check two_attachments two_attachments
 pod_rm() {
 	[ -n "$VDEV_A" ] && [ -e "$SPEC_A" ] || return 1
 	# The containers that joined its network go first
-	run podman rm -f -t 0 "pp-$$"
-	run podman rm -f -t 0 "$A-infra" || return 1
+	run_shown podman rm -f -t 0 "pp-$$"
+	run_shown podman rm -f -t 0 "$A-infra" || return 1
 	! "$VRDMACTL" dev show "$VDEV_A" >/dev/null 2>&1 && [ ! -e "$SPEC_A" ] &&
 		! grep -ls "\"vdevice\":\"$VDEV_A\"" "$STATE"/*.json
 }
@@ -222,12 +213,12 @@ start_time() {
 	local net i t0 t1 with=() without=()
 	for i in 1 2 3; do
 		for net in rdmanet-cdi plain-cdi; do
-			run podman create --name "t$i-$net-$$" --network "$net" "$IMAGE" \
+			run_shown podman create --name "t$i-$net-$$" --network "$net" "$IMAGE" \
 				sleep infinity || return 1
 			t0=$EPOCHREALTIME
-			run podman start "t$i-$net-$$" || return 1
+			run_shown podman start "t$i-$net-$$" || return 1
 			t1=$EPOCHREALTIME
-			run podman rm -f -t 0 "t$i-$net-$$" || return 1
+			run_shown podman rm -f -t 0 "t$i-$net-$$" || return 1
 			t0=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", (b - a) * 1000 }')
 			if [ "$net" = rdmanet-cdi ]; then with+=("$t0"); else without+=("$t0"); fi
 		done

@@ -74,15 +74,6 @@ elapsed() {
 	awk -v a="$START" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }'
 }
 
-run() {
-	local rc
-	echo "# [init] $*" >&"$KTAP_FD"
-	"$@" >"$T/out" 2>&1
-	rc=$?
-	[ -s "$T/out" ] && sed 's/^/#   /' "$T/out" | head -n 30 >&"$KTAP_FD"
-	return "$rc"
-}
-
 SOCK=$T/containerd.sock
 cri() {
 	"$CRI_BIN" -s "$SOCK" "$@"
@@ -190,7 +181,7 @@ start_containerd() {
 	[[ $v == 1.7.* ]] || return 1
 	wait "$img" || return 1
 	ktap_diag "image ready after $(elapsed) s"
-	run "$T/bin/ctr" --address "$SOCK" -n k8s.io images import "$T/image.tar" || return 1
+	run_shown "$T/bin/ctr" --address "$SOCK" -n k8s.io images import "$T/image.tar" || return 1
 	ktap_diag "image imported after $(elapsed) s"
 	daemon NRI_PID "$T/nri.log" "$NRI" -socket "$T/nri.sock" || return 1
 	wait_for 30 plugin_registered 1
@@ -372,7 +363,7 @@ ktap_diag "after $(elapsed) s"
 # containers without it meanwhile
 killed() {
 	local a3
-	run kill "$NRI_PID" && wait_for 10 gone "$NRI_PID" || return 1
+	run_shown kill "$NRI_PID" && wait_for 10 gone "$NRI_PID" || return 1
 	cexec "$A1" ibv_devinfo -d "$VA" && grep -q PORT_ACTIVE "$T/out" || return 1
 	ctr a3 "$POD_A" "$A" a3 || return 1
 	# ls fails (no /dev/infiniband) or lists no uverbs node

@@ -95,6 +95,17 @@ ktap_skip() {		# NAME REASON
 	_ktap_result ok "$1" "SKIP ${2:-}"
 }
 
+# run_shown CMD... - log CMD, run it with its output in $T/out (tmpdir T
+# first), show the output as diagnostics, return its status.
+run_shown() {
+	local rc
+	echo "# [init] $*" >&"$KTAP_FD"
+	"$@" >"$T/out" 2>&1
+	rc=$?
+	[ -s "$T/out" ] && sed 's/^/#   /' "$T/out" | head -n 30 >&"$KTAP_FD"
+	return "$rc"
+}
+
 # ktap_check NAME CMD... - ok if CMD succeeds, else not ok.
 ktap_check() {
 	local name=$1

@@ -67,17 +67,6 @@ elapsed() {
 	awk -v a="$START" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }'
 }
 
-# run CMD... - log CMD, run it with its output in $T/out, show the output
-# as diagnostics, return its status.
-run() {
-	local rc
-	echo "# [init] $*" >&"$KTAP_FD"
-	"$@" >"$T/out" 2>&1
-	rc=$?
-	[ -s "$T/out" ] && sed 's/^/#   /' "$T/out" | head -n 30 >&"$KTAP_FD"
-	return "$rc"
-}
-
 # tmpfs_at DIR - container storage on a tmpfs of its own, unmounted at exit.
 tmpfs_at() {
 	mkdir -p "$1" && mount -t tmpfs -o mode=0711 tmpfs "$1" || return 1
@@ -108,7 +97,7 @@ tmpfs_at /var/lib/containers && tmpfs_at /var/lib/docker &&
 
 # --- podman -------------------------------------------------------------------
 
-if run podman import "$T/image.tar" "$IMAGE"; then
+if run_shown podman import "$T/image.tar" "$IMAGE"; then
 	ktap_ok podman_image_imported "after $(elapsed) s"
 else
 	ktap_fail podman_image_imported
@@ -124,7 +113,7 @@ node1=$("$VRDMACTL" -j dev show vr-pod1 | jq -r '.[0].chardev')
 node2=$("$VRDMACTL" -j dev show vr-pod2 | jq -r '.[0].chardev')
 ktap_diag "vr-pod1: /dev/infiniband/$node1, vr-pod2: /dev/infiniband/$node2"
 
-if run podman run --rm --network "ns:/run/netns/$P1" --device "/dev/infiniband/$node1" \
+if run_shown podman run --rm --network "ns:/run/netns/$P1" --device "/dev/infiniband/$node1" \
 	"$IMAGE" ibv_devices && only_dev "$T/out" vr-pod1; then
 	ktap_ok podman_sees_only_its_vdev "after $(elapsed) s"
 else
@@ -135,21 +124,21 @@ fi
 # their namespaces, the RoCE traffic through the parent
 pingpong_podman() {
 	local rc
-	run ip link add oob1 netns "$P1" type veth peer name oob2 netns "$P2" &&
-		run ip -n "$P1" addr add 10.98.1.1/24 dev oob1 &&
-		run ip -n "$P1" link set oob1 up &&
-		run ip -n "$P2" addr add 10.98.1.2/24 dev oob2 &&
-		run ip -n "$P2" link set oob2 up || return 1
-	run podman run -d --name "pp-$$" --network "ns:/run/netns/$P1" \
+	run_shown ip link add oob1 netns "$P1" type veth peer name oob2 netns "$P2" &&
+		run_shown ip -n "$P1" addr add 10.98.1.1/24 dev oob1 &&
+		run_shown ip -n "$P1" link set oob1 up &&
+		run_shown ip -n "$P2" addr add 10.98.1.2/24 dev oob2 &&
+		run_shown ip -n "$P2" link set oob2 up || return 1
+	run_shown podman run -d --name "pp-$$" --network "ns:/run/netns/$P1" \
 		--device "/dev/infiniband/$node1" "$IMAGE" \
 		ibv_rc_pingpong -d vr-pod1 -g 1 || return 1
 	cleanup_push podman rm -f "pp-$$"
 	wait_for 60 port_listening "$P1" 18515 || return 1
-	run podman run --rm --network "ns:/run/netns/$P2" --device "/dev/infiniband/$node2" \
+	run_shown podman run --rm --network "ns:/run/netns/$P2" --device "/dev/infiniband/$node2" \
 		"$IMAGE" ibv_rc_pingpong -d vr-pod2 -g 1 10.98.1.1 || return 1
 	grep -q 'bytes in' "$T/out" || return 1
 	rc=$(podman wait "pp-$$")
-	run podman logs "pp-$$"
+	run_shown podman logs "pp-$$"
 	ktap_diag "server exit status $rc"
 	[ "$rc" = 0 ] && grep -q 'bytes in' "$T/out"
 }
@@ -188,7 +177,7 @@ else
 	tail -n 20 "$T/containerd.log" "$T/dockerd.log" | sed 's/^/#   /' >&"$KTAP_FD"
 fi
 
-if run docker import "$T/image.tar" "$IMAGE"; then
+if run_shown docker import "$T/image.tar" "$IMAGE"; then
 	ktap_ok docker_image_imported
 else
 	ktap_fail docker_image_imported
@@ -197,11 +186,11 @@ fi
 # The documented commands, with this test's names
 CTR=dock-$$
 docker_vdev() {
-	run docker run -d --name "$CTR" --device-cgroup-rule "c $MAJOR:* rw" \
+	run_shown docker run -d --name "$CTR" --device-cgroup-rule "c $MAJOR:* rw" \
 		"$IMAGE" sleep infinity || return 1
 	cleanup_push docker rm -f "$CTR"
 	pid=$(docker inspect -f '{{.State.Pid}}' "$CTR")
-	run "$VRDMACTL" dev add vr-dock1 parent "$PARENT" gids shared netns-pid "$pid" || return 1
+	run_shown "$VRDMACTL" dev add vr-dock1 parent "$PARENT" gids shared netns-pid "$pid" || return 1
 	cleanup_push "$VRDMACTL" dev del vr-dock1
 	# In the container's network namespace
 	local want have
@@ -214,15 +203,15 @@ ktap_check docker_vdev_added_by_pid docker_vdev
 
 read -r node majmin <<<"$("$VRDMACTL" -j dev show vr-dock1 | jq -r '.[0] | .chardev + " " + .chardev_dev')"
 ktap_diag "vr-dock1: /dev/infiniband/$node is $majmin"
-if run docker exec "$CTR" mkdir -p /dev/infiniband &&
-   run docker exec "$CTR" mknod -m 0666 "/dev/infiniband/$node" c "${majmin%:*}" "${majmin#*:}" &&
-   run docker exec "$CTR" ls /dev/infiniband && [ "$(xargs <"$T/out")" = "$node" ]; then
+if run_shown docker exec "$CTR" mkdir -p /dev/infiniband &&
+   run_shown docker exec "$CTR" mknod -m 0666 "/dev/infiniband/$node" c "${majmin%:*}" "${majmin#*:}" &&
+   run_shown docker exec "$CTR" ls /dev/infiniband && [ "$(xargs <"$T/out")" = "$node" ]; then
 	ktap_ok docker_node_made
 else
 	ktap_fail docker_node_made
 fi
 
-if run docker exec "$CTR" ibv_devices && only_dev "$T/out" vr-dock1; then
+if run_shown docker exec "$CTR" ibv_devices && only_dev "$T/out" vr-dock1; then
 	ktap_ok docker_sees_only_its_vdev "after $(elapsed) s"
 else
 	ktap_fail docker_sees_only_its_vdev
@@ -241,14 +230,14 @@ set_max() {
 	grep -q "^$1" "$CG/rdma.max"
 }
 if set_max "vr-dock1 hca_handle=0" &&
-   ! run docker exec "$CTR" ibv_devinfo -d vr-dock1 &&
+   ! run_shown docker exec "$CTR" ibv_devinfo -d vr-dock1 &&
    grep -q 'Failed to open' "$T/out"; then
 	ktap_ok docker_rdma_max_refuses
 else
 	ktap_fail docker_rdma_max_refuses
 fi
 if set_max "vr-dock1 hca_handle=2 hca_object=256" &&
-   run docker exec "$CTR" ibv_devinfo -d vr-dock1 && grep -q PORT_ACTIVE "$T/out"; then
+   run_shown docker exec "$CTR" ibv_devinfo -d vr-dock1 && grep -q PORT_ACTIVE "$T/out"; then
 	ktap_ok docker_rdma_max_allows "$(cat "$CG/rdma.max")"
 else
 	ktap_fail docker_rdma_max_allows
@@ -257,13 +246,13 @@ fi
 # The container sees its own cgroup's files (cgroup namespace), and they
 # list every RDMA device of the host by name, other containers' included
 own_cgroup_lists_all() {
-	run docker exec "$CTR" cat /sys/fs/cgroup/rdma.max || return 1
+	run_shown docker exec "$CTR" cat /sys/fs/cgroup/rdma.max || return 1
 	grep -q '^vr-dock1 hca_handle=2 hca_object=256' "$T/out" &&
 		grep -q "^$PARENT " "$T/out" && grep -q '^vr-pod1 ' "$T/out"
 }
 ktap_check docker_cgroup_lists_all_names own_cgroup_lists_all
 
-if run docker stop "$CTR" && wait_for 60 vdev_gone vr-dock1; then
+if run_shown docker stop "$CTR" && wait_for 60 vdev_gone vr-dock1; then
 	ktap_ok docker_vdev_gone_with_container "after $(elapsed) s"
 else
 	ktap_fail docker_vdev_gone_with_container "$("$VRDMACTL" dev show 2>&1)"
@@ -273,25 +262,25 @@ fi
 # allow mknod of any device) but not opened
 no_rule() {
 	local pid node majmin
-	run docker run -d --name "$CTR-norule" "$IMAGE" sleep infinity || return 1
+	run_shown docker run -d --name "$CTR-norule" "$IMAGE" sleep infinity || return 1
 	cleanup_push docker rm -f "$CTR-norule"
 	pid=$(docker inspect -f '{{.State.Pid}}' "$CTR-norule")
-	run "$VRDMACTL" dev add vr-dock2 parent "$PARENT" gids shared netns-pid "$pid" || return 1
+	run_shown "$VRDMACTL" dev add vr-dock2 parent "$PARENT" gids shared netns-pid "$pid" || return 1
 	cleanup_push "$VRDMACTL" dev del vr-dock2
 	read -r node majmin <<<"$("$VRDMACTL" -j dev show vr-dock2 | jq -r '.[0] | .chardev + " " + .chardev_dev')"
-	run docker exec "$CTR-norule" mkdir -p /dev/infiniband &&
-		run docker exec "$CTR-norule" mknod -m 0666 "/dev/infiniband/$node" c "${majmin%:*}" "${majmin#*:}" ||
+	run_shown docker exec "$CTR-norule" mkdir -p /dev/infiniband &&
+		run_shown docker exec "$CTR-norule" mknod -m 0666 "/dev/infiniband/$node" c "${majmin%:*}" "${majmin#*:}" ||
 		return 1
-	if run docker exec "$CTR-norule" ibv_devinfo -d vr-dock2 ||
+	if run_shown docker exec "$CTR-norule" ibv_devinfo -d vr-dock2 ||
 	   ! grep -q 'Failed to open' "$T/out"; then
 		return 1
 	fi
 	# What the device cgroup says
-	! run docker exec "$CTR-norule" cat "/dev/infiniband/$node" &&
+	! run_shown docker exec "$CTR-norule" cat "/dev/infiniband/$node" &&
 		grep -q 'Operation not permitted' "$T/out"
 }
 ktap_check docker_no_rule_no_open no_rule
-run docker rm -f "$CTR-norule"
+run_shown docker rm -f "$CTR-norule"
 
 # --- CNI and containerd ---------------------------------------------------------
 
@@ -401,8 +390,8 @@ ktap_check cni_check cni CHECK "$T/rdmanet.conflist"
 ctr_run() {
 	local node
 	node=$(jq -r .chardev "$(cni_state)")
-	run sh -c "docker save $IMAGE | ctr images import -" || return 1
-	run ctr run --rm --with-ns "network:$CNI_NS" --device "/dev/infiniband/$node" \
+	run_shown sh -c "docker save $IMAGE | ctr images import -" || return 1
+	run_shown ctr run --rm --with-ns "network:$CNI_NS" --device "/dev/infiniband/$node" \
 		"docker.io/library/$IMAGE:latest" "ctr-$$" ibv_devices &&
 		only_dev "$T/out" "$CNI_NAME"
 }
