@@ -3,10 +3,10 @@
  * What vrdma forwards to mlx5_ib, declared from its uapi headers: the UAR
  * object (stock libmlx5 asks for dynamic UARs and allocates each CQ's
  * doorbell page with MLX5_IB_METHOD_UAR_OBJ_ALLOC) and PD_QUERY on the
- * core PD.  Reviewed against mlx5_ib's handlers in 6.1 and 6.12
- * (drivers/infiniband/hw/mlx5/main.c, std_types.c): they read the
- * ucontext through ib_uverbs_get_ucontext(), the PD through its handle,
- * and insert mmap entries in the ucontext; nothing else of the bundle.
+ * core PD.  mlx5_ib's handlers (drivers/infiniband/hw/mlx5/main.c,
+ * std_types.c) read the ucontext through ib_uverbs_get_ucontext(), the
+ * PD through its handle, and insert mmap entries in the ucontext; nothing
+ * else of the bundle.
  * Run by stock libmlx5 against rdmasim's mlx5 personality, which declares
  * them as mlx5_ib does (selftests/sim_mlx5.sh); mlx5_ib's own handlers
  * are not run: there is no mlx5 hardware here.  DEVX, flow steering, DM,
@@ -17,11 +17,11 @@
  * Its driver attributes on core methods, declared one per group so that
  * each is matched on its own (where the target's headers lack one,
  * compat.h names it VRDMA_ATTR_NONE and it never matches), reach mlx5 in
- * the caller's bundle (udata.c).  Reviewed against 6.12's and 7.3's
- * mlx5_ib (cq.c, qp.c, srq.c, mr.c, main.c): the UAR index of a CQ's
- * doorbell (libmlx5 with dynamic UARs passes it only so from 7.x; on 6.1
- * it is in the driver data, MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX), the
- * doorbell record as a UMEM (7.2), the DMA-BUF MR access flags (data
+ * the caller's bundle (udata.c).  What mlx5_ib (cq.c, qp.c, srq.c, mr.c,
+ * main.c) reads from the bundle: the UAR index of a CQ's doorbell
+ * (libmlx5 with dynamic UARs passes it only so from 7.x; on 6.1 it is in
+ * the driver data, MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX), the doorbell
+ * record as a UMEM (7.2), the DMA-BUF MR access flags (data
  * direct).  mlx5 reads them with uverbs_copy_from(), uverbs_get_flags32()
  * and ib_umem_get_attr_or_va(), which the lent bundle serves.  The same
  * goes for QUERY_CONTEXT's RESP_UCTX, which mlx5's query_ucontext fills

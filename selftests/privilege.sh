@@ -124,7 +124,7 @@ fi
 
 # Parents: a namespace sees only those of its own vdevices.  rxepv, a
 # second parent on a dummy netdev, carries only vP2, in B; netns N has no
-# vdevice.  (Before, every namespace saw every parent: issue 30.)
+# vdevice.
 parents() {	# CMD... - the parent names "CMD -j parent show" lists, sorted
 	"$@" -j parent show | jq -r '.[].name' | sort | xargs
 }

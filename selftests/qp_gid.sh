@@ -295,7 +295,7 @@ else
 	ktap_fail shared_ud_qp_keeps_indices "setup: $(cat "$T/hold_e" "$T/ud_hold" 2>/dev/null | tr '\n' ' ')"
 fi
 
-# Concurrent address vectors (issue 30, finding 5).  uverbs holds a QP
+# Concurrent address vectors.  uverbs holds a QP
 # shared for modify_qp, so two calls can overlap: qp_gid_race's first RTR,
 # from X, sleeps at vrdma's delay point qp_av (after the parent's QP was
 # modified, before vrdma records the indices) while the second, from Y,

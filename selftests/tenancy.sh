@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Addresses per tenant (issue 18): a vdevice sees and may use only the RoCE
+# Addresses per tenant: a vdevice sees and may use only the RoCE
 # addresses of its own network namespace, plus what the operator grants;
 # the host's and other tenants' addresses are not in its GID table.
 #
