@@ -35,8 +35,6 @@
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=selftests/lib-vdev.sh
 . "$(dirname "$0")/lib-vdev.sh"
-# id: the test checks who the container runs as
-IMAGE_CMDS="sh ls cat sleep id ibv_devices ibv_devinfo ibv_rc_pingpong"
 # shellcheck source=selftests/lib-image.sh
 . "$(dirname "$0")/lib-image.sh"
 
@@ -91,10 +89,11 @@ cleanup_push ip link del cni-vcdi0
 cleanup_push ip link del cni-vcdi1
 cleanup_push ip link del cni-vcdi2
 
-if image_rootfs "$T/rootfs" && image_tar "$T/rootfs" "$T/image.tar" &&
-   tmpfs_at /var/lib/containers && tmpfs_at /var/lib/cni &&
-   run_shown podman import "$T/image.tar" "$IMAGE"; then
-	ktap_ok image_imported
+# The image of selftests/runtimes.sh (lib-image.sh), made on the host
+# before the boot or else here
+if image_get "$T" && tmpfs_at /var/lib/containers && tmpfs_at /var/lib/cni &&
+   run_shown podman import "$IMAGE_TAR" "$IMAGE"; then
+	ktap_ok image_imported "$IMAGE_FROM"
 else
 	ktap_fail image_imported
 	ktap_skip_rest "no image"

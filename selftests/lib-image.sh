@@ -10,6 +10,9 @@
 #                       with ldd) and the rxe provider with its .driver file
 #   image_tar DIR TAR   a tar of DIR, what "podman import" and "docker
 #                       import" take
+#   image_get DIR       that tar of IMAGE_CMDS, its path in IMAGE_TAR: the
+#                       one the VM harness made on the host before the boot
+#                       if there is one, else made here, under DIR
 #   image_archive DIR TAR NAME CMD...
 #                       DIR as a "docker save" archive of image NAME with
 #                       default command CMD, what "ctr images import" takes
@@ -19,7 +22,10 @@
 # image as it does on the host.  A parent other than rxe needs its own
 # provider: IMAGE_PROVIDERS names them.
 
-IMAGE_CMDS=${IMAGE_CMDS:-"sh ls cat mkdir mknod sleep ibv_devices ibv_devinfo ibv_rc_pingpong"}
+# The commands of selftests/runtimes.sh (mkdir and mknod: it makes the node
+# in a docker container) and cdi_podman.sh (id: it checks who the container
+# runs as), one image for both
+IMAGE_CMDS=${IMAGE_CMDS:-"sh ls cat mkdir mknod sleep id ibv_devices ibv_devinfo ibv_rc_pingpong"}
 IMAGE_PROVIDERS=${IMAGE_PROVIDERS:-rxe}
 IMAGE_LIBDIR=/usr/lib/x86_64-linux-gnu
 
@@ -77,6 +83,32 @@ image_rootfs() {
 
 image_tar() {
 	tar -C "$1" --numeric-owner -cf "$2" .
+}
+
+# image_get DIR - the image as image_tar makes it, of IMAGE_CMDS and
+# IMAGE_PROVIDERS: its path in IMAGE_TAR, where it was made in IMAGE_FROM.
+# selftests/vm/run.sh makes it on the host before the boot
+# (selftests/vm/image-prebuild.sh) and names its directory in
+# VRDMA_IMAGE_PREBUILT: the guest's root is the host's, so the binaries
+# are the same, and the host takes a second where the guest under TCG took
+# about 50 s.  Without it (a test run by hand), or if it was made of other
+# commands or providers, the image is made here, under DIR.
+image_get() {
+	local pre=${VRDMA_IMAGE_PREBUILT:-} recipe=
+	if [ -n "$pre" ]; then
+		recipe=$(cat "$pre/recipe" 2>/dev/null)
+		if [ -s "$pre/image.tar" ] && [ "$recipe" = "$IMAGE_CMDS;$IMAGE_PROVIDERS" ]; then
+			IMAGE_TAR=$pre/image.tar
+			# shellcheck disable=SC2034  # read by the scripts
+			IMAGE_FROM="made on the host before the boot in $(cat "$pre/secs" 2>/dev/null) s"
+			return 0
+		fi
+		ktap_diag "image: $pre/image.tar holds '$recipe', not '$IMAGE_CMDS;$IMAGE_PROVIDERS': making it here"
+	fi
+	IMAGE_TAR=$1/image.tar
+	# shellcheck disable=SC2034  # read by the scripts
+	IMAGE_FROM="made here"
+	image_rootfs "$1/rootfs" && image_tar "$1/rootfs" "$IMAGE_TAR"
 }
 
 # image_archive DIR TAR NAME CMD... - DIR as an image in the archive format

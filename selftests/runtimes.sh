@@ -20,9 +20,11 @@
 #            libcni runs it (env + stdin, prevResult chained); then
 #            ctr run --with-ns network:/run/netns/C --device NODE IMAGE
 #
-# The image: no registry is reachable, so it is built here
+# The image: no registry is reachable, so it is built offline
 # (selftests/lib-image.sh: a shell, coreutils, the ibverbs utilities, their
-# libraries and the rxe provider) and imported with podman/docker import.
+# libraries and the rxe provider), by the VM harness on the host before the
+# boot (selftests/vm/image-prebuild.sh) or else here, and imported with
+# podman/docker import.
 # Container storage lives on tmpfs mounts (overlayfs does not stack on the
 # guest's overlay root).  dockerd runs without systemd (cgroupfs driver) and
 # without its bridge and iptables rules (--bridge=none --iptables=false), so
@@ -87,8 +89,8 @@ vdev_gone() {
 
 # --- the image ------------------------------------------------------------------
 
-if image_rootfs "$T/rootfs" && image_tar "$T/rootfs" "$T/image.tar"; then
-	ktap_ok image_built "$(du -sh "$T/image.tar" | cut -f1) image with: $IMAGE_CMDS"
+if image_get "$T"; then
+	ktap_ok image_built "$IMAGE_FROM: $(du -shL "$IMAGE_TAR" | cut -f1) image with: $IMAGE_CMDS"
 else
 	ktap_fail image_built
 fi
@@ -97,7 +99,7 @@ tmpfs_at /var/lib/containers && tmpfs_at /var/lib/docker &&
 
 # --- podman -------------------------------------------------------------------
 
-if run_shown podman import "$T/image.tar" "$IMAGE"; then
+if run_shown podman import "$IMAGE_TAR" "$IMAGE"; then
 	ktap_ok podman_image_imported "after $(elapsed) s"
 else
 	ktap_fail podman_image_imported
@@ -177,7 +179,7 @@ else
 	tail -n 20 "$T/containerd.log" "$T/dockerd.log" | sed 's/^/#   /' >&"$KTAP_FD"
 fi
 
-if run_shown docker import "$T/image.tar" "$IMAGE"; then
+if run_shown docker import "$IMAGE_TAR" "$IMAGE"; then
 	ktap_ok docker_image_imported
 else
 	ktap_fail docker_image_imported

@@ -257,6 +257,19 @@ if wants_test install && on_host_kdir; then
 		echo "vm: the staged make install did not run; selftests/install.sh fails"
 fi
 
+# The container image of selftests/runtimes.sh and cdi_podman.sh is made
+# here too (image-prebuild.sh): under TCG each test took about 50 s to make
+# it.  Without it they make it in the guest.
+IMAGE_PREBUILT=
+if wants_test runtimes || wants_test cdi_podman; then
+	echo "vm: making the container image on the host (selftests/vm/image-prebuild.sh)"
+	if "$HERE/image-prebuild.sh" "$RUN/image"; then
+		IMAGE_PREBUILT=$RUN/image
+	else
+		echo "vm: the image was not made; the tests make it in the guest"
+	fi
+fi
+
 {
 	printf 'VM_MODE=%q\n' "$MODE"
 	printf 'VM_TESTS=%q\n' "$TESTS"
@@ -268,6 +281,7 @@ fi
 	printf 'KVER=%q\n' "$KVER"
 	printf 'export VRDMA_DKMS_PREBUILT=%q\n' "$DKMS_PREBUILT"
 	printf 'export VRDMA_INSTALL_STAGED=%q\n' "$INSTALL_STAGED"
+	printf 'export VRDMA_IMAGE_PREBUILT=%q\n' "$IMAGE_PREBUILT"
 	# Bounds of selftests/fuzz.sh and of the other repeated tests
 	# (module.sh, stress.sh, traffic.sh and eight.sh), and lib.sh's step
 	# timer, passed on when set
