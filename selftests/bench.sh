@@ -146,21 +146,10 @@ declare -A DEV_S=([native]=$PARENT [vdev]=vA) DEV_C=([native]=$PARENT [vdev]=vB)
 declare -A NS_S=([native]=init [vdev]=$A) NS_C=([native]=init [vdev]=$B)
 declare -A ADDR=([native]=127.0.0.1 [vdev]=$OOB_NET.1.1)
 
-# run NS CMD... - CMD in netns NS ("init": the initial one), logged.
-run() {
-	local ns=$1
-	shift
-	if [ "$ns" = init ]; then
-		in_init "$@"
-	else
-		in_ns "$ns" "$@"
-	fi
-}
-
-# run_ctl NS CMD... - run, but in the initial namespace CMD also gets a mount
-# namespace of its own, set up the way "ip netns exec" sets up the vdevice
-# side's (/ a slave, sysfs mounted afresh).  Opening a context walks /dev
-# and /sys paths, which costs a few percent more in such a namespace:
+# run_ctl NS CMD... - in_ns, but in the initial namespace CMD also gets a
+# mount namespace of its own, set up the way "ip netns exec" sets up the
+# vdevice side's (/ a slave, sysfs mounted afresh).  Opening a context walks
+# /dev and /sys paths, which costs a few percent more in such a namespace:
 # that is the container's cost, not the vdevice's, so both kinds pay it.
 run_ctl() {
 	local ns=$1
@@ -221,13 +210,13 @@ pair_once() {
 		fi
 	) > "$OUT/tmp.srv" 2>&1 &
 	spid=$!
-	if ! wait_for 30 port_listening_k "$kind" "$PORT" >/dev/null; then
+	if ! wait_for 30 port_listening "${NS_S[$kind]}" "$PORT" >/dev/null; then
 		kill "$spid" 2>/dev/null
 		wait "$spid"
 		[ -n "${wpid:-}" ] && kill "$wpid"
 		return 1
 	fi
-	run "${NS_C[$kind]}" timeout 300 "$tool" -d "${DEV_C[$kind]}" -x "$GIDX" "$@" \
+	in_ns "${NS_C[$kind]}" timeout 300 "$tool" -d "${DEV_C[$kind]}" -x "$GIDX" "$@" \
 		-p "$PORT" "${ADDR[$kind]}" > "$CLI_OUT" 2>&1
 	crc=$?
 	wait "$spid"
@@ -259,14 +248,6 @@ pair_once() {
 		return 1
 	fi
 	return 0
-}
-
-port_listening_k() {	# KIND PORT
-	if [ "${NS_S[$1]}" = init ]; then
-		ss -Hltn "sport = :$2" 2>/dev/null | grep -q .
-	else
-		port_listening "${NS_S[$1]}" "$2"
-	fi
 }
 
 # perf_row SIZE FIELD - FIELD of perftest's result row for SIZE.

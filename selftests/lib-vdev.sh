@@ -64,17 +64,18 @@ spawn_in_ns() {
 	shift
 	(
 		echo "# [$ns] $* &" >&2
-		exec ip netns exec "$ns" "$@"
+		[ "$ns" = init ] || exec ip netns exec "$ns" "$@"
+		exec "$@"
 	) &
 }
 
 # port_listening NS PORT - something listens on TCP PORT in NS.
 port_listening() {
-	ip netns exec "$1" ss -Hltn "sport = :$2" 2>/dev/null | grep -q .
+	ns_run "$1" ss -Hltn "sport = :$2" 2>/dev/null | grep -q .
 }
 
 # rdma_pair DIR NAME SNS CNS ADDR PORT "SERVER CMD" "CLIENT CMD" - run a
-# server in SNS and its client in CNS (ADDR appended to the client command,
+# server in SNS and its client in CNS (either may be "init", ADDR appended to the client command,
 # -p PORT to both), logging to DIR/NAME.{srv,cli}.  Succeeds when both end
 # with status 0; prints their output tails as diagnostics otherwise.
 rdma_pair() {

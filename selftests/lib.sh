@@ -190,12 +190,22 @@ load_modules() {
 
 # --- commands, namespaces ----------------------------------------------------
 
-# in_ns NS CMD... - log "# [NS] CMD...", then run CMD in netns NS.
-in_ns() {
+# ns_run NS CMD... - run CMD in netns NS, or where the test runs when NS
+# is "init" (the initial namespace; no test names a namespace so).
+ns_run() {
 	local ns=$1
 	shift
-	echo "# [$ns] $*" >&"$KTAP_FD"
-	ip netns exec "$ns" "$@"
+	if [ "$ns" = init ]; then
+		"$@"
+	else
+		ip netns exec "$ns" "$@"
+	fi
+}
+
+# in_ns NS CMD... - log "# [NS] CMD...", then ns_run it.
+in_ns() {
+	echo "# [$1] ${*:2}" >&"$KTAP_FD"
+	ns_run "$@"
 }
 
 # in_init CMD... - the same for the initial network namespace.

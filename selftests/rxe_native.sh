@@ -13,6 +13,8 @@
 
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=selftests/lib-vdev.sh
+. "$(dirname "$0")/lib-vdev.sh"
 
 ktap_plan parent_port_active ibv_devices_lists_parent rc_pingpong \
 	ud_pingpong parent_resources_released
@@ -39,40 +41,18 @@ fi
 BASE=$(parent_res)
 ktap_diag "$PARENT resources before: $BASE"
 
-port_listening() {
-	ss -Htln "sport = :$1" | grep -q .
-}
-
-# pingpong NAME TOOL ARGS... - server and client on $PARENT; both must exit 0
-# and report their iterations.
+# pingpong NAME TOOL ARGS... - server and client on $PARENT in init_net
+# (rdma_pair); both must exit 0 and report their iterations.
 pingpong() {
-	local name=$1 tool=$2 port srv_rc cli_rc spid
-	shift 2
-	port=$((20000 + RANDOM % 20000))
-	in_init timeout 120 "$tool" -d "$PARENT" -g 1 -p "$port" "$@" \
-		> "$DIR/$name.server" 2>&1 &
-	spid=$!
-	if ! wait_for 30 port_listening "$port"; then
-		kill "$spid" 2>/dev/null
-		wait "$spid"
-		ktap_diag "$(cat "$DIR/$name.server")"
-		ktap_fail "$name" "server did not listen on port $port"
-		return
-	fi
-	in_init timeout 120 "$tool" -d "$PARENT" -g 1 -p "$port" "$@" 127.0.0.1 \
-		> "$DIR/$name.client" 2>&1
-	cli_rc=$?
-	wait "$spid"
-	srv_rc=$?
-	ktap_diag "server: $(tr '\n' ' ' < "$DIR/$name.server")"
-	ktap_diag "client: $(tr '\n' ' ' < "$DIR/$name.client")"
-	if [ "$srv_rc" -ne 0 ] || [ "$cli_rc" -ne 0 ]; then
-		ktap_fail "$name" "server exit $srv_rc, client exit $cli_rc"
-	elif ! grep -q ' iters in ' "$DIR/$name.server" ||
-	     ! grep -q ' iters in ' "$DIR/$name.client"; then
+	local name=$1 cmd="$2 -d $PARENT -g 1 ${*:3}"
+	if ! rdma_pair "$DIR" "$name" init init 127.0.0.1 \
+			$((20000 + RANDOM % 20000)) "$cmd" "$cmd"; then
+		ktap_fail "$name"
+	elif ! grep -q ' iters in ' "$DIR/$name.srv" ||
+	     ! grep -q ' iters in ' "$DIR/$name.cli"; then
 		ktap_fail "$name" "no iteration report"
 	else
-		ktap_ok "$name"
+		ktap_ok "$name" "$(grep -h ' iters in ' "$DIR/$name.cli")"
 	fi
 }
 

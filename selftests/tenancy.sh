@@ -345,61 +345,36 @@ fi
 
 # --- RoCE between the tenants' own addresses ----------------------------------
 
-# in_net NS CMD... - CMD in netns NS, "init" for init_net.
-in_net() {
-	local ns=$1
-	shift
-	if [ "$ns" = init ]; then
-		"$@"
-	else
-		ip netns exec "$ns" "$@"
-	fi
-}
-
-# tcp_listening NS PORT - something listens on TCP PORT in NS ("init").
-tcp_listening() {
-	in_net "$1" ss -Hltn "sport = :$2" 2>/dev/null | grep -q .
-}
-
 # gid_at NS DEV I - DEV's table has a GID at index I.
 gid_at() {
 	local g
-	g=$(in_net "$1" cat "/sys/class/infiniband/$2/ports/1/gids/$3" 2>/dev/null)
+	g=$(ns_run "$1" cat "/sys/class/infiniband/$2/ports/1/gids/$3" 2>/dev/null)
 	[ -n "$g" ] && [ "$g" != "$ZERO" ]
 }
 
 # gid_idx NS DEV ADDR - the index of ADDR's RoCE v2 GID in DEV's table.
 gid_idx() {
-	in_net "$1" "$PROBE" "$2" "$3" "$3" 2>/dev/null | sed -n 's/^gid=\([0-9]*\).*/\1/p'
+	ns_run "$1" "$PROBE" "$2" "$3" "$3" 2>/dev/null | sed -n 's/^gid=\([0-9]*\).*/\1/p'
 }
 
 # pingpong NAME SNS SDEV SIDX CNS CDEV CIDX ADDR PORT - ibv_rc_pingpong
 # (RC SEND) from CDEV's GID CIDX in CNS to SDEV's GID SIDX in SNS, ADDR the
-# server's address for the out-of-band exchange, while tcpdump records the
-# RoCE v2 packets on A's macvlan; T/NAME.{srv,cli,cap}.  Succeeds when both
-# ends do.
+# server's address for the out-of-band exchange (rdma_pair), while tcpdump
+# records the RoCE v2 packets on A's macvlan; T/NAME.{srv,cli,cap}.
+# Succeeds when both ends do.
 pingpong() {
 	local name=$1 sns=$2 sdev=$3 sidx=$4 cns=$5 cdev=$6 cidx=$7 addr=$8 port=$9
-	local cap srv ret
+	local cap ret=0
 	spawn_in_ns "$A" timeout 60 tcpdump -l -n -i mva udp port 4791 \
 		>"$T/$name.cap" 2>"$T/$name.caperr"
 	cap=$!
 	wait_for 10 grep -q "listening on" "$T/$name.caperr"
-	( in_net "$sns" timeout 30 ibv_rc_pingpong -d "$sdev" -g "$sidx" \
-		-p "$port" -n 5 ) >"$T/$name.srv" 2>&1 &
-	srv=$!
-	wait_for 10 tcp_listening "$sns" "$port"
-	in_net "$cns" timeout 25 ibv_rc_pingpong -d "$cdev" -g "$cidx" -p "$port" \
-		-n 5 "$addr" >"$T/$name.cli" 2>&1
-	ret=$?
-	wait "$srv" || ret=1
+	rdma_pair "$T" "$name" "$sns" "$cns" "$addr" "$port" \
+		"ibv_rc_pingpong -d $sdev -g $sidx -n 5" \
+		"ibv_rc_pingpong -d $cdev -g $cidx -n 5" || ret=1
 	sleep 1	# tcpdump prints what it has seen
 	kill "$cap" 2>/dev/null
 	wait "$cap" 2>/dev/null
-	if [ "$ret" != 0 ]; then
-		ktap_diag "$name server: $(tail -n 3 "$T/$name.srv" | tr '\n' ' ')"
-		ktap_diag "$name client: $(tail -n 3 "$T/$name.cli" | tr '\n' ' ')"
-	fi
 	return "$ret"
 }
 
