@@ -23,7 +23,7 @@
 #   bandwidth  ib_write_bw and ib_send_bw over BENCH_SIZES, iteration mode
 #              with a fixed byte count per run; the figure is bytes / the
 #              wall-clock window in which the parent's sent_pkts counter
-#              moved (selftests/progs/window.c), not perftest's own
+#              moved (selftests/progs/pkt_window.c), not perftest's own
 #              column, which
 #              TCG makes unreliable (DESIGN.md).  perftest's figure is kept
 #              beside it in the JSON as a cross-check.
@@ -98,7 +98,7 @@ PROFILE_ITERS=${BENCH_PROFILE_ITERS:-20000}
 PROFILE_HZ=${BENCH_PROFILE_HZ:-4000}
 OUT=${BENCH_OUT:-${VM_RESULTS:-/tmp}/bench}
 CTLBENCH=$TOP/selftests/progs/ctlbench
-WINDOW=$TOP/selftests/progs/window
+WINDOW=$TOP/selftests/progs/pkt_window
 COUNTER=/sys/class/infiniband/$PARENT/ports/1/hw_counters/sent_pkts
 
 mkdir -p "$OUT" || exit 1
@@ -264,7 +264,7 @@ win_field() {
 
 lat_iters() {	# SIZE - about 8 MiB per direction, 20..LAT_ITERS round trips:
 	# a window of 0.4 to 1 s at every size, which the 5 ms polling of
-	# selftests/progs/window resolves to about a percent, and in which
+	# selftests/progs/pkt_window resolves to about a percent, and in which
 	# one stall of the TCG guest no longer decides the figure (with 5000
 	# round trips, 0.15 s at 2 bytes, the spread was twice as wide)
 	local n=$(( (8 << 20) / $1 ))

@@ -13,7 +13,7 @@
 # PARENT a RoCE port with an IPv4 address, python3-pyverbs installed for
 # the pyverbs part.  It creates network namespaces and vdevices of its own
 # and removes them; it does not touch other vdevices.  The selftests run
-# here too, in the test VM, against rxe (selftests/hwkit.sh), so the kit
+# here too, in the test VM, against rxe (selftests/hwcheck.sh), so the kit
 # cannot rot.
 #
 # -t  the selftests to run (default: $DEFAULT_TESTS)
@@ -27,7 +27,7 @@
 set -uo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-DEFAULT_TESTS="visibility verbs traffic shadow_owner quota hygiene ud_post"
+DEFAULT_TESTS="visibility verbs traffic shadow_owner quota kill_mid_traffic ud_post"
 TESTS=$DEFAULT_TESTS
 PYVERBS=quick
 REPORT=

@@ -283,7 +283,7 @@ fi
 	printf 'export VRDMA_INSTALL_STAGED=%q\n' "$INSTALL_STAGED"
 	printf 'export VRDMA_IMAGE_PREBUILT=%q\n' "$IMAGE_PREBUILT"
 	# Bounds of selftests/fuzz.sh and of the other repeated tests
-	# (module.sh, stress.sh, traffic.sh and eight.sh), and lib.sh's step
+	# (module.sh, stress.sh, traffic.sh and many_tenants.sh), and lib.sh's step
 	# timer, passed on when set
 	for v in NLFUZZ_COUNT VERBS_FUZZ_COUNT VERBS_FUZZ_COMPARE FUZZ_SEED \
 		FUZZ_TIME_LIMIT MODULE_CYCLES STRESS_SECS TRAFFIC_ITERS \
