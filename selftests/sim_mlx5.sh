@@ -20,6 +20,12 @@
 # firmware without DEVX, and counts it (debugfs rdmasim/mlx5:
 # devx_asked), and libmlx5 opens without it.
 #
+# The error paths (selftests/progs/sim_mlx5_qp, natively and on a
+# vdevice): an RC QP connected to itself sends and reads, then a SEND with
+# an lkey of no MR completes with a local protection error, the QP is in
+# the error state, and a receive posted before and a SEND posted after are
+# flushed; the double counts one error CQE and two flushes.
+#
 # Traffic (selftests/rdmasim/mlx5_qp.c, mlx5_wqe.c: QPs with mlx5's driver
 # data, the double's "hardware" running libmlx5's WQEs and writing mlx5
 # CQEs): stock ibv_rc_pingpong (also -e, completion events),
@@ -51,6 +57,7 @@
 . "$(dirname "$0")/lib-sim.sh"
 
 PROG=$TOP/selftests/progs/sim_mlx5
+QP_PROG=$TOP/selftests/progs/sim_mlx5_qp
 VARIANT=/sys/module/rdmasim/parameters/variant
 MLX5DBG=$SIMDBG/mlx5
 PARENT=simmlx
@@ -64,8 +71,9 @@ ktap_plan setup native_devinfo native_devinfo_verbose native_libmlx5 \
 	native_devx_refused_counted native_devx_open_refused native_released \
 	vdev_devinfo vdev_devinfo_alike vdev_libmlx5 vdev_no_devx_to_parent \
 	vdev_devx_open_refused vdev_released \
-	"${TRAFFIC[@]/#/native_}" traffic_setup \
-	"${TRAFFIC[@]/#/vdev_}" vdev_traffic_no_devx kill9_released \
+	"${TRAFFIC[@]/#/native_}" native_qp_errors traffic_setup \
+	"${TRAFFIC[@]/#/vdev_}" vdev_qp_errors vdev_traffic_no_devx \
+	kill9_released \
 	strict_clean klog_clean
 
 # mlx5_count NAME - the personality's counter NAME (debugfs rdmasim/mlx5)
@@ -113,7 +121,7 @@ prog_ok() {
 }
 
 mark=$(klog_mark)
-if [ -x "$PROG" ] && [ -r "$SIM_KO" ] && load_modules &&
+if [ -x "$PROG" ] && [ -x "$QP_PROG" ] && [ -r "$SIM_KO" ] && load_modules &&
 	{ [ -d /sys/module/rdmasim ] || in_init insmod "$SIM_KO"; } &&
 	cleanup_push rmmod rdmasim && new_ns V v &&
 	in_init ip link add svm0a type veth peer name svm0b &&
@@ -338,10 +346,32 @@ traffic() {
 	fi
 }
 
+# qp_errors NAME NS DEV - sim_mlx5_qp on DEV in NS (init for init_net):
+# every step ok, one error CQE and two flushes, no bad WQE
+qp_errors() {
+	local name=$1 ns=$2 dev=$3 out rc e0 f0 b0 e f
+	e0=$(mlx5_count err_cqes)
+	f0=$(mlx5_count flush_cqes)
+	b0=$(mlx5_count bad_wqes)
+	out=$(ns_run "$ns" "$QP_PROG" "$dev" "$GIDX" 2>&1)
+	rc=$?
+	ktap_diag "$out"
+	e=$(($(mlx5_count err_cqes) - e0))
+	f=$(($(mlx5_count flush_cqes) - f0))
+	if [ "$rc" = 0 ] && [ "$(grep -c ' ok ' <<<"$out")" = 5 ] &&
+		[ "$e" = 1 ] && [ "$f" = 2 ] && [ "$(mlx5_count bad_wqes)" = "$b0" ] &&
+		wait_for 10 sim_objects_is "$base"; then
+		ktap_ok "$name" "$e error CQE, $f flush CQEs"
+	else
+		ktap_fail "$name" "exit $rc, $e error CQEs, $f flush CQEs, objects $(sim_objects)"
+	fi
+}
+
 tmpdir T
 for kind in "${TRAFFIC[@]}"; do
 	traffic "native_$kind" "$kind" init "$PARENT" init "$PARENT" 127.0.0.1
 done
+qp_errors native_qp_errors init "$PARENT"
 
 # Two containers, a vdevice each, an out-of-band link between them
 if new_ns A a && new_ns B b && link_ns "$A" "$B" 1 && vdev_add vA "$A" &&
@@ -352,6 +382,7 @@ if new_ns A a && new_ns B b && link_ns "$A" "$B" 1 && vdev_add vA "$A" &&
 	for kind in "${TRAFFIC[@]}"; do
 		traffic "vdev_$kind" "$kind" "$A" vA "$B" vB "$OOB_NET.1.1"
 	done
+	qp_errors vdev_qp_errors "$A" vA
 	devx1=$(mlx5_count devx_asked)
 	uctx1=$(mlx5_count ucontexts)
 	if [ "$devx1" = "$devx0" ] && [ "$((uctx1 - uctx0))" -ge 10 ]; then
@@ -381,7 +412,8 @@ if new_ns A a && new_ns B b && link_ns "$A" "$B" 1 && vdev_add vA "$A" &&
 	fi
 else
 	ktap_fail traffic_setup
-	for t in "${TRAFFIC[@]/#/vdev_}" vdev_traffic_no_devx kill9_released; do
+	for t in "${TRAFFIC[@]/#/vdev_}" vdev_qp_errors vdev_traffic_no_devx \
+		kill9_released; do
 		ktap_skip "$t" "no vdevices"
 	done
 fi
