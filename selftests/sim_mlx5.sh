@@ -26,10 +26,20 @@
 # the error state, and a receive posted before and a SEND posted after are
 # flushed; the double counts one error CQE and two flushes.
 #
+# SRQs (selftests/progs/sim_mlx5_srq, natively and on a vdevice;
+# selftests/rdmasim/mlx5_srq.c): create, query, a resize refused as
+# mlx5_ib refuses it, the limit armed and read back, an RC QP attached to
+# the SRQ and connected to itself taking its receives from it in posting
+# order (payloads checked), the SRQ limit event once fewer WQEs than the
+# limit remain, then 200 SENDs with each receive reposted, so that
+# libmlx5 relinks every WQE; the double counts one limit event and no SRQ
+# left.
+#
 # Traffic (selftests/rdmasim/mlx5_qp.c, mlx5_wqe.c: QPs with mlx5's driver
 # data, the double's "hardware" running libmlx5's WQEs and writing mlx5
 # CQEs): stock ibv_rc_pingpong (also -e, completion events),
-# ibv_ud_pingpong, ib_send_lat and ib_write_bw, each with its payload or
+# ibv_ud_pingpong, ibv_srq_pingpong (16 QPs on one SRQ), ib_send_lat and
+# ib_write_bw, each with its payload or
 # completion checks, natively and between vdevices of the double in two
 # netns (vA in A, vB in B, an out-of-band veth between them).  After each:
 # the double's objects at rest, no WQE libmlx5 never writes and no error
@@ -58,6 +68,7 @@
 
 PROG=$TOP/selftests/progs/sim_mlx5
 QP_PROG=$TOP/selftests/progs/sim_mlx5_qp
+SRQ_PROG=$TOP/selftests/progs/sim_mlx5_srq
 VARIANT=/sys/module/rdmasim/parameters/variant
 MLX5DBG=$SIMDBG/mlx5
 PARENT=simmlx
@@ -65,14 +76,15 @@ PARENT=simmlx
 SIM_ADDR=10.97.0.1
 PORT=18515
 
-TRAFFIC=(rc_pingpong rc_pingpong_events ud_pingpong send_lat write_bw)
+TRAFFIC=(rc_pingpong rc_pingpong_events ud_pingpong srq_pingpong send_lat
+	write_bw)
 
 ktap_plan setup native_devinfo native_devinfo_verbose native_libmlx5 \
 	native_devx_refused_counted native_devx_open_refused native_released \
 	vdev_devinfo vdev_devinfo_alike vdev_libmlx5 vdev_no_devx_to_parent \
 	vdev_devx_open_refused vdev_released \
-	"${TRAFFIC[@]/#/native_}" native_qp_errors traffic_setup \
-	"${TRAFFIC[@]/#/vdev_}" vdev_qp_errors vdev_traffic_no_devx \
+	"${TRAFFIC[@]/#/native_}" native_qp_errors native_srq traffic_setup \
+	"${TRAFFIC[@]/#/vdev_}" vdev_qp_errors vdev_srq vdev_traffic_no_devx \
 	kill9_released \
 	strict_clean klog_clean
 
@@ -121,7 +133,8 @@ prog_ok() {
 }
 
 mark=$(klog_mark)
-if [ -x "$PROG" ] && [ -x "$QP_PROG" ] && [ -r "$SIM_KO" ] && load_modules &&
+if [ -x "$PROG" ] && [ -x "$QP_PROG" ] && [ -x "$SRQ_PROG" ] &&
+	[ -r "$SIM_KO" ] && load_modules &&
 	{ [ -d /sys/module/rdmasim ] || in_init insmod "$SIM_KO"; } &&
 	cleanup_push rmmod rdmasim && new_ns V v &&
 	in_init ip link add svm0a type veth peer name svm0b &&
@@ -311,6 +324,7 @@ traffic_cmd() {
 	rc_pingpong) echo "ibv_rc_pingpong -d $2 -g $GIDX -n 200 -s 4096 -c" ;;
 	rc_pingpong_events) echo "ibv_rc_pingpong -d $2 -g $GIDX -n 200 -s 1024 -c -e" ;;
 	ud_pingpong) echo "ibv_ud_pingpong -d $2 -g $GIDX -n 200 -s 1024 -c" ;;
+	srq_pingpong) echo "ibv_srq_pingpong -d $2 -g $GIDX -n 200 -s 1024 -c" ;;
 	send_lat) echo "ib_send_lat -d $2 -x $GIDX -n 200 -s 2 -F" ;;
 	write_bw) echo "ib_write_bw -d $2 -x $GIDX -n 200 -s 65536 -F" ;;
 	esac
@@ -333,8 +347,8 @@ traffic() {
 	w1=$(mlx5_count wqes)
 	e1=$(mlx5_count events)
 	ktap_diag "$name: $(tail -n 3 "$T/$name.cli" | tr '\n' ' ')"
-	if ! wait_for 10 sim_objects_is "$base"; then
-		ktap_fail "$name" "objects now: $(sim_objects), at rest: $base"
+	if ! wait_for 10 sim_objects_is "$base" || [ "$(mlx5_count srqs)" != 0 ]; then
+		ktap_fail "$name" "objects now: $(sim_objects) srqs=$(mlx5_count srqs), at rest: $base"
 	elif [ "$(mlx5_count bad_wqes)" != "$bad" ] || [ "$(mlx5_count err_cqes)" != "$err" ]; then
 		ktap_fail "$name" "bad_wqes $bad -> $(mlx5_count bad_wqes), err_cqes $err -> $(mlx5_count err_cqes)"
 	elif [ "$((w1 - w0))" -lt 200 ]; then
@@ -367,11 +381,33 @@ qp_errors() {
 	fi
 }
 
+# srq NAME NS DEV - sim_mlx5_srq on DEV in NS (init for init_net): every
+# step ok, one SRQ limit event, no error CQE or bad WQE, no SRQ left
+srq() {
+	local name=$1 ns=$2 dev=$3 out rc l0 e0 b0 l
+	l0=$(mlx5_count srq_limit_events)
+	e0=$(mlx5_count err_cqes)
+	b0=$(mlx5_count bad_wqes)
+	out=$(ns_run "$ns" "$SRQ_PROG" "$dev" "$GIDX" 2>&1)
+	rc=$?
+	ktap_diag "$out"
+	l=$(($(mlx5_count srq_limit_events) - l0))
+	if [ "$rc" = 0 ] && [ "$(grep -c ' ok ' <<<"$out")" = 8 ] &&
+		[ "$l" = 1 ] && [ "$(mlx5_count err_cqes)" = "$e0" ] &&
+		[ "$(mlx5_count bad_wqes)" = "$b0" ] &&
+		wait_for 10 sim_objects_is "$base" && [ "$(mlx5_count srqs)" = 0 ]; then
+		ktap_ok "$name" "$l limit event"
+	else
+		ktap_fail "$name" "exit $rc, $l limit events, srqs $(mlx5_count srqs), objects $(sim_objects)"
+	fi
+}
+
 tmpdir T
 for kind in "${TRAFFIC[@]}"; do
 	traffic "native_$kind" "$kind" init "$PARENT" init "$PARENT" 127.0.0.1
 done
 qp_errors native_qp_errors init "$PARENT"
+srq native_srq init "$PARENT"
 
 # Two containers, a vdevice each, an out-of-band link between them
 if new_ns A a && new_ns B b && link_ns "$A" "$B" 1 && vdev_add vA "$A" &&
@@ -383,6 +419,7 @@ if new_ns A a && new_ns B b && link_ns "$A" "$B" 1 && vdev_add vA "$A" &&
 		traffic "vdev_$kind" "$kind" "$A" vA "$B" vB "$OOB_NET.1.1"
 	done
 	qp_errors vdev_qp_errors "$A" vA
+	srq vdev_srq "$A" vA
 	devx1=$(mlx5_count devx_asked)
 	uctx1=$(mlx5_count ucontexts)
 	if [ "$devx1" = "$devx0" ] && [ "$((uctx1 - uctx0))" -ge 10 ]; then
@@ -412,8 +449,8 @@ if new_ns A a && new_ns B b && link_ns "$A" "$B" 1 && vdev_add vA "$A" &&
 	fi
 else
 	ktap_fail traffic_setup
-	for t in "${TRAFFIC[@]/#/vdev_}" vdev_qp_errors vdev_traffic_no_devx \
-		kill9_released; do
+	for t in "${TRAFFIC[@]/#/vdev_}" vdev_qp_errors vdev_srq \
+		vdev_traffic_no_devx kill9_released; do
 		ktap_skip "$t" "no vdevices"
 	done
 fi
