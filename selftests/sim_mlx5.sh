@@ -39,7 +39,8 @@
 # data, the double's "hardware" running libmlx5's WQEs and writing mlx5
 # CQEs): stock ibv_rc_pingpong (also -e, completion events),
 # ibv_ud_pingpong, ibv_srq_pingpong (16 QPs on one SRQ), ib_send_lat and
-# ib_write_bw, each with its payload or
+# ib_write_bw, ib_read_lat and ib_read_bw (RDMA READ, several outstanding
+# at a time), each with its payload or
 # completion checks, natively and between vdevices of the double in two
 # netns (vA in A, vB in B, an out-of-band veth between them).  After each:
 # the double's objects at rest, no WQE libmlx5 never writes and no error
@@ -77,7 +78,7 @@ SIM_ADDR=10.97.0.1
 PORT=18515
 
 TRAFFIC=(rc_pingpong rc_pingpong_events ud_pingpong srq_pingpong send_lat
-	write_bw)
+	write_bw read_lat read_bw)
 
 ktap_plan setup native_devinfo native_devinfo_verbose native_libmlx5 \
 	native_devx_refused_counted native_devx_open_refused native_released \
@@ -327,6 +328,8 @@ traffic_cmd() {
 	srq_pingpong) echo "ibv_srq_pingpong -d $2 -g $GIDX -n 200 -s 1024 -c" ;;
 	send_lat) echo "ib_send_lat -d $2 -x $GIDX -n 200 -s 2 -F" ;;
 	write_bw) echo "ib_write_bw -d $2 -x $GIDX -n 200 -s 65536 -F" ;;
+	read_lat) echo "ib_read_lat -d $2 -x $GIDX -n 200 -s 64 -F" ;;
+	read_bw) echo "ib_read_bw -d $2 -x $GIDX -n 200 -s 65536 -F" ;;
 	esac
 }
 
