@@ -47,7 +47,10 @@
 # CQE, the WQE count moved (and the event count for -e); through the
 # vdevices the double saw no DEVX request.  Then ibv_rc_pingpong killed
 # with SIGKILL in mid-traffic leaves the double's and vrdma's objects at
-# rest.
+# rest.  Then vA is deleted (vrdmactl dev del) while ib_write_bw from vB
+# writes into it: ibv_asyncwatch on vA gets IBV_EVENT_DEVICE_FATAL, the
+# peer's WRITEs complete in error (retry exceeded: the QP is
+# gone), and the double's objects and vrdma's shadows come back to rest.
 #
 #   netns A: vA ── oob veth 10.98.1.0/24 ── netns B: vB
 #              \__________ simmlx (init_net) _______/
@@ -86,7 +89,7 @@ ktap_plan setup native_devinfo native_devinfo_verbose native_libmlx5 \
 	vdev_devx_open_refused vdev_released \
 	"${TRAFFIC[@]/#/native_}" native_qp_errors native_srq traffic_setup \
 	"${TRAFFIC[@]/#/vdev_}" vdev_qp_errors vdev_srq vdev_traffic_no_devx \
-	kill9_released \
+	kill9_released del_busy_fatal del_busy_peer_error del_busy_released \
 	strict_clean klog_clean
 
 # mlx5_count NAME - the personality's counter NAME (debugfs rdmasim/mlx5)
@@ -308,6 +311,20 @@ pair() {
 	return 1
 }
 
+# none_alive PID... - none of the PIDs runs (for wait_for)
+none_alive() {
+	local p
+	for p; do
+		kill -0 "$p" 2>/dev/null && return 1
+	done
+	return 0
+}
+
+# err_cqes_above E - the double wrote more than E error CQEs
+err_cqes_above() {
+	[ "$(mlx5_count err_cqes)" -gt "$1" ]
+}
+
 # wqes_since W0 N - the double executed N WQEs since its count was W0
 wqes_since() {
 	[ "$(($(mlx5_count wqes) - $1))" -ge "$2" ]
@@ -450,10 +467,57 @@ if new_ns A a && new_ns B b && link_ns "$A" "$B" 1 && vdev_add vA "$A" &&
 	else
 		ktap_fail kill9_released "$((w1 - w0)) WQEs; rdmasim: $(sim_objects) (at rest: $base); vrdma: $(vrdma_objects)"
 	fi
+
+	# vA deleted under ib_write_bw from vB into it, ibv_asyncwatch on vA
+	spawn_in_ns "$A" stdbuf -oL ibv_asyncwatch -d vA >"$T/del.async" 2>&1
+	apid=$!
+	spawn_in_ns "$A" ib_write_bw -d vA -x "$GIDX" -n 100000000 -s 4096 -F \
+		-p 18601 >"$T/del.srv" 2>&1
+	spid=$!
+	wait_for 30 port_listening "$A" 18601
+	spawn_in_ns "$B" ib_write_bw -d vB -x "$GIDX" -n 100000000 -s 4096 -F \
+		-p 18601 "$OOB_NET.1.1" >"$T/del.cli" 2>&1
+	cpid=$!
+	w0=$(mlx5_count wqes)
+	err=$(mlx5_count err_cqes)
+	wait_for 30 wqes_since "$w0" 1000
+	w1=$(mlx5_count wqes)
+	in_init "$VRDMACTL" dev del vA
+	# The tenant's process learns it: the core ends the async event
+	# stream with the fatal event (the fd then stays open, quiet, until
+	# the process closes it)
+	if [ "$((w1 - w0))" -ge 1000 ] &&
+		wait_for 20 grep -q 'IBV_EVENT_DEVICE_FATAL' "$T/del.async"; then
+		ktap_ok del_busy_fatal "vA deleted after $((w1 - w0)) WQEs: $(grep -m1 event_type "$T/del.async")"
+	else
+		ktap_fail del_busy_fatal "$((w1 - w0)) WQEs; asyncwatch: $(tr '\n' ' ' <"$T/del.async")"
+	fi
+	# Its peer's WRITEs reach no QP: retry exceeded, the rest flushed
+	if wait_for 30 err_cqes_above "$err"; then
+		ktap_ok del_busy_peer_error "err_cqes $err -> $(mlx5_count err_cqes)"
+	else
+		ktap_fail del_busy_peer_error "err_cqes $err -> $(mlx5_count err_cqes)"
+	fi
+	# perftest's own ending after an error is not the double's: whatever
+	# still runs after 30 s is reported and killed (ibv_asyncwatch waits
+	# for events for ever)
+	wait_for 30 none_alive "$spid" "$cpid"
+	ktap_diag "still running: $(ps -o pid=,args= -p "$spid,$cpid,$apid" | tr '\n' ' ')"
+	ktap_diag "server: $(tail -n 4 "$T/del.srv" | tr '\n' ' ')"
+	ktap_diag "client: $(tail -n 4 "$T/del.cli" | tr '\n' ' ')"
+	kill -9 "$spid" "$cpid" "$apid" 2>/dev/null
+	wait "$spid" "$cpid" "$apid" 2>/dev/null
+	if wait_for 20 sim_objects_is "$base" && [ "$(mlx5_count srqs)" = 0 ] &&
+		wait_for 20 vrdma_shadows_zero; then
+		ktap_ok del_busy_released "rdmasim: $(sim_objects); vrdma: $(vrdma_objects)"
+	else
+		ktap_fail del_busy_released "rdmasim: $(sim_objects) (at rest: $base); vrdma: $(vrdma_objects)"
+	fi
 else
 	ktap_fail traffic_setup
 	for t in "${TRAFFIC[@]/#/vdev_}" vdev_qp_errors vdev_srq \
-		vdev_traffic_no_devx kill9_released; do
+		vdev_traffic_no_devx kill9_released del_busy_fatal \
+		del_busy_peer_error del_busy_released; do
 		ktap_skip "$t" "no vdevices"
 	done
 fi
