@@ -20,17 +20,37 @@
 # firmware without DEVX, and counts it (debugfs rdmasim/mlx5:
 # devx_asked), and libmlx5 opens without it.
 #
+# The error paths (selftests/progs/sim_mlx5_qp, natively and on a
+# vdevice): an RC QP connected to itself sends and reads, then a SEND with
+# an lkey of no MR completes with a local protection error, the QP is in
+# the error state, and a receive posted before and a SEND posted after are
+# flushed; the double counts one error CQE and two flushes.
+#
+# SRQs (selftests/progs/sim_mlx5_srq, natively and on a vdevice;
+# selftests/rdmasim/mlx5_srq.c): create, query, a resize refused as
+# mlx5_ib refuses it, the limit armed and read back, an RC QP attached to
+# the SRQ and connected to itself taking its receives from it in posting
+# order (payloads checked), the SRQ limit event once fewer WQEs than the
+# limit remain, then 200 SENDs with each receive reposted, so that
+# libmlx5 relinks every WQE; the double counts one limit event and no SRQ
+# left.
+#
 # Traffic (selftests/rdmasim/mlx5_qp.c, mlx5_wqe.c: QPs with mlx5's driver
 # data, the double's "hardware" running libmlx5's WQEs and writing mlx5
 # CQEs): stock ibv_rc_pingpong (also -e, completion events),
-# ibv_ud_pingpong, ib_send_lat and ib_write_bw, each with its payload or
+# ibv_ud_pingpong, ibv_srq_pingpong (16 QPs on one SRQ), ib_send_lat and
+# ib_write_bw, ib_read_lat and ib_read_bw (RDMA READ, several outstanding
+# at a time), each with its payload or
 # completion checks, natively and between vdevices of the double in two
 # netns (vA in A, vB in B, an out-of-band veth between them).  After each:
 # the double's objects at rest, no WQE libmlx5 never writes and no error
 # CQE, the WQE count moved (and the event count for -e); through the
 # vdevices the double saw no DEVX request.  Then ibv_rc_pingpong killed
 # with SIGKILL in mid-traffic leaves the double's and vrdma's objects at
-# rest.
+# rest.  Then vA is deleted (vrdmactl dev del) while ib_write_bw from vB
+# writes into it: ibv_asyncwatch on vA gets IBV_EVENT_DEVICE_FATAL, the
+# peer's WRITEs complete in error (retry exceeded: the QP is
+# gone), and the double's objects and vrdma's shadows come back to rest.
 #
 #   netns A: vA ── oob veth 10.98.1.0/24 ── netns B: vB
 #              \__________ simmlx (init_net) _______/
@@ -51,6 +71,8 @@
 . "$(dirname "$0")/lib-sim.sh"
 
 PROG=$TOP/selftests/progs/sim_mlx5
+QP_PROG=$TOP/selftests/progs/sim_mlx5_qp
+SRQ_PROG=$TOP/selftests/progs/sim_mlx5_srq
 VARIANT=/sys/module/rdmasim/parameters/variant
 MLX5DBG=$SIMDBG/mlx5
 PARENT=simmlx
@@ -58,14 +80,16 @@ PARENT=simmlx
 SIM_ADDR=10.97.0.1
 PORT=18515
 
-TRAFFIC=(rc_pingpong rc_pingpong_events ud_pingpong send_lat write_bw)
+TRAFFIC=(rc_pingpong rc_pingpong_events ud_pingpong srq_pingpong send_lat
+	write_bw read_lat read_bw)
 
 ktap_plan setup native_devinfo native_devinfo_verbose native_libmlx5 \
 	native_devx_refused_counted native_devx_open_refused native_released \
 	vdev_devinfo vdev_devinfo_alike vdev_libmlx5 vdev_no_devx_to_parent \
 	vdev_devx_open_refused vdev_released \
-	"${TRAFFIC[@]/#/native_}" traffic_setup \
-	"${TRAFFIC[@]/#/vdev_}" vdev_traffic_no_devx kill9_released \
+	"${TRAFFIC[@]/#/native_}" native_qp_errors native_srq traffic_setup \
+	"${TRAFFIC[@]/#/vdev_}" vdev_qp_errors vdev_srq vdev_traffic_no_devx \
+	kill9_released del_busy_fatal del_busy_peer_error del_busy_released \
 	strict_clean klog_clean
 
 # mlx5_count NAME - the personality's counter NAME (debugfs rdmasim/mlx5)
@@ -113,7 +137,8 @@ prog_ok() {
 }
 
 mark=$(klog_mark)
-if [ -x "$PROG" ] && [ -r "$SIM_KO" ] && load_modules &&
+if [ -x "$PROG" ] && [ -x "$QP_PROG" ] && [ -x "$SRQ_PROG" ] &&
+	[ -r "$SIM_KO" ] && load_modules &&
 	{ [ -d /sys/module/rdmasim ] || in_init insmod "$SIM_KO"; } &&
 	cleanup_push rmmod rdmasim && new_ns V v &&
 	in_init ip link add svm0a type veth peer name svm0b &&
@@ -286,6 +311,20 @@ pair() {
 	return 1
 }
 
+# none_alive PID... - none of the PIDs runs (for wait_for)
+none_alive() {
+	local p
+	for p; do
+		kill -0 "$p" 2>/dev/null && return 1
+	done
+	return 0
+}
+
+# err_cqes_above E - the double wrote more than E error CQEs
+err_cqes_above() {
+	[ "$(mlx5_count err_cqes)" -gt "$1" ]
+}
+
 # wqes_since W0 N - the double executed N WQEs since its count was W0
 wqes_since() {
 	[ "$(($(mlx5_count wqes) - $1))" -ge "$2" ]
@@ -303,8 +342,11 @@ traffic_cmd() {
 	rc_pingpong) echo "ibv_rc_pingpong -d $2 -g $GIDX -n 200 -s 4096 -c" ;;
 	rc_pingpong_events) echo "ibv_rc_pingpong -d $2 -g $GIDX -n 200 -s 1024 -c -e" ;;
 	ud_pingpong) echo "ibv_ud_pingpong -d $2 -g $GIDX -n 200 -s 1024 -c" ;;
+	srq_pingpong) echo "ibv_srq_pingpong -d $2 -g $GIDX -n 200 -s 1024 -c" ;;
 	send_lat) echo "ib_send_lat -d $2 -x $GIDX -n 200 -s 2 -F" ;;
 	write_bw) echo "ib_write_bw -d $2 -x $GIDX -n 200 -s 65536 -F" ;;
+	read_lat) echo "ib_read_lat -d $2 -x $GIDX -n 200 -s 64 -F" ;;
+	read_bw) echo "ib_read_bw -d $2 -x $GIDX -n 200 -s 65536 -F" ;;
 	esac
 }
 
@@ -325,8 +367,8 @@ traffic() {
 	w1=$(mlx5_count wqes)
 	e1=$(mlx5_count events)
 	ktap_diag "$name: $(tail -n 3 "$T/$name.cli" | tr '\n' ' ')"
-	if ! wait_for 10 sim_objects_is "$base"; then
-		ktap_fail "$name" "objects now: $(sim_objects), at rest: $base"
+	if ! wait_for 10 sim_objects_is "$base" || [ "$(mlx5_count srqs)" != 0 ]; then
+		ktap_fail "$name" "objects now: $(sim_objects) srqs=$(mlx5_count srqs), at rest: $base"
 	elif [ "$(mlx5_count bad_wqes)" != "$bad" ] || [ "$(mlx5_count err_cqes)" != "$err" ]; then
 		ktap_fail "$name" "bad_wqes $bad -> $(mlx5_count bad_wqes), err_cqes $err -> $(mlx5_count err_cqes)"
 	elif [ "$((w1 - w0))" -lt 200 ]; then
@@ -338,10 +380,54 @@ traffic() {
 	fi
 }
 
+# qp_errors NAME NS DEV - sim_mlx5_qp on DEV in NS (init for init_net):
+# every step ok, one error CQE and two flushes, no bad WQE
+qp_errors() {
+	local name=$1 ns=$2 dev=$3 out rc e0 f0 b0 e f
+	e0=$(mlx5_count err_cqes)
+	f0=$(mlx5_count flush_cqes)
+	b0=$(mlx5_count bad_wqes)
+	out=$(ns_run "$ns" "$QP_PROG" "$dev" "$GIDX" 2>&1)
+	rc=$?
+	ktap_diag "$out"
+	e=$(($(mlx5_count err_cqes) - e0))
+	f=$(($(mlx5_count flush_cqes) - f0))
+	if [ "$rc" = 0 ] && [ "$(grep -c ' ok ' <<<"$out")" = 5 ] &&
+		[ "$e" = 1 ] && [ "$f" = 2 ] && [ "$(mlx5_count bad_wqes)" = "$b0" ] &&
+		wait_for 10 sim_objects_is "$base"; then
+		ktap_ok "$name" "$e error CQE, $f flush CQEs"
+	else
+		ktap_fail "$name" "exit $rc, $e error CQEs, $f flush CQEs, objects $(sim_objects)"
+	fi
+}
+
+# srq NAME NS DEV - sim_mlx5_srq on DEV in NS (init for init_net): every
+# step ok, one SRQ limit event, no error CQE or bad WQE, no SRQ left
+srq() {
+	local name=$1 ns=$2 dev=$3 out rc l0 e0 b0 l
+	l0=$(mlx5_count srq_limit_events)
+	e0=$(mlx5_count err_cqes)
+	b0=$(mlx5_count bad_wqes)
+	out=$(ns_run "$ns" "$SRQ_PROG" "$dev" "$GIDX" 2>&1)
+	rc=$?
+	ktap_diag "$out"
+	l=$(($(mlx5_count srq_limit_events) - l0))
+	if [ "$rc" = 0 ] && [ "$(grep -c ' ok ' <<<"$out")" = 8 ] &&
+		[ "$l" = 1 ] && [ "$(mlx5_count err_cqes)" = "$e0" ] &&
+		[ "$(mlx5_count bad_wqes)" = "$b0" ] &&
+		wait_for 10 sim_objects_is "$base" && [ "$(mlx5_count srqs)" = 0 ]; then
+		ktap_ok "$name" "$l limit event"
+	else
+		ktap_fail "$name" "exit $rc, $l limit events, srqs $(mlx5_count srqs), objects $(sim_objects)"
+	fi
+}
+
 tmpdir T
 for kind in "${TRAFFIC[@]}"; do
 	traffic "native_$kind" "$kind" init "$PARENT" init "$PARENT" 127.0.0.1
 done
+qp_errors native_qp_errors init "$PARENT"
+srq native_srq init "$PARENT"
 
 # Two containers, a vdevice each, an out-of-band link between them
 if new_ns A a && new_ns B b && link_ns "$A" "$B" 1 && vdev_add vA "$A" &&
@@ -352,6 +438,8 @@ if new_ns A a && new_ns B b && link_ns "$A" "$B" 1 && vdev_add vA "$A" &&
 	for kind in "${TRAFFIC[@]}"; do
 		traffic "vdev_$kind" "$kind" "$A" vA "$B" vB "$OOB_NET.1.1"
 	done
+	qp_errors vdev_qp_errors "$A" vA
+	srq vdev_srq "$A" vA
 	devx1=$(mlx5_count devx_asked)
 	uctx1=$(mlx5_count ucontexts)
 	if [ "$devx1" = "$devx0" ] && [ "$((uctx1 - uctx0))" -ge 10 ]; then
@@ -379,9 +467,57 @@ if new_ns A a && new_ns B b && link_ns "$A" "$B" 1 && vdev_add vA "$A" &&
 	else
 		ktap_fail kill9_released "$((w1 - w0)) WQEs; rdmasim: $(sim_objects) (at rest: $base); vrdma: $(vrdma_objects)"
 	fi
+
+	# vA deleted under ib_write_bw from vB into it, ibv_asyncwatch on vA
+	spawn_in_ns "$A" stdbuf -oL ibv_asyncwatch -d vA >"$T/del.async" 2>&1
+	apid=$!
+	spawn_in_ns "$A" ib_write_bw -d vA -x "$GIDX" -n 100000000 -s 4096 -F \
+		-p 18601 >"$T/del.srv" 2>&1
+	spid=$!
+	wait_for 30 port_listening "$A" 18601
+	spawn_in_ns "$B" ib_write_bw -d vB -x "$GIDX" -n 100000000 -s 4096 -F \
+		-p 18601 "$OOB_NET.1.1" >"$T/del.cli" 2>&1
+	cpid=$!
+	w0=$(mlx5_count wqes)
+	err=$(mlx5_count err_cqes)
+	wait_for 30 wqes_since "$w0" 1000
+	w1=$(mlx5_count wqes)
+	in_init "$VRDMACTL" dev del vA
+	# The tenant's process learns it: the core ends the async event
+	# stream with the fatal event (the fd then stays open, quiet, until
+	# the process closes it)
+	if [ "$((w1 - w0))" -ge 1000 ] &&
+		wait_for 20 grep -q 'IBV_EVENT_DEVICE_FATAL' "$T/del.async"; then
+		ktap_ok del_busy_fatal "vA deleted after $((w1 - w0)) WQEs: $(grep -m1 event_type "$T/del.async")"
+	else
+		ktap_fail del_busy_fatal "$((w1 - w0)) WQEs; asyncwatch: $(tr '\n' ' ' <"$T/del.async")"
+	fi
+	# Its peer's WRITEs reach no QP: retry exceeded, the rest flushed
+	if wait_for 30 err_cqes_above "$err"; then
+		ktap_ok del_busy_peer_error "err_cqes $err -> $(mlx5_count err_cqes)"
+	else
+		ktap_fail del_busy_peer_error "err_cqes $err -> $(mlx5_count err_cqes)"
+	fi
+	# perftest's own ending after an error is not the double's: whatever
+	# still runs after 30 s is reported and killed (ibv_asyncwatch waits
+	# for events for ever)
+	wait_for 30 none_alive "$spid" "$cpid"
+	ktap_diag "still running: $(ps -o pid=,args= -p "$spid,$cpid,$apid" | tr '\n' ' ')"
+	ktap_diag "server: $(tail -n 4 "$T/del.srv" | tr '\n' ' ')"
+	ktap_diag "client: $(tail -n 4 "$T/del.cli" | tr '\n' ' ')"
+	kill -9 "$spid" "$cpid" "$apid" 2>/dev/null
+	wait "$spid" "$cpid" "$apid" 2>/dev/null
+	if wait_for 20 sim_objects_is "$base" && [ "$(mlx5_count srqs)" = 0 ] &&
+		wait_for 20 vrdma_shadows_zero; then
+		ktap_ok del_busy_released "rdmasim: $(sim_objects); vrdma: $(vrdma_objects)"
+	else
+		ktap_fail del_busy_released "rdmasim: $(sim_objects) (at rest: $base); vrdma: $(vrdma_objects)"
+	fi
 else
 	ktap_fail traffic_setup
-	for t in "${TRAFFIC[@]/#/vdev_}" vdev_traffic_no_devx kill9_released; do
+	for t in "${TRAFFIC[@]/#/vdev_}" vdev_qp_errors vdev_srq \
+		vdev_traffic_no_devx kill9_released del_busy_fatal \
+		del_busy_peer_error del_busy_released; do
 		ktap_skip "$t" "no vdevices"
 	done
 fi

@@ -36,10 +36,11 @@
  *    write too: its hardware marks the arm record (mlx5_wqe.c);
  *  - create_ah with mlx5's response (the destination MAC);
  *  - QPs (RC, UC, UD) with mlx5's driver data: mlx5_qp.c;
+ *  - basic SRQs with mlx5's driver data: mlx5_srq.c;
  *  - the hardware that runs them, writes CQEs and raises completion
  *    events: mlx5_wqe.c.
  *
- * Not modelled yet: SRQ, atomics, memory windows.
+ * Not modelled yet: XRC, atomics, memory windows.
  */
 #include <linux/debugfs.h>
 #include <linux/mm.h>
@@ -272,6 +273,11 @@ static int sim_mlx5_query_device(struct ib_device *ibdev,
 	attr->fw_ver = SIM_MLX5_FW_VER;
 	/* A CQ holds a power of two of entries, one fewer usable */
 	attr->max_cqe = SIM_MAX_ENTRIES - 1;
+	/* Basic SRQs (mlx5_srq.c): WQEs and scatter entries as mlx5_ib */
+	attr->max_srq = SIM_MAX_QP;
+	attr->max_srq_wr = SIM_MAX_ENTRIES - 1;
+	attr->max_srq_sge = SIM_MLX5_MAX_DESC_SZ /
+			    sizeof(struct sim_mlx5_data_seg) - 1;
 	if (!outlen)
 		return 0;
 	for (i = 0; i < ARRAY_SIZE(sim_mlx5_qd_ends); i++)
@@ -617,16 +623,21 @@ static const struct ib_device_ops sim_mlx5_ops = {
 	.create_cq = sim_mlx5_create_cq,
 #endif
 	.create_qp = sim_mlx5_create_qp,
+	.create_srq = sim_mlx5_create_srq,
 	.destroy_ah = sim_mlx5_destroy_ah,
 	.destroy_cq = sim_mlx5_destroy_cq,
 	.destroy_qp = sim_mlx5_destroy_qp,
+	.destroy_srq = sim_mlx5_destroy_srq,
 	.mmap = sim_mlx5_mmap,
 	.modify_qp = sim_mlx5_modify_qp,
+	.modify_srq = sim_mlx5_modify_srq,
 	.query_device = sim_mlx5_query_device,
 	.query_qp = sim_mlx5_query_qp,
+	.query_srq = sim_mlx5_query_srq,
 	.query_ucontext = sim_mlx5_query_ucontext,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, sim_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_srq, sim_srq, ibsrq),
 };
 
 /**

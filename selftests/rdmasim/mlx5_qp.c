@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The mlx5 personality's QP verbs: create_qp with mlx5's driver data
- * (struct mlx5_ib_create_qp) for RC, UC and UD, modify_qp, query_qp and
+ * (struct mlx5_ib_create_qp) for RC, UC and UD, with or without an SRQ
+ * (then it has no receive queue, as mlx5_ib), modify_qp, query_qp and
  * destroy_qp, as mlx5_ib (6.1) answers them for a context with dynamic
  * UARs (mlx5.c); the hardware that runs the queues is mlx5_wqe.c.
  *
@@ -96,7 +97,9 @@ static int sim_mlx5_qp_hw(struct sim_qp *qp, struct sim_ucontext *uctx,
 			  const struct mlx5_ib_create_qp *ucmd)
 {
 	struct ib_qp *ibqp = &qp->ibqp;
-	size_t rq_len = (size_t)ucmd->rq_wqe_count << ucmd->rq_wqe_shift;
+	/* With an SRQ, no receive queue: the buffer is the send queue */
+	u32 rq_cnt = ibqp->srq ? 0 : ucmd->rq_wqe_count;
+	size_t rq_len = (size_t)rq_cnt << ucmd->rq_wqe_shift;
 	size_t len = rq_len + (size_t)ucmd->sq_wqe_count * SIM_MLX5_SEND_WQE_BB;
 	struct sim_mlx5_hqp *hw;
 	void *va;
@@ -141,7 +144,8 @@ static int sim_mlx5_qp_hw(struct sim_qp *qp, struct sim_ucontext *uctx,
 	hw->type = ibqp->qp_type;
 	hw->qpn = ibqp->qp_num;
 	hw->uidx = uctx->cqe_version ? ucmd->uidx : SIM_MLX5_DEFAULT_UIDX;
-	hw->rq_cnt = ucmd->rq_wqe_count;
+	hw->rq_cnt = rq_cnt;
+	hw->srq = ibqp->srq ? to_ssrq(ibqp->srq)->mlx5_hw : NULL;
 	hw->rq_shift = ucmd->rq_wqe_shift;
 	hw->sq_cnt = ucmd->sq_wqe_count;
 	hw->scq = to_scq(ibqp->send_cq)->mlx5_hw;
@@ -194,9 +198,13 @@ int sim_mlx5_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	default:
 		return -EOPNOTSUPP;
 	}
-	/* No SRQ, no creation flag: capabilities it does not have */
-	if (init->srq || init->create_flags)
+	/* No creation flag: capabilities it does not have */
+	if (init->create_flags)
 		return -EOPNOTSUPP;
+	if (init->srq && init->srq->device != ibqp->device) {
+		sim_strict("create_qp: an SRQ of another device");
+		return -EINVAL;
+	}
 	if (!sim_mlx5_qp_same_dev(ibqp, init))
 		return -EINVAL;
 	sim_check_user("create_qp", ibqp->uobject, &ibqp->res);

@@ -23,6 +23,13 @@
  *  - A receive WQE is a scatter list of data segments, ended by the
  *    invalid lkey or the WQE's size.  With no receive WQE posted an RC
  *    sender waits (RNR retried forever); UC and UD messages are dropped.
+ *  - A QP created with an SRQ takes its receive WQEs from the SRQ: as
+ *    many as the SRQ's doorbell record counts, each the one its
+ *    predecessor's next_wqe_index names (libmlx5 links the free WQEs and
+ *    relinks each one it has polled), starting at WQE 0.  Its CQEs carry
+ *    the SRQ WQE's index; libmlx5 finds the SRQ through the QP's user
+ *    index.  An armed SRQ limit raises IB_EVENT_SRQ_LIMIT_REACHED once,
+ *    when fewer WQEs than the limit remain, and disarms.
  *  - CQEs are 64 bytes (in the second half of a 128-byte entry), opcode
  *    and owner bit in the last byte, written last.  Requester CQEs carry
  *    the WQE index, from which libmlx5 retires the unsignalled WQEs
@@ -38,7 +45,7 @@
  *    once if there is one), or the first solicited or error CQE for a
  *    solicited-only arm.
  *
- * Not modelled: atomics, memory windows, SRQs, BlueFlame copies,
+ * Not modelled: atomics, memory windows, XRC, BlueFlame copies,
  * scatter-to-CQE (which mlx5_ib drops without the capability), CQ
  * overrun errors, the wire (no packet exists; a GRH is synthesised).
  */
@@ -77,6 +84,8 @@ static atomic_long_t sim_mlx5_flush_cqes;
 static atomic_long_t sim_mlx5_bad_wqes;	/* WQEs libmlx5 never writes */
 static atomic_long_t sim_mlx5_events;	/* completion events */
 static atomic_long_t sim_mlx5_ud_dropped;
+static atomic_long_t sim_mlx5_srqs;	/* live SRQs */
+static atomic_long_t sim_mlx5_srq_limit_events;
 
 /*
  * The WQE being executed, copied out of its ring, and its checked local
@@ -131,13 +140,63 @@ void *sim_mlx5_umem_vmap(struct ib_umem *umem, void **map)
 	return va + ib_umem_offset(umem);
 }
 
-/* Receive WQEs posted to @qp and not consumed */
-static u16 sim_mlx5_rq_posted(struct sim_mlx5_hqp *qp)
+/* WQEs posted to @srq and not taken */
+static u16 sim_mlx5_srq_posted(struct sim_mlx5_hsrq *srq)
 {
 	/* Pairs with libmlx5's barrier: the WQEs were written before */
-	u32 pi = be32_to_cpu(smp_load_acquire(&qp->db[SIM_MLX5_RCV_DBR]));
+	u32 pi = be32_to_cpu(smp_load_acquire(&srq->db[0]));
 
+	return pi - srq->ci;
+}
+
+/* Receive WQEs posted to @qp, or to its SRQ, and not consumed */
+static u16 sim_mlx5_rq_posted(struct sim_mlx5_hqp *qp)
+{
+	u32 pi;
+
+	if (qp->srq)
+		return sim_mlx5_srq_posted(qp->srq);
+	/* Pairs with libmlx5's barrier: the WQEs were written before */
+	pi = be32_to_cpu(smp_load_acquire(&qp->db[SIM_MLX5_RCV_DBR]));
 	return pi - qp->rq_ci;
+}
+
+/* The SRQ's limit is reached: one event, and the limit is disarmed */
+static void sim_mlx5_srq_limit_event(struct sim_mlx5_hsrq *srq)
+{
+	struct ib_srq *ibsrq = srq->ibsrq;
+	struct ib_event ev = {
+		.device = ibsrq->device,
+		.element.srq = ibsrq,
+		.event = IB_EVENT_SRQ_LIMIT_REACHED,
+	};
+
+	srq->limit = 0;
+	atomic_long_inc(&sim_mlx5_srq_limit_events);
+	if (ibsrq->event_handler)
+		ibsrq->event_handler(&ev, ibsrq->srq_context);
+}
+
+/*
+ * sim_mlx5_recv_take - consume the receive WQE @qp takes next, from its
+ * receive queue or its SRQ.  Return: the WQE's index for the CQE.
+ */
+static u16 sim_mlx5_recv_take(struct sim_mlx5_hqp *qp)
+{
+	struct sim_mlx5_hsrq *srq = qp->srq;
+	const struct sim_mlx5_srq_next_seg *next;
+	u16 idx;
+
+	if (!srq)
+		return qp->rq_ci++;
+	idx = srq->head;
+	next = (void *)(srq->buf + ((u32)idx << srq->wqe_shift));
+	srq->head = be16_to_cpu(READ_ONCE(next->next_wqe_index)) &
+		    (srq->max - 1);
+	srq->ci++;
+	if (srq->limit && sim_mlx5_srq_posted(srq) < srq->limit)
+		sim_mlx5_srq_limit_event(srq);
+	return idx;
 }
 
 /* Send basic blocks posted to @qp and not consumed */
@@ -252,8 +311,7 @@ static void sim_mlx5_resp_cqe(struct sim_mlx5_hqp *qp, u8 opcode, u8 synd,
 
 	c->srqn_uidx = cpu_to_be32(qp->uidx & SIM_MLX5_CI_MASK);
 	c->sop_drop_qpn = cpu_to_be32(qp->qpn);
-	c->wqe_counter = cpu_to_be16(qp->rq_ci);
-	qp->rq_ci++;
+	c->wqe_counter = cpu_to_be16(sim_mlx5_recv_take(qp));
 	if (synd == SIM_MLX5_SYND_OK) {
 		c->byte_cnt = cpu_to_be32(byte_len);
 		c->imm_inval_pkey = imm;
@@ -348,20 +406,31 @@ void sim_mlx5_hcq_del(struct sim_mlx5_hcq *cq)
  */
 static u8 sim_mlx5_recv_segs(struct sim_mlx5_hqp *qp, u64 need, int *nsegs)
 {
-	const struct sim_mlx5_data_seg *ds = (void *)(qp->rq +
-		((qp->rq_ci & (qp->rq_cnt - 1)) << qp->rq_shift));
-	int max = min_t(int, (1 << qp->rq_shift) / sizeof(*ds),
-			SIM_MLX5_MAX_SEGS);
+	struct sim_mlx5_hsrq *srq = qp->srq;
+	const struct sim_mlx5_data_seg *ds;
+	struct ib_pd *pd = qp->pd;
 	u64 room = 0;
 	u32 lkey, len;
-	int i;
+	int max, i;
 
+	if (srq) {
+		/* After the link segment; the SRQ's PD owns the buffers */
+		ds = (void *)(srq->buf + ((u32)srq->head << srq->wqe_shift) +
+			      sizeof(struct sim_mlx5_srq_next_seg));
+		max = (1 << srq->wqe_shift) / sizeof(*ds) - 1;
+		pd = srq->pd;
+	} else {
+		ds = (void *)(qp->rq +
+			      ((qp->rq_ci & (qp->rq_cnt - 1)) << qp->rq_shift));
+		max = (1 << qp->rq_shift) / sizeof(*ds);
+	}
+	max = min_t(int, max, SIM_MLX5_MAX_SEGS);
 	for (i = 0; i < max; i++) {
 		lkey = be32_to_cpu(READ_ONCE(ds[i].lkey));
 		if (lkey == SIM_MLX5_INVALID_LKEY)
 			break;
 		len = be32_to_cpu(READ_ONCE(ds[i].byte_count));
-		if (!simdp_seg_get(&qp->sdev->dp, qp->pd, lkey,
+		if (!simdp_seg_get(&qp->sdev->dp, pd, lkey,
 				   be64_to_cpu(READ_ONCE(ds[i].addr)), len,
 				   IB_ACCESS_LOCAL_WRITE, &sim_mlx5_rsegs[i]))
 			return SIM_MLX5_SYND_LOCAL_PROT;
@@ -672,7 +741,9 @@ static bool sim_mlx5_flush(struct sim_mlx5_hqp *qp)
 		qp->sq_ci += nbb;
 		busy = true;
 	}
-	while (qp->rq_cnt && budget-- > 0 && sim_mlx5_cq_room(qp->rcq, 1)) {
+	/* An SRQ's WQEs are the SRQ's: they stay posted */
+	while (!qp->srq && qp->rq_cnt && budget-- > 0 &&
+	       sim_mlx5_cq_room(qp->rcq, 1)) {
 		if (!sim_mlx5_rq_posted(qp))
 			break;
 		sim_mlx5_resp_cqe(qp, 0, SIM_MLX5_SYND_WR_FLUSH, 0, 0, 0, true);
@@ -760,6 +831,94 @@ void sim_mlx5_hqp_modify(struct sim_mlx5_hqp *qp, enum ib_qp_state state,
 }
 
 /**
+ * sim_mlx5_hsrq_new() - the hardware's view of a user SRQ
+ * @ibsrq: the SRQ, whose event handler the limit event calls
+ * @buf: its WQE buffer, pinned
+ * @db: the page of its doorbell record, pinned
+ * @db_off: the record's offset in that page
+ * @max: WQEs, a power of two
+ * @wqe_shift: log2 of a WQE's size
+ *
+ * Return: the object, or an ERR_PTR().
+ */
+struct sim_mlx5_hsrq *sim_mlx5_hsrq_new(struct ib_srq *ibsrq,
+					struct ib_umem *buf, struct ib_umem *db,
+					u32 db_off, u32 max, u32 wqe_shift)
+{
+	struct sim_mlx5_hsrq *srq;
+	void *va;
+	int ret;
+
+	srq = kzalloc(sizeof(*srq), GFP_KERNEL);
+	if (!srq)
+		return ERR_PTR(-ENOMEM);
+	srq->buf = sim_mlx5_umem_vmap(buf, &srq->buf_map);
+	if (IS_ERR(srq->buf)) {
+		ret = PTR_ERR(srq->buf);
+		goto err_free_srq;
+	}
+	va = sim_mlx5_umem_vmap(db, &srq->db_map);
+	if (IS_ERR(va)) {
+		ret = PTR_ERR(va);
+		goto err_unmap_buf;
+	}
+	srq->db = va + db_off;
+	srq->ibsrq = ibsrq;
+	srq->pd = ibsrq->pd;
+	srq->max = max;
+	srq->wqe_shift = wqe_shift;
+	atomic_long_inc(&sim_mlx5_srqs);
+	return srq;
+
+err_unmap_buf:
+	vunmap(srq->buf_map);
+err_free_srq:
+	kfree(srq);
+	return ERR_PTR(ret);
+}
+
+/**
+ * sim_mlx5_hsrq_del() - forget an SRQ; no QP uses it any more, so the
+ *	thread no longer reaches it.  The caller then unpins its memory.
+ * @srq: from sim_mlx5_hsrq_new()
+ */
+void sim_mlx5_hsrq_del(struct sim_mlx5_hsrq *srq)
+{
+	vunmap(srq->db_map);
+	vunmap(srq->buf_map);
+	kfree(srq);
+	atomic_long_dec(&sim_mlx5_srqs);
+}
+
+/**
+ * sim_mlx5_hsrq_arm() - arm an SRQ's limit event (modify_srq)
+ * @srq: from sim_mlx5_hsrq_new()
+ * @limit: the event fires once fewer WQEs than this remain; 0 disarms
+ */
+void sim_mlx5_hsrq_arm(struct sim_mlx5_hsrq *srq, u32 limit)
+{
+	simdp_hw_lock();
+	srq->limit = limit;
+	simdp_hw_unlock();
+}
+
+/**
+ * sim_mlx5_hsrq_limit() - an SRQ's armed limit (query_srq)
+ * @srq: from sim_mlx5_hsrq_new()
+ *
+ * Return: the limit, 0 once the event fired.
+ */
+u32 sim_mlx5_hsrq_limit(struct sim_mlx5_hsrq *srq)
+{
+	u32 limit;
+
+	simdp_hw_lock();
+	limit = srq->limit;
+	simdp_hw_unlock();
+	return limit;
+}
+
+/**
  * sim_mlx5_wqe_debugfs_show() - the hardware's counters, for debugfs
  * @s: rdmasim/mlx5
  */
@@ -773,4 +932,7 @@ void sim_mlx5_wqe_debugfs_show(struct seq_file *s)
 	seq_printf(s, "events %ld\n", atomic_long_read(&sim_mlx5_events));
 	seq_printf(s, "ud_dropped %ld\n",
 		   atomic_long_read(&sim_mlx5_ud_dropped));
+	seq_printf(s, "srqs %ld\n", atomic_long_read(&sim_mlx5_srqs));
+	seq_printf(s, "srq_limit_events %ld\n",
+		   atomic_long_read(&sim_mlx5_srq_limit_events));
 }

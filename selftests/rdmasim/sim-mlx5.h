@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The mlx5 personality's hardware (mlx5_wqe.c) and what its verbs
- * (mlx5.c, mlx5_qp.c) tell it.  Private to the module.
+ * (mlx5.c, mlx5_qp.c, mlx5_srq.c) tell it.  Private to the module.
  *
  * The layouts below are mlx5's, as libmlx5 writes and reads them (rdma-core
  * providers/mlx5/mlx5dv.h): big-endian fields, 64-byte send basic blocks,
@@ -98,6 +98,14 @@ struct sim_mlx5_data_seg {
 };
 
 /* The address vector a UD WQE carries (mlx5_wqe_av), 48 bytes */
+/* An SRQ WQE's first segment: the link to the next free WQE */
+struct sim_mlx5_srq_next_seg {
+	u8 rsvd0[2];
+	__be16 next_wqe_index;
+	u8 signature;
+	u8 rsvd1[11];
+};
+
 struct sim_mlx5_av {
 	__be32 qkey;
 	__be32 reserved;
@@ -166,6 +174,24 @@ struct sim_mlx5_hcq {
 };
 
 /*
+ * The hardware's view of a user SRQ: WQEs linked by next_wqe_index, taken
+ * from head as the doorbell record's counter allows.  Every field after
+ * creation under simdp_hw_lock().
+ */
+struct sim_mlx5_hsrq {
+	struct ib_srq *ibsrq;		/* for the limit event */
+	struct ib_pd *pd;		/* the receive buffers' MRs are its */
+	u8 *buf;			/* max WQEs of 1 << wqe_shift bytes */
+	__be32 *db;			/* [0] WQEs posted, free-running */
+	void *buf_map, *db_map;		/* the vmap()s, for vunmap() */
+	u32 max;			/* a power of two */
+	u32 wqe_shift;
+	u16 head;			/* the WQE taken next */
+	u16 ci;				/* WQEs taken, as the 16-bit record */
+	u32 limit;			/* armed limit (modify_srq), or 0 */
+};
+
+/*
  * The hardware's view of a user QP (mlx5_wqe.c).  Every field after
  * creation under simdp_hw_lock().
  */
@@ -186,6 +212,7 @@ struct sim_mlx5_hqp {
 	u32 sq_cnt;			/* send basic blocks */
 	u16 rq_ci, sq_ci;		/* consumed, as the 16-bit records */
 	struct sim_mlx5_hcq *scq, *rcq;
+	struct sim_mlx5_hsrq *srq;	/* receives from it if set, not rq */
 };
 
 /* mlx5_wqe.c */
@@ -198,6 +225,12 @@ int sim_mlx5_hqp_start(struct sim_mlx5_hqp *qp);
 void sim_mlx5_hqp_stop(struct sim_mlx5_hqp *qp);
 void sim_mlx5_hqp_modify(struct sim_mlx5_hqp *qp, enum ib_qp_state state,
 			 u32 dest_qpn, u32 qkey);
+struct sim_mlx5_hsrq *sim_mlx5_hsrq_new(struct ib_srq *ibsrq,
+					struct ib_umem *buf, struct ib_umem *db,
+					u32 db_off, u32 max, u32 wqe_shift);
+void sim_mlx5_hsrq_del(struct sim_mlx5_hsrq *srq);
+void sim_mlx5_hsrq_arm(struct sim_mlx5_hsrq *srq, u32 limit);
+u32 sim_mlx5_hsrq_limit(struct sim_mlx5_hsrq *srq);
 void sim_mlx5_wqe_debugfs_show(struct seq_file *s);
 
 /* mlx5_qp.c: the QP verbs */
@@ -208,5 +241,13 @@ int sim_mlx5_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 int sim_mlx5_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		      struct ib_qp_init_attr *init);
 int sim_mlx5_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+
+/* mlx5_srq.c: the SRQ verbs */
+int sim_mlx5_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+			struct ib_udata *udata);
+int sim_mlx5_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+			enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int sim_mlx5_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int sim_mlx5_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 
 #endif /* RDMASIM_MLX5_H */

@@ -7,6 +7,7 @@
  *   sim_main.c  the device, its generic verbs and objects, registration
  *   mlx5.c      the mlx5 personality: mlx5's user ABI over the same objects
  *   mlx5_qp.c   the mlx5 personality's QP verbs (sim-mlx5.h)
+ *   mlx5_srq.c  the mlx5 personality's SRQ verbs (sim-mlx5.h)
  *   mlx5_wqe.c  the mlx5 personality's hardware: WQEs, CQEs, events
  *   datapath.c  the "hardware" that executes posted work (sim-dp.h)
  */
@@ -81,6 +82,7 @@ struct sim_dev {
 	atomic_t next_key;		/* MR keys, never reused while loaded */
 	atomic_t next_pdn;
 	atomic_t next_cqn;
+	atomic_t next_srqn;		/* mlx5 SRQ numbers */
 	/* Protects uctxs, the list of live ucontexts */
 	spinlock_t uctx_lock;
 	struct list_head uctxs;
@@ -135,6 +137,19 @@ struct sim_cq {
 
 struct sim_mlx5_hcq;
 struct sim_mlx5_hqp;
+struct sim_mlx5_hsrq;
+
+/* An SRQ of the mlx5 personality (mlx5_srq.c); user SRQs only */
+struct sim_srq {
+	struct ib_srq ibsrq;
+	u32 srqn;
+	u32 max;			/* WQEs, a power of two */
+	u32 max_gs;			/* scatter entries asked for */
+	/* The WQE buffer and doorbell record, pinned */
+	struct ib_umem *mlx5_buf;
+	struct ib_umem *mlx5_db;
+	struct sim_mlx5_hsrq *mlx5_hw;	/* the hardware's view */
+};
 
 struct sim_qp {
 	struct ib_qp ibqp;
@@ -181,6 +196,11 @@ static inline struct sim_pd *to_spd(struct ib_pd *ibpd)
 static inline struct sim_cq *to_scq(struct ib_cq *ibcq)
 {
 	return container_of(ibcq, struct sim_cq, ibcq);
+}
+
+static inline struct sim_srq *to_ssrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct sim_srq, ibsrq);
 }
 
 /* sim_main.c: checks and reports */

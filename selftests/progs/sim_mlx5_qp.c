@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sim_mlx5_qp IBDEV GIDX - the error paths of the mlx5 double's hardware,
+ * driven by stock libmlx5: one RC QP on IBDEV connected to itself (GID
+ * index GIDX for its address vector).  One line per step, "NAME ok ..." or
+ * "NAME err ERRNO_NAME ...":
+ *
+ *   connect    the QP to INIT, RTR (to its own number) and RTS
+ *   send       a signalled SEND of 64 bytes into a posted receive: a
+ *              requester and a responder completion (in either order),
+ *              the payload arrived
+ *   read       an RDMA READ of 64 bytes of the QP's own MR: the data came
+ *   bad_lkey   a SEND whose lkey names no MR completes with
+ *              IBV_WC_LOC_PROT_ERR, and the QP is in the error state
+ *   flush      a receive posted before, and a SEND posted after, each
+ *              complete with IBV_WC_WR_FLUSH_ERR
+ *
+ * Exit status 0 if every step is ok.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <infiniband/verbs.h>
+
+#define MSG	64
+#define TIMEOUT_S	20
+
+static int failed;
+
+static void report(const char *step, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void report(const char *step, int err, const char *fmt, ...)
+{
+	char detail[256] = "";
+	va_list ap;
+
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(detail, sizeof(detail), fmt, ap);
+		va_end(ap);
+	}
+	if (err) {
+		printf("%s err %s %s\n", step, strerrorname_np(err) ?: "?",
+		       detail);
+		failed = 1;
+	} else {
+		printf("%s ok %s\n", step, detail);
+	}
+	fflush(stdout);
+}
+
+/* One completion from @cq into @wc, polled for up to TIMEOUT_S */
+static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	time_t end = time(NULL) + TIMEOUT_S;
+	int n;
+
+	do {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n)
+			return n < 0 ? EIO : 0;
+	} while (time(NULL) < end);
+	return ETIMEDOUT;
+}
+
+static int post_send(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t id,
+		     void *buf, uint32_t lkey, struct ibv_mr *remote)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)buf, .length = MSG, .lkey = lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = id, .sg_list = &sge, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+
+	if (remote) {
+		wr.wr.rdma.remote_addr = (uintptr_t)remote->addr;
+		wr.wr.rdma.rkey = remote->rkey;
+	}
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+static int post_recv(struct ibv_qp *qp, uint64_t id, void *buf,
+		     struct ibv_mr *mr)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)buf, .length = MSG, .lkey = mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 },
+		*bad;
+
+	return ibv_post_recv(qp, &wr, &bad);
+}
+
+static int connect_self(struct ibv_qp *qp, int gidx)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_WRITE,
+	};
+	union ibv_gid gid;
+	int ret;
+
+	ret = ibv_query_gid(qp->context, 1, gidx, &gid);
+	if (ret)
+		return ret;
+	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = qp->qp_num;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = gid;
+	a.ah_attr.grh.sgid_index = gidx;
+	a.ah_attr.grh.hop_limit = 1;
+	a.ah_attr.port_num = 1;
+	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+/* A completion with @id and @status, or the error and what came */
+static int expect(struct ibv_cq *cq, uint64_t id, enum ibv_wc_status status,
+		  char *what, size_t len)
+{
+	struct ibv_wc wc;
+	int ret = poll_one(cq, &wc);
+
+	if (ret) {
+		snprintf(what, len, "no completion for wr %llu",
+			 (unsigned long long)id);
+		return ret;
+	}
+	snprintf(what, len, "wr %llu: %s", (unsigned long long)wc.wr_id,
+		 ibv_wc_status_str(wc.status));
+	return wc.wr_id == id && wc.status == status ? 0 : EPROTO;
+}
+
+/*
+ * Two successful completions, @a and @b, in either order: a SEND to the
+ * QP itself completes on both sides of one CQ, in no order a NIC promises
+ */
+static int expect_pair(struct ibv_cq *cq, uint64_t a, uint64_t b, char *what,
+		       size_t len)
+{
+	struct ibv_wc wc[2];
+	int ret, i;
+
+	for (i = 0; i < 2; i++) {
+		ret = poll_one(cq, &wc[i]);
+		if (ret) {
+			snprintf(what, len, "%d completions", i);
+			return ret;
+		}
+	}
+	snprintf(what, len, "wr %llu: %s, wr %llu: %s",
+		 (unsigned long long)wc[0].wr_id, ibv_wc_status_str(wc[0].status),
+		 (unsigned long long)wc[1].wr_id, ibv_wc_status_str(wc[1].status));
+	if (wc[0].status != IBV_WC_SUCCESS || wc[1].status != IBV_WC_SUCCESS)
+		return EPROTO;
+	return (wc[0].wr_id == a && wc[1].wr_id == b) ||
+	       (wc[0].wr_id == b && wc[1].wr_id == a) ? 0 : EPROTO;
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx = NULL;
+	struct ibv_qp_attr attr = {};
+	struct ibv_qp_init_attr init = {};
+	struct ibv_qp *qp;
+	struct ibv_cq *cq;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	char what[2][128];
+	uint8_t *buf;
+	int i, ret;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s IBDEV GIDX\n", argv[0]);
+		return 2;
+	}
+	list = ibv_get_device_list(NULL);
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), argv[1]))
+			ctx = ibv_open_device(list[i]);
+	buf = calloc(4, MSG);
+	if (!ctx || !buf) {
+		report("connect", ENODEV, "cannot open %s", argv[1]);
+		return 1;
+	}
+	pd = ibv_alloc_pd(ctx);
+	cq = ibv_create_cq(ctx, 15, NULL, NULL, 0);
+	mr = pd ? ibv_reg_mr(pd, buf, 4 * MSG, IBV_ACCESS_LOCAL_WRITE |
+			     IBV_ACCESS_REMOTE_READ |
+			     IBV_ACCESS_REMOTE_WRITE) : NULL;
+	init.send_cq = cq;
+	init.recv_cq = cq;
+	init.qp_type = IBV_QPT_RC;
+	init.cap.max_send_wr = 8;
+	init.cap.max_recv_wr = 8;
+	init.cap.max_send_sge = 1;
+	init.cap.max_recv_sge = 1;
+	qp = pd && cq && mr ? ibv_create_qp(pd, &init) : NULL;
+	if (!qp) {
+		report("connect", errno ?: EIO, "PD, CQ, MR or QP");
+		return 1;
+	}
+	ret = connect_self(qp, atoi(argv[2]));
+	report("connect", ret, "QP %#x to itself", qp->qp_num);
+	if (ret)
+		return 1;
+
+	/* SEND: 64 bytes of 0x5a from the first block into the second */
+	memset(buf, 0x5a, MSG);
+	ret = post_recv(qp, 1, buf + MSG, mr) ?:
+	      post_send(qp, IBV_WR_SEND, 2, buf, mr->lkey, NULL) ?:
+	      expect_pair(cq, 1, 2, what[0], sizeof(what[0]));
+	if (!ret && memcmp(buf, buf + MSG, MSG))
+		ret = EBADMSG;
+	report("send", ret, "%s", what[0]);
+
+	/* READ: the first block into the third */
+	ret = post_send(qp, IBV_WR_RDMA_READ, 3, buf + 2 * MSG, mr->lkey, mr) ?:
+	      expect(cq, 3, IBV_WC_SUCCESS, what[0], sizeof(what[0]));
+	if (!ret && memcmp(buf, buf + 2 * MSG, MSG))
+		ret = EBADMSG;
+	report("read", ret, "%s", what[0]);
+
+	/* A receive waits; a SEND with an lkey of no MR fails locally */
+	ret = post_recv(qp, 4, buf + 3 * MSG, mr) ?:
+	      post_send(qp, IBV_WR_SEND, 5, buf, mr->lkey + 0x100000, NULL) ?:
+	      expect(cq, 5, IBV_WC_LOC_PROT_ERR, what[0], sizeof(what[0]));
+	if (!ret && (ibv_query_qp(qp, &attr, IBV_QP_STATE, &init) ||
+		     attr.qp_state != IBV_QPS_ERR))
+		ret = EPROTO;
+	report("bad_lkey", ret, "%s; QP state %d", what[0], attr.qp_state);
+
+	/* In error: the waiting receive and a new SEND are flushed */
+	ret = expect(cq, 4, IBV_WC_WR_FLUSH_ERR, what[0], sizeof(what[0])) ?:
+	      post_send(qp, IBV_WR_SEND, 6, buf, mr->lkey, NULL) ?:
+	      expect(cq, 6, IBV_WC_WR_FLUSH_ERR, what[1], sizeof(what[1]));
+	report("flush", ret, "%s; %s", what[0], what[1]);
+
+	ibv_destroy_qp(qp);
+	ibv_dereg_mr(mr);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	ibv_free_device_list(list);
+	free(buf);
+	return failed;
+}
