@@ -75,11 +75,7 @@ fi
 # probe NAME NS DEV SRC DST WANT - acl_probe's verdict is WANT.
 probe() {
 	local name=$1 ns=$2 dev=$3 src=$4 dst=$5 want=$6 out
-	if [ "$ns" = init ]; then
-		out=$(in_init "$PROBE" "$dev" "$src" "$dst" 2>&1)
-	else
-		out=$(in_ns "$ns" "$PROBE" "$dev" "$src" "$dst" 2>&1)
-	fi
+	out=$(in_ns "$ns" "$PROBE" "$dev" "$src" "$dst" 2>&1)
 	if [[ $out == *"$want"* ]]; then
 		ktap_ok "$name" "$out"
 	else

@@ -77,11 +77,7 @@ verbs_fuzz() {
 	shift 4
 	local cmd=(timeout $((FUZZ_TIME_LIMIT + 60)) "$VFUZZ" -s "$FUZZ_SEED"
 		-n "$count" -t "$FUZZ_TIME_LIMIT" "$@" "$dev")
-	if [ "$ns" = init ]; then
-		in_init "${cmd[@]}" >"$file" 2>&1
-	else
-		in_ns "$ns" "${cmd[@]}" >"$file" 2>&1
-	fi
+	in_ns "$ns" "${cmd[@]}" >"$file" 2>&1
 }
 
 tmpdir T || exit 1

@@ -102,11 +102,7 @@ mlx5_count() {
 devinfo() {
 	local ns=$1 dev=$2 out rc
 	shift 2
-	if [ "$ns" = init ]; then
-		out=$(in_init ibv_devinfo -d "$dev" "$@" 2>&1)
-	else
-		out=$(in_ns "$ns" ibv_devinfo -d "$dev" "$@" 2>&1)
-	fi
+	out=$(in_ns "$ns" ibv_devinfo -d "$dev" "$@" 2>&1)
 	rc=$?
 	printf 'rc=%s\n%s\n' "$rc" "$out"
 }
@@ -267,48 +263,11 @@ fi
 
 # --- traffic ----------------------------------------------------------------
 
-# ns_run NS|init CMD... - CMD in netns NS, or in init_net
-ns_run() {
-	local ns=$1
-	shift
-	if [ "$ns" = init ]; then
-		in_init "$@"
-	else
-		in_ns "$ns" "$@"
-	fi
-}
-
-# pair DIR NAME SNS CNS ADDR "SERVER CMD" "CLIENT CMD" - a server in SNS
-# (init for init_net) and its client in CNS, connecting to ADDR; both
-# must exit 0.  rdma_pair (lib-vdev.sh) for two netns, the same by hand
-# when both run in init_net.
+# pair DIR NAME SNS CNS ADDR "SERVER CMD" "CLIENT CMD" - rdma_pair
+# (lib-vdev.sh; init for init_net) on the next port; both must exit 0.
 pair() {
-	local dir=$1 name=$2 sns=$3 cns=$4 addr=$5 scmd=$6 ccmd=$7 spid src crc
 	PORT=$((PORT + 1))
-	if [ "$sns" != init ]; then
-		rdma_pair "$dir" "$name" "$sns" "$cns" "$addr" "$PORT" "$scmd" "$ccmd"
-		return
-	fi
-	echo "# [init] $scmd -p $PORT &" >&"$KTAP_FD"
-	# shellcheck disable=SC2086  # commands are word lists
-	timeout 120 $scmd -p "$PORT" >"$dir/$name.srv" 2>&1 &
-	spid=$!
-	if ! wait_for 30 port_listening_init "$PORT"; then
-		kill "$spid" 2>/dev/null
-		wait "$spid"
-		ktap_diag "$name: server never listened:" "$(tail -5 "$dir/$name.srv")"
-		return 1
-	fi
-	# shellcheck disable=SC2086
-	in_init timeout 120 $ccmd -p "$PORT" "$addr" >"$dir/$name.cli" 2>&1
-	crc=$?
-	wait "$spid"
-	src=$?
-	[ "$src" -eq 0 ] && [ "$crc" -eq 0 ] && return 0
-	ktap_diag "$name: server status $src, client status $crc"
-	ktap_diag "server:" "$(tail -8 "$dir/$name.srv")"
-	ktap_diag "client:" "$(tail -8 "$dir/$name.cli")"
-	return 1
+	rdma_pair "$1" "$2" "$3" "$4" "$5" "$PORT" "$6" "$7"
 }
 
 # none_alive PID... - none of the PIDs runs (for wait_for)
@@ -328,11 +287,6 @@ err_cqes_above() {
 # wqes_since W0 N - the double executed N WQEs since its count was W0
 wqes_since() {
 	[ "$(($(mlx5_count wqes) - $1))" -ge "$2" ]
-}
-
-# port_listening_init PORT - something listens on TCP PORT in init_net
-port_listening_init() {
-	ss -Hltn "sport = :$1" 2>/dev/null | grep -q .
 }
 
 # traffic_cmd KIND DEV - the server's command line for KIND on DEV (the
@@ -387,7 +341,7 @@ qp_errors() {
 	e0=$(mlx5_count err_cqes)
 	f0=$(mlx5_count flush_cqes)
 	b0=$(mlx5_count bad_wqes)
-	out=$(ns_run "$ns" "$QP_PROG" "$dev" "$GIDX" 2>&1)
+	out=$(in_ns "$ns" "$QP_PROG" "$dev" "$GIDX" 2>&1)
 	rc=$?
 	ktap_diag "$out"
 	e=$(($(mlx5_count err_cqes) - e0))
@@ -408,7 +362,7 @@ srq() {
 	l0=$(mlx5_count srq_limit_events)
 	e0=$(mlx5_count err_cqes)
 	b0=$(mlx5_count bad_wqes)
-	out=$(ns_run "$ns" "$SRQ_PROG" "$dev" "$GIDX" 2>&1)
+	out=$(in_ns "$ns" "$SRQ_PROG" "$dev" "$GIDX" 2>&1)
 	rc=$?
 	ktap_diag "$out"
 	l=$(($(mlx5_count srq_limit_events) - l0))
