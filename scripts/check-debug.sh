@@ -145,10 +145,9 @@ export VM_PANIC_ON_WARN=${VM_PANIC_ON_WARN:-0}
 make -C "$TOP" modules KDIR="$KDIR"
 make -C "$TOP" userlib tools progs
 if [ -z "$TESTS" ]; then
-	# Every selftest, kmemleak's scan last
-	TESTS=$(find "$TOP/selftests" -maxdepth 1 -name '*.sh' -printf '%f\n' |
-		sed 's|\.sh$||' | grep -vxE 'lib|lib-.*|kmemleak|demo|bench' |
-		sort | xargs)
+	# Every selftest of the manifest, kmemleak's scan last
+	TESTS=$(awk '!/^#/ && NF && $1 != "kmemleak" { print $1 }' \
+		"$TOP/selftests/TESTS" | xargs)
 	TESTS="$TESTS kmemleak"
 fi
 start=$(date +%s)

@@ -34,6 +34,9 @@ TARGETS = {
     # The bypass data path: the same rings and the same device thread
     # whichever ib_device opened them; expected 1.00, met within 5 %.
     "bypass": ("~", 1.00),
+    # Stock libmlx5 on the mlx5 double: its data path runs no vrdma code
+    # either (rings and doorbell records mapped, no system call).
+    "mlx5": ("~", 1.00),
 }
 BYPASS_TOLERANCE = 0.05
 # Per-vdevice kernel memory beyond an ib_device's own, bytes.
@@ -143,7 +146,8 @@ def main():
         sys.exit("bench-report: no samples in %s/raw.tsv" % out)
 
     res = {"latency": [], "bandwidth": [], "msg_rate": [], "control": [],
-           "bypass": [], "object_memory": [], "scale": {}, "meta": {}}
+           "bypass": [], "mlx5": [], "object_memory": [], "scale": {},
+           "meta": {}}
     # A median on the wall clock: our mean times perftest's median/mean,
     # a ratio in which perftest's (wrong under load) clock rate cancels.
     for (sec, case, size, metric, kind), vals in list(data.items()):
@@ -185,6 +189,13 @@ def main():
         for m in ("window_s", "process_s", "device_wqes"):
             row[m] = compare(data, "bypass", case, size, m, "")
         res["bypass"].append(row)
+    for metric in ("t_typical_us", "MBps"):
+        for case, size in cases_of(data, "mlx5", metric):
+            row = compare(data, "mlx5", case, size, metric, "mlx5")
+            for m in ("t_avg_us", "process_s", "device_wqes",
+                      "data_syscalls_per_kiter", "client_syscalls"):
+                row[m] = compare(data, "mlx5", case, size, m, "")
+            res["mlx5"].append(row)
     for case, size in cases_of(data, "objmem", "bytes"):
         row = compare(data, "objmem", case, size, "bytes", "")
         if row["native"] and row["vdev"]:
@@ -314,6 +325,9 @@ def render(res):
         row("ctl us", r, "")
     for r in res["bypass"]:
         row("byp Mmsg/s", r, "")
+    for r in res["mlx5"]:
+        row("mlx5 us" if r["metric"] == "t_typical_us" else "mlx5 MB/s",
+            r, "")
     for r in res["object_memory"]:
         row("obj B", r, "")
 
@@ -359,6 +373,25 @@ def render(res):
                                  "wall (%.0f %%), %d WQEs executed" % (
                                      r["case"], human_size(r["size"]), k,
                                      win, proc, 100 * win / proc, wq or 0))
+
+    if res["mlx5"]:
+        lines.append("")
+        lines.append("mlx5 (stock libmlx5 on rdmasim's mlx5 personality, "
+                     "perftest -F): per kind, medians")
+        for r in res["mlx5"]:
+            for k in ("native", "vdev"):
+                sys_k = (r["data_syscalls_per_kiter"].get(k) or {}).get(
+                    "median")
+                tot = (r["client_syscalls"].get(k) or {}).get("median")
+                proc = (r["process_s"].get(k) or {}).get("median")
+                wq = (r["device_wqes"].get(k) or {}).get("median")
+                lines.append("  %-8s %-7s %-6s %s system calls per 1000 "
+                             "iterations in the data phase (client: %s "
+                             "in all), %s s a run, %s WQEs" % (
+                                 r["case"], human_size(r["size"]), k,
+                                 fmt(sys_k), fmt(tot), fmt(proc), fmt(wq)))
+        lines.append("  The double's figures are its data path thread's, "
+                     "not a NIC's; the ratio is the point.")
 
     sc = res["scale"]
     lines.append("")

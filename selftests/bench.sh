@@ -36,6 +36,14 @@
 #              CLOCK_MONOTONIC window; the process's wall-clock time and
 #              the device's executed-WQE counter beside it as cross-checks.
 #              The expected ratio is 1.00: same rings, same device thread
+#   mlx5       stock libmlx5 on rdmasim's mlx5 personality (mlx0 on its own
+#              veth) natively and between two vdevices of it: ib_send_lat
+#              -s 2 (perftest's t_typical and t_avg) and ib_write_bw -s 64
+#              KiB (perftest's BW average), -F; the WQEs the double ran
+#              beside them.  Once per kind and tool, the client's system
+#              calls (strace -f -c) with N and with 2N iterations: their
+#              difference is the data phase's, expected 0 on both kinds.
+#              The expected ratio is 1.00: the data path runs no vrdma code
 #   scale      create/delete 1..1000 vdevices (vrdmactl batches, timed per
 #              batch of 100 to see whether the cost grows with the count);
 #              kernel memory per vdevice (Slab + VmallocUsed + Percpu from
@@ -56,9 +64,10 @@
 # BENCH_SIZES BENCH_BYTES BENCH_MAX_MSGS BENCH_QPS BENCH_RATE_MSGS
 # BENCH_CTL_ITERS BENCH_MEM_OBJS BENCH_SCALE BENCH_SCALE_NS BENCH_RXE_REF
 # BENCH_SETTLE BENCH_PROFILE_OPS BENCH_PROFILE_ITERS BENCH_PROFILE_HZ
-# BENCH_BYPASS_MSGS BENCH_BYPASS_WRITE_MSGS
-# BENCH_OUT, and BENCH_PARTS (default "lat bw rate ctl bypass scale"; "profile"
-# adds a perf profile of the control path) to run a subset.
+# BENCH_BYPASS_MSGS BENCH_BYPASS_WRITE_MSGS BENCH_MLX5_LAT_ITERS
+# BENCH_MLX5_BW_ITERS
+# BENCH_OUT, and BENCH_PARTS (default "lat bw rate ctl bypass mlx5 scale";
+# "profile" adds a perf profile of the control path) to run a subset.
 
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -66,7 +75,7 @@
 . "$(dirname "$0")/lib-vdev.sh"
 
 REPS=${BENCH_REPS:-5}
-PARTS=${BENCH_PARTS:-"lat bw rate ctl bypass scale"}
+PARTS=${BENCH_PARTS:-"lat bw rate ctl bypass mlx5 scale"}
 LAT_ITERS=${BENCH_LAT_ITERS:-30000}
 LAT_SIZES=${BENCH_LAT_SIZES:-"2 64 1024 16384 65536 1048576"}
 SIZES=${BENCH_SIZES:-"64 1024 16384 65536 1048576"}
@@ -93,6 +102,11 @@ BYPASS_WRITE_MSGS=${BENCH_BYPASS_WRITE_MSGS:-2000}
 SIM_KO=$TOP/selftests/rdmasim/rdmasim.ko
 SIM_DP=$TOP/selftests/progs/sim_dp
 SIM_DPSTAT=/sys/kernel/debug/rdmasim/datapath
+# Iterations per mlx5 run: the double's data path thread answers a
+# ping-pong round trip in milliseconds (its idle back-off), so fewer
+MLX5_LAT_ITERS=${BENCH_MLX5_LAT_ITERS:-500}
+MLX5_BW_ITERS=${BENCH_MLX5_BW_ITERS:-2000}
+MLX5DBG=/sys/kernel/debug/rdmasim/mlx5
 PROFILE_OPS=${BENCH_PROFILE_OPS:-"pd mr_4k"}
 PROFILE_ITERS=${BENCH_PROFILE_ITERS:-20000}
 PROFILE_HZ=${BENCH_PROFILE_HZ:-4000}
@@ -170,6 +184,8 @@ kinds_for() {
 PORT=19000
 CLI_OUT=
 WIN=
+# A command the client runs under (strace), none by default
+CLI_WRAP=()
 
 # pair KIND TOOL ARGS... - pair_once, tried up to three times: under TCG
 # perftest sometimes refuses to report ("Correlation coefficient r^2 < 0.9"
@@ -216,8 +232,8 @@ pair_once() {
 		[ -n "${wpid:-}" ] && kill "$wpid"
 		return 1
 	fi
-	in_ns "${NS_C[$kind]}" timeout 300 "$tool" -d "${DEV_C[$kind]}" -x "$GIDX" "$@" \
-		-p "$PORT" "${ADDR[$kind]}" > "$CLI_OUT" 2>&1
+	in_ns "${NS_C[$kind]}" timeout 300 "${CLI_WRAP[@]}" "$tool" -d "${DEV_C[$kind]}" \
+		-x "$GIDX" "$@" -p "$PORT" "${ADDR[$kind]}" > "$CLI_OUT" 2>&1
 	crc=$?
 	wait "$spid"
 	src=$?
@@ -461,6 +477,115 @@ bypass() {
 	done
 }
 
+# --- mlx5: stock libmlx5 on rdmasim's mlx5 personality --------------------------
+
+MLX5=
+
+# mlx5_setup - rdmasim's mlx5 personality as mlx0 on a veth of its own
+# (10.97.1.1), and the vdevices vM1, vM2 of it in two namespaces linked out
+# of band (10.98.2.0/24): the kinds mlx5_native and mlx5_vdev; MLX5=1
+mlx5_setup() {
+	local variant=/sys/module/rdmasim/parameters/variant m1 m2 ok
+	if ! [ -r "$SIM_KO" ] ||
+	   ! { [ -d /sys/module/rdmasim ] ||
+		{ in_init insmod "$SIM_KO" && cleanup_push rmmod rdmasim; }; }; then
+		fail "mlx5: no rdmasim"
+		return 1
+	fi
+	in_init ip link add svb0a type veth peer name svb0b &&
+		cleanup_push ip link del svb0a &&
+		in_init ip link set svb0a up && in_init ip link set svb0b up &&
+		in_init ip addr add 10.97.1.1/24 dev svb0a &&
+		echo mlx5 >"$variant" &&
+		in_init rdma link add mlx0 type rdmasim netdev svb0a
+	ok=$?
+	echo roce >"$variant"
+	if [ "$ok" != 0 ]; then
+		fail "mlx5: no mlx5 personality (rdma link add mlx0)"
+		return 1
+	fi
+	cleanup_push rdma link del mlx0
+	if ! { new_ns m1 m1 && new_ns m2 m2 && link_ns "$m1" "$m2" 2 &&
+	       PARENT=mlx0 vdev_add vM1 "$m1" && PARENT=mlx0 vdev_add vM2 "$m2"; }; then
+		fail "mlx5: vdevices on mlx0"
+		return 1
+	fi
+	DEV_S[mlx5_native]=mlx0 DEV_C[mlx5_native]=mlx0
+	NS_S[mlx5_native]=init NS_C[mlx5_native]=init ADDR[mlx5_native]=127.0.0.1
+	DEV_S[mlx5_vdev]=vM1 DEV_C[mlx5_vdev]=vM2
+	NS_S[mlx5_vdev]=$m1 NS_C[mlx5_vdev]=$m2 ADDR[mlx5_vdev]=$OOB_NET.2.1
+	MLX5=1
+}
+
+mlx5_wqes() {
+	awk '$1 == "wqes" { print $2 }' "$MLX5DBG"
+}
+
+# mlx5_run KIND REP CASE SIZE TOOL ARGS... - one perftest pair on KIND
+# (native, vdev); its figures and the WQEs the double ran as samples
+mlx5_run() {
+	local kind=$1 rep=$2 case=$3 size=$4 w0 t0 f
+	shift 4
+	w0=$(mlx5_wqes)
+	t0=$(now)
+	if ! pair "mlx5_$kind" "$@" -s "$size" -F; then
+		fail "mlx5 $case $kind rep $rep"
+		return
+	fi
+	sample mlx5 "$case" "$kind" "$size" "$rep" process_s "$(elapsed "$t0")"
+	sample mlx5 "$case" "$kind" "$size" "$rep" device_wqes $(($(mlx5_wqes) - w0))
+	if [ "$case" = send_lat ]; then
+		f=$(perf_row "$size" 5)
+		[ -n "$f" ] && sample mlx5 "$case" "$kind" "$size" "$rep" t_typical_us "$f"
+		f=$(perf_row "$size" 6)
+		[ -n "$f" ] && sample mlx5 "$case" "$kind" "$size" "$rep" t_avg_us "$f"
+	else
+		f=$(perf_row "$size" 4)
+		[ -n "$f" ] && sample mlx5 "$case" "$kind" "$size" "$rep" MBps "$f"
+	fi
+}
+
+# mlx5 REP - both cases, both kinds, alternating order
+mlx5() {
+	local rep=$1 kind
+	for kind in $(kinds_for "$rep"); do
+		mlx5_run "$kind" "$rep" send_lat 2 ib_send_lat -n "$MLX5_LAT_ITERS"
+		mlx5_run "$kind" "$rep" write_bw 65536 ib_write_bw -n "$MLX5_BW_ITERS"
+	done
+}
+
+# client_syscalls KIND TOOL SIZE N - the system calls of TOOL's client
+# running N iterations on KIND (strace -f -c's total), or nothing
+client_syscalls() {
+	local out=$OUT/tmp.strace
+	rm -f "$out"
+	CLI_WRAP=(strace -f -c -o "$out")
+	pair "mlx5_$1" "$2" -s "$3" -n "$4" -F >/dev/null || { CLI_WRAP=(); return 1; }
+	CLI_WRAP=()
+	awk '$NF == "total" { print $4 }' "$out"
+}
+
+# mlx5_syscalls - per kind and tool, the client's system calls with 2N
+# iterations less those with N: the data phase's, per 1000 iterations
+mlx5_syscalls() {
+	local kind c case size tool n s1 s2
+	for kind in native vdev; do
+		for c in "send_lat 2 ib_send_lat $MLX5_LAT_ITERS" \
+			 "write_bw 65536 ib_write_bw $MLX5_BW_ITERS"; do
+			read -r case size tool n <<<"$c"
+			if s1=$(client_syscalls "$kind" "$tool" "$size" "$n") &&
+			   s2=$(client_syscalls "$kind" "$tool" "$size" $((2 * n))) &&
+			   [ -n "$s1" ] && [ -n "$s2" ]; then
+				sample mlx5 "$case" "$kind" "$size" 0 data_syscalls_per_kiter \
+					"$(awk -v a="$s1" -v b="$s2" -v n="$n" 'BEGIN { printf "%.3f", (b - a) * 1000 / n }')"
+				sample mlx5 "$case" "$kind" "$size" 0 client_syscalls "$s1"
+			else
+				fail "mlx5 $case $kind: system calls not counted"
+			fi
+		done
+	done
+}
+
 # --- control path profile (BENCH_PARTS=profile, not in the default run) -------
 #
 # perf record (cpu-clock, PROFILE_HZ samples per second of the process's own
@@ -681,6 +806,9 @@ part() { [[ " $PARTS " == *" $1 "* ]]; }
 if part bypass; then
 	bypass_setup
 fi
+if part mlx5; then
+	mlx5_setup
+fi
 for ((rep = 0; rep < REPS; rep++)); do
 	if part lat; then
 		say "repetition $((rep + 1))/$REPS: latency"
@@ -709,7 +837,15 @@ for ((rep = 0; rep < REPS; rep++)); do
 		say "repetition $((rep + 1))/$REPS: bypass ($BYPASS)"
 		bypass "$rep"
 	fi
+	if part mlx5 && [ -n "$MLX5" ]; then
+		say "repetition $((rep + 1))/$REPS: mlx5 (stock libmlx5 on rdmasim)"
+		mlx5 "$rep"
+	fi
 done
+if part mlx5 && [ -n "$MLX5" ]; then
+	say "mlx5: system calls of the data phase"
+	mlx5_syscalls
+fi
 if part profile; then
 	say "profile: $PROFILE_OPS"
 	profile
