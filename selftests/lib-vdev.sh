@@ -75,8 +75,8 @@ port_listening() {
 }
 
 # rdma_pair DIR NAME SNS CNS ADDR PORT "SERVER CMD" "CLIENT CMD" - run a
-# server in SNS and its client in CNS (either may be "init", ADDR appended to the client command,
-# -p PORT to both), logging to DIR/NAME.{srv,cli}.  Succeeds when both end
+# server in SNS and its client in CNS (either may be "init"; ADDR appended
+# to the client command, -p PORT to both), logging to DIR/NAME.{srv,cli}.  Succeeds when both end
 # with status 0; prints their output tails as diagnostics otherwise.
 rdma_pair() {
 	local dir=$1 name=$2 sns=$3 cns=$4 addr=$5 port=$6 scmd=$7 ccmd=$8
