@@ -42,6 +42,8 @@
 #include <infiniband/verbs.h>
 #include <infiniband/mlx5dv.h>
 
+#include "report.h"
+
 /* mlx5's mmap offsets: a command in bits 8-15 of the page offset */
 #define MMAP_CMD(off)		(((off) / sysconf(_SC_PAGESIZE) >> 8) & 0xff)
 #define MMAP_FIRST_ENTRY_CMD	9
@@ -49,31 +51,6 @@
 #define MMAP_CMD_WC_PAGE	2
 #define MMAP_CMD_NC_PAGE	3
 #define MMAP_CMD_CORE_CLOCK	5
-
-static int failed;
-
-static void report(const char *check, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void report(const char *check, int err, const char *fmt, ...)
-{
-	char detail[256] = "";
-	va_list ap;
-
-	if (fmt) {
-		va_start(ap, fmt);
-		vsnprintf(detail, sizeof(detail), fmt, ap);
-		va_end(ap);
-	}
-	if (err) {
-		printf("%s err %s %s\n", check, strerrorname_np(err) ?: "?",
-		       detail);
-		failed = 1;
-	} else {
-		printf("%s ok %s\n", check, detail);
-	}
-	fflush(stdout);
-}
 
 static uint32_t pdn_of(struct ibv_pd *pd, int *err)
 {

@@ -25,47 +25,11 @@
 #include <time.h>
 #include <infiniband/verbs.h>
 
+#include "report.h"
+#include "verbs_poll.h"
+
 #define MSG	64
 #define TIMEOUT_S	20
-
-static int failed;
-
-static void report(const char *step, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void report(const char *step, int err, const char *fmt, ...)
-{
-	char detail[256] = "";
-	va_list ap;
-
-	if (fmt) {
-		va_start(ap, fmt);
-		vsnprintf(detail, sizeof(detail), fmt, ap);
-		va_end(ap);
-	}
-	if (err) {
-		printf("%s err %s %s\n", step, strerrorname_np(err) ?: "?",
-		       detail);
-		failed = 1;
-	} else {
-		printf("%s ok %s\n", step, detail);
-	}
-	fflush(stdout);
-}
-
-/* One completion from @cq into @wc, polled for up to TIMEOUT_S */
-static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
-{
-	time_t end = time(NULL) + TIMEOUT_S;
-	int n;
-
-	do {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n)
-			return n < 0 ? EIO : 0;
-	} while (time(NULL) < end);
-	return ETIMEDOUT;
-}
 
 static int post_send(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t id,
 		     void *buf, uint32_t lkey, struct ibv_mr *remote)
@@ -146,7 +110,7 @@ static int expect(struct ibv_cq *cq, uint64_t id, enum ibv_wc_status status,
 		  char *what, size_t len)
 {
 	struct ibv_wc wc;
-	int ret = poll_one(cq, &wc);
+	int ret = poll_cq_one(cq, &wc, TIMEOUT_S);
 
 	if (ret) {
 		snprintf(what, len, "no completion for wr %llu",
@@ -169,7 +133,7 @@ static int expect_pair(struct ibv_cq *cq, uint64_t a, uint64_t b, char *what,
 	int ret, i;
 
 	for (i = 0; i < 2; i++) {
-		ret = poll_one(cq, &wc[i]);
+		ret = poll_cq_one(cq, &wc[i], TIMEOUT_S);
 		if (ret) {
 			snprintf(what, len, "%d completions", i);
 			return ret;

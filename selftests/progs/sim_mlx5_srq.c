@@ -30,50 +30,14 @@
 #include <time.h>
 #include <infiniband/verbs.h>
 
+#include "report.h"
+#include "verbs_poll.h"
+
 #define MSG		64
 #define NBUF		8
 #define ROUNDS		200
 #define TIMEOUT_S	20
 #define RECV_ID		1000
-
-static int failed;
-
-static void report(const char *step, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void report(const char *step, int err, const char *fmt, ...)
-{
-	char detail[256] = "";
-	va_list ap;
-
-	if (fmt) {
-		va_start(ap, fmt);
-		vsnprintf(detail, sizeof(detail), fmt, ap);
-		va_end(ap);
-	}
-	if (err) {
-		printf("%s err %s %s\n", step, strerrorname_np(err) ?: "?",
-		       detail);
-		failed = 1;
-	} else {
-		printf("%s ok %s\n", step, detail);
-	}
-	fflush(stdout);
-}
-
-/* One completion from @cq into @wc, polled for up to TIMEOUT_S */
-static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
-{
-	time_t end = time(NULL) + TIMEOUT_S;
-	int n;
-
-	do {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n)
-			return n < 0 ? EIO : 0;
-	} while (time(NULL) < end);
-	return ETIMEDOUT;
-}
 
 static int connect_self(struct ibv_qp *qp, int gidx)
 {
@@ -175,7 +139,7 @@ static int expect_sends(struct ibv_cq *cq, uint8_t *buf, int n, int first,
 	struct ibv_wc wc;
 
 	for (i = 0; i < 2 * n; i++) {
-		ret = poll_one(cq, &wc);
+		ret = poll_cq_one(cq, &wc, TIMEOUT_S);
 		if (ret) {
 			snprintf(what, len, "%d sends, %d receives", sends,
 				 recvs);

@@ -25,31 +25,7 @@
 
 #include <rdma/rdmasim-abi.h>
 
-/* Set by report() on an error: the exit status */
-static int failed;
-
-static void report(const char *check, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void report(const char *check, int err, const char *fmt, ...)
-{
-	char detail[256] = "";
-	va_list ap;
-
-	if (fmt) {
-		va_start(ap, fmt);
-		vsnprintf(detail, sizeof(detail), fmt, ap);
-		va_end(ap);
-	}
-	if (err) {
-		printf("%s err %s %s\n", check, strerrorname_np(err) ?: "?",
-		       detail);
-		failed = 1;
-	} else {
-		printf("%s ok %s\n", check, detail);
-	}
-	fflush(stdout);
-}
+#include "report.h"
 
 /* The uverbs character device of IBDEV, from sysfs */
 static int open_uverbs(const char *ibdev)
