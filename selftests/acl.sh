@@ -24,13 +24,13 @@
 # IB_QP_CREATE_SOURCE_QPN (sending as another QP, QP1's MADs on mlx5) on
 # every vdevice.
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
 
 PROBE=$TOP/selftests/progs/acl_probe
-NLRAW=(python3 "$TOP/selftests/nlraw.py")
+NLRAW=(python3 "$TOP/selftests/lib/nlraw.py")
 IPA=10.71.1.1
 IPB=10.71.2.1
 

@@ -30,10 +30,10 @@
 # the creation window stayed until vrdma checked again after it; S opened
 # a context on vM until the undo ran.
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
 
 ktap_plan setup nldev_move_leaves_nothing_in_other_ns nldev_move_destroys \
 	nldev_move_event nldev_rename_leaves_no_device nldev_rename_event \
@@ -133,7 +133,7 @@ fi
 
 # iproute2 sends either attribute alone; the 7.3 form is built by hand.
 idx=$(ip netns exec "$A" rdma -j dev show vA3 | jq '.[0].ifindex')
-in_ns "$A" python3 "$TOP/selftests/nldev_set.py" "$idx" netns="/run/netns/$S" name=hijack3
+in_ns "$A" python3 "$TOP/selftests/lib/nldev_set.py" "$idx" netns="/run/netns/$S" name=hijack3
 ktap_diag "nldev set vA3 netns S name hijack3: status $?"
 # no_device_left NAME... - no namespace of the test lists one of them and
 # vrdma knows none of them

@@ -10,12 +10,12 @@
 # Last: shared netns mode (switched at run time with "rdma system set"),
 # where creation must fail naming the fix.
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
 
-NLRAW=(python3 "$TOP/selftests/nlraw.py")
+NLRAW=(python3 "$TOP/selftests/lib/nlraw.py")
 
 ktap_plan unknown_parent vdevice_as_parent duplicate_name name_too_long \
 	name_malformed name_format_chars missing_name missing_parent \

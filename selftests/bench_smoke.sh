@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# A tiny run of the benchmark (selftests/bench.sh, the code behind
+# A tiny run of the benchmark (selftests/bench/bench.sh, the code behind
 # `make bench`), so that it cannot rot: one repetition, one size, few
 # iterations, 1 and 10 vdevices.  The figures mean nothing at this size;
 # the test checks that every part ran and that the JSON, the table and the
@@ -9,8 +9,8 @@
 # create time with vrdmactl's start-up subtracted may come out negative
 # for so few vdevices, so only its presence is checked).
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
 
 ktap_plan bench_runs results_json latency bandwidth msg_rate control \
 	bypass mlx5 object_memory scale table plot profile
@@ -33,7 +33,7 @@ export BENCH_OUT=$OUT BENCH_REPS=1 BENCH_LAT_ITERS=2000 BENCH_LAT_SIZES=2 \
 
 # Bounded below the harness's 900 s per script: 300 s ran out at a load
 # average of 7 (five guests on two cores).
-if in_init timeout 800 "$TOP/selftests/bench.sh" > "$T/out" 2>&1; then
+if in_init timeout 800 "$TOP/selftests/bench/bench.sh" > "$T/out" 2>&1; then
 	ktap_ok bench_runs
 else
 	ktap_fail bench_runs "exit status $?"

@@ -31,12 +31,12 @@
 #
 # vm-test-timeout: 900
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
-# shellcheck source=selftests/lib-image.sh
-. "$(dirname "$0")/lib-image.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
+# shellcheck source=selftests/lib/image.sh
+. "$(dirname "$0")/lib/image.sh"
 
 ktap_plan image_imported cdi_spec_published sees_only_its_device \
 	no_device_no_open pingpong two_attachments pod_rm_cleans start_time \
@@ -89,7 +89,7 @@ cleanup_push ip link del cni-vcdi0
 cleanup_push ip link del cni-vcdi1
 cleanup_push ip link del cni-vcdi2
 
-# The image of selftests/runtimes.sh (lib-image.sh), made on the host
+# The image of selftests/runtimes.sh (lib/image.sh), made on the host
 # before the boot or else here
 if image_get "$T" && tmpfs_at /var/lib/containers && tmpfs_at /var/lib/cni &&
    run_shown podman import "$IMAGE_TAR" "$IMAGE"; then

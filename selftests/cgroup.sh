@@ -13,12 +13,12 @@
 # refusals are EAGAIN, and all of it is uncharged at exit, on kill -9, and
 # when the vdevice goes away.  vrdma's per-type limits apply on top.
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
-# shellcheck source=selftests/lib-quota.sh
-. "$(dirname "$0")/lib-quota.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
+# shellcheck source=selftests/lib/quota.sh
+. "$(dirname "$0")/lib/quota.sh"
 
 ktap_plan setup vdev_listed_in_rdma_max rdma_max_set handle_limit_binds \
 	object_limit_binds current_exact other_cgroup_unbound \

@@ -43,10 +43,10 @@
 #
 # vm-test-timeout: 300
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
 
 ktap_plan status add_chained add_second add_again_fails check rdma_max \
 	rdma_max_netns add_fails_clean concurrent del_unreadable del \

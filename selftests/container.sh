@@ -22,10 +22,10 @@
 # Applications run in a sandbox the way "docker exec" runs them: joined to
 # its cgroup, then nsenter into its network and mount namespaces.
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
 
 ktap_plan vA_created_by_netns_path sandbox_a_started sandbox_b_started \
 	vB_created_by_netns_pid node_needed node_made_in_b a_has_only_its_node \

@@ -23,10 +23,10 @@
 #
 # The harness's modules are loaded again at the end.
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-build.sh
-. "$(dirname "$0")/lib-build.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/build.sh
+. "$(dirname "$0")/lib/build.sh"
 
 ktap_plan conf_version_matches dkms_built_on_host dkms_install \
 	dkms_status_installed modprobe_loads_dkms vrdmactl_talks \

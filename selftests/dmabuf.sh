@@ -16,14 +16,14 @@
 #
 # DMABUF_EXPORTER=simbuf forces the test double on a kernel with udmabuf.
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
-# shellcheck source=selftests/lib-sim.sh
-. "$(dirname "$0")/lib-sim.sh"
-# shellcheck source=selftests/lib-quota.sh
-. "$(dirname "$0")/lib-quota.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
+# shellcheck source=selftests/lib/sim.sh
+. "$(dirname "$0")/lib/sim.sh"
+# shellcheck source=selftests/lib/quota.sh
+. "$(dirname "$0")/lib/quota.sh"
 
 SIMBUF_KO=$TOP/selftests/rdmasim/simbuf.ko
 PROG=$TOP/selftests/progs/sim_dmabuf

@@ -11,10 +11,10 @@
 #
 #   netns A: lc_f on $PARENT, used by selftests/progs/vrdma_user objects
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
 
 USERPROG=$TOP/selftests/progs/vrdma_user
 FAIL_DIR=/sys/kernel/debug/vrdma/fail

@@ -4,7 +4,7 @@
 # Fuzzing the two ways user space reaches vrdma, bounded in count and time
 # and seedable, with a leak and kernel log audit at the end.
 #
-#   netlink: selftests/nlfuzz.py sends NLFUZZ_COUNT (100000) randomised
+#   netlink: selftests/lib/nlfuzz.py sends NLFUZZ_COUNT (100000) randomised
 #            and malformed requests to the vrdma family; vdevices it
 #            manages to create land in netns F and are removed after.
 #   verbs:   selftests/progs/verbs_fuzz runs VERBS_FUZZ_COUNT (10000)
@@ -15,10 +15,10 @@
 #
 # FUZZ_SEED (default 1) seeds both; a failure prints the seed to replay.
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
 
 NLFUZZ_COUNT=${NLFUZZ_COUNT:-100000}
 VERBS_FUZZ_COUNT=${VERBS_FUZZ_COUNT:-10000}
@@ -41,7 +41,7 @@ before_devs=$("$VRDMACTL" -j dev show | jq -r '.[].name' | sort | xargs)
 parent_before=$(parent_res)
 
 ktap_diag "seed $FUZZ_SEED, $NLFUZZ_COUNT netlink messages, $VERBS_FUZZ_COUNT verbs sequences"
-out=$(in_init timeout $((FUZZ_TIME_LIMIT + 60)) python3 "$TOP/selftests/nlfuzz.py" \
+out=$(in_init timeout $((FUZZ_TIME_LIMIT + 60)) python3 "$TOP/selftests/lib/nlfuzz.py" \
 	--count "$NLFUZZ_COUNT" --seed "$FUZZ_SEED" \
 	--time-limit "$FUZZ_TIME_LIMIT" --netns-pid "$FPID" --parent "$PARENT" 2>&1)
 rc=$?

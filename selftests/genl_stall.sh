@@ -25,10 +25,10 @@
 # before the fix a request blocked on genl_mutex is in uninterruptible
 # sleep, which no timeout(1) can end; it is reaped after the release.
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
 
 PROG=$TOP/selftests/progs/fuse_mr
 BOUND=10	# s, for a request that must not wait for the tenant

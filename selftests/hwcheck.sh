@@ -9,8 +9,8 @@
 #
 #   init_net: rxe0; the kit makes its own namespaces and vdevices
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
 
 KIT=$TOP/selftests/hw/hwcheck.sh
 

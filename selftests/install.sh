@@ -35,12 +35,12 @@
 # here only kbuild's check that the module is up to date runs.
 # Each make's time is printed as a diagnostic.
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-build.sh
-. "$(dirname "$0")/lib-build.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/build.sh
+. "$(dirname "$0")/lib/build.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
 
 USERPROG=$TOP/selftests/progs/vrdma_user
 

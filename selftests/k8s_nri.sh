@@ -37,13 +37,13 @@
 #
 # vm-test-timeout: 600
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
 IMAGE_CMDS="sh ls cat sleep id ibv_devices ibv_devinfo ibv_rc_pingpong"
-# shellcheck source=selftests/lib-image.sh
-. "$(dirname "$0")/lib-image.sh"
+# shellcheck source=selftests/lib/image.sh
+. "$(dirname "$0")/lib/image.sh"
 
 ktap_plan containerd_started sees_only_its_vdev pingpong no_rdma_no_node \
 	plugin_killed plugin_restarted two_containers pod_rm_cleans \

@@ -9,10 +9,10 @@
 #
 #   netns A: vA ── oob 10.98.1.0/24 ── netns B: vB      (both on rxe0)
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
 
 ktap_plan setup host_sees_shadows host_res_dumps kill9_mid_traffic shadows_released \
 	parent_res_baseline usage_zero vdevs_still_work

@@ -6,8 +6,8 @@
 # uverbs on vrdma's behalf, is a failure.  Skipped on kernels without
 # kmemleak (the stock Debian kernel of `make check`).
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
 
 KML=/sys/kernel/debug/kmemleak
 [ -w "$KML" ] || ktap_skip_all "kernel without kmemleak ($KML)"

@@ -27,10 +27,10 @@
 # "vrdmactl -j monitor" in init_net records the deletion events.  The
 # unload phase runs last.
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
 
 USERPROG=$TOP/selftests/progs/vrdma_user
 

@@ -9,10 +9,10 @@
 #
 # Then every shadow is released and the parent is back to its baseline.
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
 
 N=${TRAFFIC_ITERS:-50}
 ktap_plan setup_8_containers each_sees_only_its_own pair_1_2 pair_3_4 \

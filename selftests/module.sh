@@ -11,8 +11,8 @@
 #
 # Leaves vrdma_vma.ko and vrdma.ko loaded for the scripts after it.
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
 
 CYCLES=${MODULE_CYCLES:-20}
 

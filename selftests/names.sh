@@ -25,10 +25,10 @@
 # core refused them with vrdma's "an RDMA device with this name exists",
 # which did not say what holds the name.
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
 
 ktap_plan setup dup_other_ns_refused dup_other_ns_nothing_left \
 	dup_same_ns_refused parent_name_refused parent_name_nothing_left \

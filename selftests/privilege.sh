@@ -14,10 +14,10 @@
 #
 # (badinput.sh already checks that "unshare -Urn vrdmactl dev add" fails.)
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
 
 ktap_plan setup container_add_own_netns_refused container_set_own_refused \
 	container_del_own_refused container_lists_only_own \

@@ -35,10 +35,10 @@
 #
 #   netns W: vW (tenant) on macvlan mvw (on veth0) 10.99.81.1, 10.99.82.1
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
 
 PROG=$TOP/selftests/progs/qp_gid
 ADDR_A=10.99.71.1

@@ -15,12 +15,12 @@
 # max_* through every query path, live; usage returns to zero on destroy,
 # exit, kill -9 and deletion of the vdevice under its users.
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
-# shellcheck source=selftests/lib-quota.sh
-. "$(dirname "$0")/lib-quota.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
+# shellcheck source=selftests/lib/quota.sh
+. "$(dirname "$0")/lib/quota.sh"
 
 TYPES="ctx pd cq qp srq mr mw ah"
 names=(setup defaults_are_parent_caps add_with_limits)

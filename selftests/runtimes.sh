@@ -21,7 +21,7 @@
 #            ctr run --with-ns network:/run/netns/C --device NODE IMAGE
 #
 # The image: no registry is reachable, so it is built offline
-# (selftests/lib-image.sh: a shell, coreutils, the ibverbs utilities, their
+# (selftests/lib/image.sh: a shell, coreutils, the ibverbs utilities, their
 # libraries and the rxe provider), by the VM harness on the host before the
 # boot (selftests/vm/image-prebuild.sh) or else here, and imported with
 # podman/docker import.
@@ -32,12 +32,12 @@
 #
 # vm-test-timeout: 1200
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
-# shellcheck source=selftests/lib-image.sh
-. "$(dirname "$0")/lib-image.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
+# shellcheck source=selftests/lib/image.sh
+. "$(dirname "$0")/lib/image.sh"
 
 ktap_plan image_built \
 	podman_image_imported podman_vdev_added podman_sees_only_its_vdev \

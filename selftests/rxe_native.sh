@@ -11,10 +11,10 @@
 # ping-pong complete on both sides, and the parent's resource counts return
 # to where they were (no objects leaked by a finished process).
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
 
 ktap_plan parent_port_active ibv_devices_lists_parent rc_pingpong \
 	ud_pingpong parent_resources_released

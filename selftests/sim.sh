@@ -19,12 +19,12 @@
 # its pid, the function tracer on vrdma's functions) between two markers
 # it writes, to show zero system calls and zero calls into vrdma.
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
-# shellcheck source=selftests/lib-sim.sh
-. "$(dirname "$0")/lib-sim.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
+# shellcheck source=selftests/lib/sim.sh
+. "$(dirname "$0")/lib/sim.sh"
 
 PROG=$TOP/selftests/progs/sim_raw
 DP=$TOP/selftests/progs/sim_dp

@@ -21,12 +21,12 @@
 #
 #   netns A: vA (on sim0)           init_net: sim0 on veth1
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
-# shellcheck source=selftests/lib-sim.sh
-. "$(dirname "$0")/lib-sim.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
+# shellcheck source=selftests/lib/sim.sh
+. "$(dirname "$0")/lib/sim.sh"
 
 PROG=$TOP/selftests/progs/sim_attrs
 PARENT=sim0

@@ -20,12 +20,12 @@
 #   netns B: vB ───────────────┴── simdq (rdmasim, init_net, on a veth)
 #   cgroup /sys/fs/cgroup/sim_drv_quota-PID: A's flooding process
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
-# shellcheck source=selftests/lib-sim.sh
-. "$(dirname "$0")/lib-sim.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
+# shellcheck source=selftests/lib/sim.sh
+. "$(dirname "$0")/lib/sim.sh"
 
 FLOOD=$TOP/selftests/progs/sim_uar_flood
 LIMIT=4

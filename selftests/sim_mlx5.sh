@@ -63,12 +63,12 @@
 # rdmasim's and vrdma's counts come back to rest, no strict check fires,
 # and the kernel log is clean.
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
-# shellcheck source=selftests/lib-sim.sh
-. "$(dirname "$0")/lib-sim.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
+# shellcheck source=selftests/lib/sim.sh
+. "$(dirname "$0")/lib/sim.sh"
 
 PROG=$TOP/selftests/progs/sim_mlx5
 QP_PROG=$TOP/selftests/progs/sim_mlx5_qp
@@ -76,7 +76,7 @@ SRQ_PROG=$TOP/selftests/progs/sim_mlx5_srq
 VARIANT=/sys/module/rdmasim/parameters/variant
 MLX5DBG=$SIMDBG/mlx5
 PARENT=simmlx
-# The double's address: its GID at index $GIDX (lib-vdev.sh), IPv4-mapped
+# The double's address: its GID at index $GIDX (lib/vdev.sh), IPv4-mapped
 SIM_ADDR=10.97.0.1
 PORT=18515
 
@@ -264,7 +264,7 @@ fi
 # --- traffic ----------------------------------------------------------------
 
 # pair DIR NAME SNS CNS ADDR "SERVER CMD" "CLIENT CMD" - rdma_pair
-# (lib-vdev.sh; init for init_net) on the next port; both must exit 0.
+# (lib/vdev.sh; init for init_net) on the next port; both must exit 0.
 pair() {
 	PORT=$((PORT + 1))
 	rdma_pair "$1" "$2" "$3" "$4" "$5" "$PORT" "$6" "$7"

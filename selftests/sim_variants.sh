@@ -52,12 +52,12 @@
 #   init_net: simib, simiw, simnk, simpci, simpq, simvm, simrm, then simpv,
 #   on veths
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
-# shellcheck source=selftests/lib-sim.sh
-. "$(dirname "$0")/lib-sim.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
+# shellcheck source=selftests/lib/sim.sh
+. "$(dirname "$0")/lib/sim.sh"
 
 PDQ=$TOP/selftests/progs/sim_pdquery
 RAW=$TOP/selftests/progs/sim_raw

@@ -19,10 +19,10 @@
 # only st_a and st_b are left, no shadow, the parent at its baseline, a
 # clean kernel log.
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
 
 USERPROG=$TOP/selftests/progs/vrdma_user
 SECS=${STRESS_SECS:-60}

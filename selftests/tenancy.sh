@@ -27,16 +27,16 @@
 # rxe before 7.1 (Documentation/security.rst, "Addresses per tenant"):
 # rxe_end_to_end tries it and reports what happened.
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
 
 PROBE=$TOP/selftests/progs/acl_probe
 QP_PROBE=$TOP/selftests/progs/qp_probe
 CTLBENCH=$TOP/selftests/progs/ctlbench
 EVENTS=$TOP/selftests/progs/async_events
-NLRAW=(python3 "$TOP/selftests/nlraw.py")
+NLRAW=(python3 "$TOP/selftests/lib/nlraw.py")
 HOST=10.99.0.1
 IPA=10.72.1.2
 IPA_VLAN=10.72.3.2

@@ -13,10 +13,10 @@
 # every shadow object is gone and the parent's resources are back to their
 # baseline.
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
 
 N=${TRAFFIC_ITERS:-50}
 # perftest's bandwidth tools calibrate the TSC against gettimeofday() when

@@ -12,10 +12,10 @@
 # mirrors its parent's port and GID table, binds the parent's provider, and
 # "vrdmactl dev show -j" describes it.
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
 
 ktap_plan create_vA_vB a_sees_only_vA b_sees_only_vB host_sees_neither \
 	cross_open_refused own_open_works provider_binds port_mirrors_parent \

@@ -5,8 +5,8 @@
 # and exits non-zero, at every level of the grammar (unlike iproute2's rdma,
 # which prints and exits 0).  Runs in init_net; creates nothing.
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
 
 ktap_plan unknown_object_fails unknown_dev_command_fails
 

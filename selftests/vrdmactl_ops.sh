@@ -17,10 +17,10 @@
 #   errors       the kernel's message reaches the user: dev del of an
 #                unknown device
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
 
 ktap_plan netns_option_scopes_show netns_option_scopes_parent \
 	json_one_line pretty_json parent_show_json dev_set_limits \

@@ -229,8 +229,8 @@ else
 		;;
 	demo|bench)
 		idx=1
-		if [ -x "$TOP/selftests/$VM_MODE.sh" ]; then
-			run_one 1 "$VM_MODE" RAW "$TOP/selftests/$VM_MODE.sh"
+		if [ -x "$TOP/selftests/$VM_MODE/$VM_MODE.sh" ]; then
+			run_one 1 "$VM_MODE" RAW "$TOP/selftests/$VM_MODE/$VM_MODE.sh"
 		else
 			echo "# selftests/$VM_MODE.sh is not written yet.  The prepared guest has:"
 			{ rdma dev; rdma link; lsmod | grep -E '^(vrdma|vrdma_vma|rdma_rxe|ib_uverbs|ib_core) ';

@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The container image of selftests/runtimes.sh and selftests/cdi_podman.sh
-# (selftests/lib-image.sh: a shell, a few coreutils, the ibverbs utilities,
+# (selftests/lib/image.sh: a shell, a few coreutils, the ibverbs utilities,
 # their libraries and the rxe provider), made here before the boot: the
 # guest's root is the host's, so the binaries and libraries are the ones
 # the guest would copy, and the host takes a second where the guest under
 # TCG took about 50 s for each test.  The tests import it with podman
-# import and docker import (image_get, lib-image.sh).
+# import and docker import (image_get, lib/image.sh).
 #
 #   selftests/vm/image-prebuild.sh OUT
 #
@@ -22,10 +22,10 @@ OUT=$1
 ktap_diag() {
 	echo "image-prebuild: $*" >&2
 }
-# lib-image.sh's defaults, what the tests use
+# lib/image.sh's defaults, what the tests use
 unset IMAGE_CMDS IMAGE_PROVIDERS
-# shellcheck source=selftests/lib-image.sh
-. "$(dirname "$0")/../lib-image.sh"
+# shellcheck source=selftests/lib/image.sh
+. "$(dirname "$0")/../lib/image.sh"
 
 rm -rf "$OUT"
 mkdir -p "$OUT"

@@ -6,8 +6,8 @@
 # demo, the benchmarks or one command inside it, and reports.
 #
 #   selftests/vm/run.sh [--tests "NAME..."]   the suite (all selftests/*.sh)
-#   selftests/vm/run.sh --demo                selftests/demo.sh
-#   selftests/vm/run.sh --bench               selftests/bench.sh
+#   selftests/vm/run.sh --demo                selftests/demo/demo.sh
+#   selftests/vm/run.sh --bench               selftests/bench/bench.sh
 #   selftests/vm/run.sh --shell 'CMD'         one command, e.g. 'rdma dev'
 #
 # A NAME selects selftests/NAME.sh, or else every script whose name contains
@@ -16,7 +16,7 @@
 # a WARN into a panic, VM_NO_MODULE=1 boots without the modules (harness
 # development only: the module tests then fail), VM_MEM, VM_SMP, KERNEL
 # (scripts/kernels.sh: "6.12", a release) or KDIR;
-# BENCH_* variables are passed to the benchmark (see selftests/bench.sh);
+# BENCH_* variables are passed to the benchmark (see selftests/bench/bench.sh);
 # the knobs of the tests (NLFUZZ_COUNT, VERBS_FUZZ_COUNT, VERBS_FUZZ_COMPARE,
 # FUZZ_SEED, FUZZ_TIME_LIMIT, MODULE_CYCLES, STRESS_SECS, TRAFFIC_ITERS) too,
 # and VM_STEP_TIMES=1 (each result preceded by its step's seconds, lib.sh).
@@ -292,7 +292,7 @@ fi
 			printf 'export %s=%q\n' "$v" "${!v}"
 		fi
 	done
-	# Benchmark knobs (selftests/bench.sh) reach the guest as they are.
+	# Benchmark knobs (selftests/bench/bench.sh) reach the guest as they are.
 	for v in ${!BENCH_@}; do
 		printf 'export %s=%q\n' "$v" "${!v}"
 	done

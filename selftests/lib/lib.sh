@@ -31,7 +31,7 @@
 # is non-zero when a test failed or fewer/more tests ran than planned; the
 # runner counts that too.
 
-TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 VRDMACTL=${VRDMACTL:-$TOP/tools/vrdmactl/vrdmactl}
 VRDMA_KO=${VRDMA_KO:-$TOP/kmod/vrdma.ko}
 VRDMA_VMA_KO=${VRDMA_VMA_KO:-$TOP/kmod/vrdma_vma.ko}

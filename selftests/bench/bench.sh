@@ -69,10 +69,10 @@
 # BENCH_OUT, and BENCH_PARTS (default "lat bw rate ctl bypass mlx5 scale";
 # "profile" adds a perf profile of the control path) to run a subset.
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/../lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/../lib/vdev.sh"
 
 REPS=${BENCH_REPS:-5}
 PARTS=${BENCH_PARTS:-"lat bw rate ctl bypass mlx5 scale"}
@@ -859,7 +859,7 @@ sample meta total run "$REPS" 0 seconds "$(elapsed "$T_START")"
 rm -f "$OUT"/tmp.*
 
 say "report"
-if ! python3 "$TOP/selftests/bench-report.py" "$OUT"; then
+if ! python3 "$TOP/selftests/bench/report.py" "$OUT"; then
 	fail "report"
 fi
 say "$FAILED failure(s); results in $OUT"

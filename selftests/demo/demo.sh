@@ -12,10 +12,10 @@
 # against it.  The two exchange QP numbers over a veth of their own and
 # then talk RDMA through their vdevices.  Exits non-zero if any step fails.
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/../lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/../lib/vdev.sh"
 
 STEPS_OK=0
 STEPS_FAILED=0
