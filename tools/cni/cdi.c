@@ -51,6 +51,24 @@ int cdi_spec_path(const struct cni_conf *c, const char *pod_key, char *buf,
 }
 
 /* The CDI device of one attachment: "KEY-IFNAME" */
+/* A CDI device name: letters, digits, '_', '-', '.', ':'; alnum at the ends */
+bool cdi_name_ok(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (!n || n >= CNI_ID_MAX / 2)
+		return false;
+	for (i = 0; i < n; i++) {
+		char ch = s[i];
+		bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			     (ch >= '0' && ch <= '9');
+
+		if (!alnum && ((i == 0 || i == n - 1) || !strchr("_-.:", ch)))
+			return false;
+	}
+	return true;
+}
+
 static int attach_device_name(const char *pod_key, const char *ifname,
 			      char *buf, size_t len)
 {

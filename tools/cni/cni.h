@@ -128,6 +128,30 @@ struct cni_env {
 	const char *bad_arg;
 };
 
+/* conf.c: the network configuration */
+#define CNI_LATEST_VERSION	"1.1.0"
+#define CNI_DEFAULT_STATE_DIR	"/run/vrdma/cni"
+#define CNI_DEFAULT_CDI_DIR	"/var/run/cdi"
+/* What the CDI readers of Debian 12 (podman 4.3) still accept */
+#define CNI_DEFAULT_CDI_VERSION	"0.5.0"
+#define CNI_DEFAULT_CGROUP_ROOT	"/sys/fs/cgroup"
+extern const char *const conf_versions[];
+bool conf_version_supported(const char *v);
+struct json_object *conf_get(struct json_object *o, const char *key);
+int conf_parse(const char *text, struct cni_conf *c, struct cni_error *e);
+int conf_pod_limits(const struct cni_conf *c, struct vrdma_res_values *out,
+		    struct cni_error *e);
+int conf_acl_from_prev(const struct cni_conf *c, struct vrdma_acl *sgids,
+		       struct vrdma_acl *peers, struct cni_error *e);
+
+/* env.c: stdin, the CNI_ variables, CNI_ARGS */
+char *env_read_stdin(void);
+void env_load(struct cni_env *env);
+int env_need(const char *name, const char *val, struct cni_error *e);
+int env_check_add(const struct cni_env *env, struct cni_error *e);
+int env_pod_key(const struct cni_env *env, char *buf, size_t len,
+		struct cni_error *e);
+
 /**
  * struct attachment - one (container, network, ifname) and its vdevice
  * @container_id: CNI_CONTAINERID
@@ -206,6 +230,7 @@ int record_list(const char *container_id, const char *ifname,
 /* cdi.c */
 int cdi_sync_pod(const struct cni_conf *c, const char *pod_key,
 		 struct cni_error *e);
+bool cdi_name_ok(const char *s);
 int cdi_spec_path(const struct cni_conf *c, const char *pod_key, char *buf,
 		  size_t len);
 int cdi_check_names(const struct cni_conf *c, const struct attachment *a,
