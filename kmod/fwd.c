@@ -73,18 +73,6 @@ void vrdma_fwd_ufile_init(struct ib_ucontext *ibuc)
 			vuc->holder->shadow);
 }
 
-/**
- * vrdma_fwd_ufile() - the stand-in uverbs file of a vdevice context
- * @vctx: the vdevice ucontext
- *
- * Return: a file whose ucontext, for ib_uverbs_get_ucontext(), is the
- * shadow; only those two fields are valid.
- */
-struct ib_uverbs_file *vrdma_fwd_ufile(struct ib_ucontext *vctx)
-{
-	return (struct ib_uverbs_file *)to_vuctx(vctx)->fufile;
-}
-
 /* --- resolution against the parent's tree ------------------------------- */
 
 /* Is object @id disabled in @defs for @pdev, as the core would decide? */

@@ -10,17 +10,6 @@
 #include "vrdma.h"
 
 /**
- * vrdma_shadow_uctx() - the parent-side ucontext of a vdevice ucontext
- * @ibuc: the vdevice ucontext
- *
- * Return: the shadow ucontext.
- */
-struct ib_ucontext *vrdma_shadow_uctx(struct ib_ucontext *ibuc)
-{
-	return to_vuctx(ibuc)->holder->shadow;
-}
-
-/**
  * vrdma_alloc_ucontext() - open a vdevice context and its parent shadow
  * @ibuc: the vdevice ucontext, allocated by the core
  * @udata: the provider's request and response, passed to the parent

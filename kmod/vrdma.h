@@ -240,6 +240,35 @@ static inline struct vrdma_dev *to_vdev(struct ib_device *ibdev)
 #define to_vmw(p)	VRDMA_TO(vrdma_mw, ibmw, p)
 
 /*
+ * The two views of a vdevice context every verb needs, kept here beside
+ * the structure rather than in the files that set them up (verbs_ctx.c,
+ * fwd.c), which themselves call the verbs' helpers (udata.c).
+ */
+
+/**
+ * vrdma_shadow_uctx() - the parent-side ucontext of a vdevice ucontext
+ * @ibuc: the vdevice ucontext
+ *
+ * Return: the shadow ucontext.
+ */
+static inline struct ib_ucontext *vrdma_shadow_uctx(struct ib_ucontext *ibuc)
+{
+	return to_vuctx(ibuc)->holder->shadow;
+}
+
+/**
+ * vrdma_fwd_ufile() - the stand-in uverbs file of a vdevice context
+ * @vctx: the vdevice ucontext
+ *
+ * Return: a file whose ucontext, for ib_uverbs_get_ucontext(), is the
+ * shadow (vrdma_fwd_ufile_init()); only those two fields are valid.
+ */
+static inline struct ib_uverbs_file *vrdma_fwd_ufile(struct ib_ucontext *vctx)
+{
+	return (struct ib_uverbs_file *)to_vuctx(vctx)->fufile;
+}
+
+/*
  * A vdevice PD or CQ and its shadow on the parent are one allocation: the
  * core sizes the vdevice's PDs and CQs for its parent (vrdma_dev_set_ops()),
  * and the parent's object follows ours, aligned to the larger of a cache
@@ -379,7 +408,6 @@ void vrdma_nl_event_send(struct vrdma_event *ev);
 void vrdma_fwd_init(struct vrdma_dev *vdev);
 int vrdma_fwd_check_uctx_req(struct vrdma_dev *vdev, struct ib_udata *udata);
 void vrdma_fwd_ufile_init(struct ib_ucontext *ibuc);
-struct ib_uverbs_file *vrdma_fwd_ufile(struct ib_ucontext *vctx);
 struct ib_uobject *vrdma_shadow_uobject_new(struct ib_uobject *uobj,
 					    void *shadow);
 
@@ -439,7 +467,6 @@ void vrdma_dealloc_ucontext(struct ib_ucontext *ibuc);
 int vrdma_query_ucontext(struct ib_ucontext *ibuc,
 			 struct uverbs_attr_bundle *attrs);
 void vrdma_disassociate_ucontext(struct ib_ucontext *ibuc);
-struct ib_ucontext *vrdma_shadow_uctx(struct ib_ucontext *ibuc);
 int vrdma_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
 
 /* verbs_pd.c */
