@@ -329,12 +329,14 @@ base=$(sim_objects)
 vma0=$(sim_count vma)
 # (a subshell that execs it: $! must be sim_raw itself)
 (
-	echo "# [init] $RAW simvm 3 &" >&"$KTAP_FD"
-	exec "$RAW" simvm 3 >"$T/vm_native" 2>&1
+	echo "# [init] $RAW simvm 120 &" >&"$KTAP_FD"
+	exec "$RAW" simvm 120 >"$T/vm_native" 2>&1
 ) &
 pid=$!
 held=
 wait_for 30 grep -q '^holding' "$T/vm_native" && held=$(sim_count vma)
+# Looked: let it tear down (sim_raw holds until SIGUSR1)
+kill -USR1 "$pid" 2>/dev/null
 wait "$pid"
 rc=$?
 ktap_diag "$(tr '\n' ' ' <"$T/vm_native")"

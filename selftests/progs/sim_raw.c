@@ -11,16 +11,20 @@
  * Prints one line per check, "CHECK ok [detail]" or "CHECK err ERRNO_NAME
  * [detail]", and stops at the first error (later checks depend on it).
  * With HOLD_SECONDS, it prints "holding" once everything is mapped and
- * sleeps before tearing down (for teardown tests under live mappings).
+ * waits before tearing down (for tests under live mappings): until
+ * SIGUSR1, which a test sends once it has looked, or HOLD_SECONDS.  A
+ * fixed sleep alone raced the test's look on a slow guest.
  * Exit status: 0 if every check passed, 1 otherwise.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <dirent.h>
 #include <sys/ioctl.h>
@@ -30,6 +34,14 @@
 #include <rdma/ib_user_ioctl_cmds.h>
 
 #include "sim_uverbs.h"
+
+static volatile sig_atomic_t released;
+
+static void release(int sig)
+{
+	(void)sig;
+	released = 1;
+}
 
 int main(int argc, char **argv)
 {
@@ -66,6 +78,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s IBDEV [HOLD_SECONDS]\n", argv[0]);
 		return 2;
 	}
+	signal(SIGUSR1, release);
 	fd = open_uverbs(argv[1]);
 	if (fd < 0) {
 		report("open", errno ?: ENODEV, "%s", argv[1]);
@@ -202,9 +215,12 @@ int main(int argc, char **argv)
 	report("qp_rings_mmap", sq && rq ? 0 : errno, NULL);
 
 	if (hold) {
+		time_t end = time(NULL) + hold;
+
 		printf("holding\n");
 		fflush(stdout);
-		sleep(hold);
+		while (!released && time(NULL) < end)
+			sleep(1);
 	}
 
 	dqp.qp_handle = cqpr.qp_handle;
