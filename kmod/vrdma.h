@@ -240,9 +240,9 @@ static inline struct vrdma_dev *to_vdev(struct ib_device *ibdev)
 #define to_vmw(p)	VRDMA_TO(vrdma_mw, ibmw, p)
 
 /*
- * The two views of a vdevice context every verb needs, kept here beside
- * the structure rather than in the files that set them up (verbs_ctx.c,
- * fwd.c), which themselves call the verbs' helpers (udata.c).
+ * The two views of a vdevice context that every verb reads.  Inline here,
+ * beside the structure, so that the files which set them up (verbs_ctx.c,
+ * fwd.c) and the verbs' helpers (udata.c) need not call one another.
  */
 
 /**

@@ -606,10 +606,9 @@ profile() {
 	# the guest's own /tmp, keep a copy.
 	tmpdir rec || { fail "no scratch directory for perf"; return; }
 	# -N -B: no build-id cache and no build-ids, which perf collects by
-	# reading every DSO and copying kallsyms at the end of each record:
-	# the kernel is the live one and report reads /proc/kallsyms.  The
-	# record of the 2000-round smoke run took 137 and 65 s with them,
-	# 87 and 35 s without (6.1 guest, loaded host).
+	# reading every DSO and copying kallsyms at the end of each record,
+	# the longest part of a short record under TCG: the kernel is the
+	# live one and report reads /proc/kallsyms.
 	for op in $PROFILE_OPS; do
 		rm -f "$OUT/report-$op-native.txt" "$OUT/report-$op-vdev.txt"
 		for kind in native vdev; do

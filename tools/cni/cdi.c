@@ -50,8 +50,13 @@ int cdi_spec_path(const struct cni_conf *c, const char *pod_key, char *buf,
 	return 0;
 }
 
-/* The CDI device of one attachment: "KEY-IFNAME" */
-/* A CDI device name: letters, digits, '_', '-', '.', ':'; alnum at the ends */
+/**
+ * cdi_name_ok() - may @s be a CDI device name
+ * @s: the name
+ *
+ * Return: true for letters, digits, '_', '-', '.', ':' with a letter or
+ * digit at each end, shorter than CNI_ID_MAX / 2.
+ */
 bool cdi_name_ok(const char *s)
 {
 	size_t i, n = strlen(s);
@@ -69,6 +74,7 @@ bool cdi_name_ok(const char *s)
 	return true;
 }
 
+/* The CDI device of one attachment: "KEY-IFNAME" */
 static int attach_device_name(const char *pod_key, const char *ifname,
 			      char *buf, size_t len)
 {

@@ -14,6 +14,12 @@
 
 const char *const conf_versions[] = { "0.4.0", "1.0.0", "1.1.0", NULL };
 
+/**
+ * conf_version_supported() - is @v one of conf_versions
+ * @v: a cniVersion
+ *
+ * Return: true if the plugin speaks it.
+ */
 bool conf_version_supported(const char *v)
 {
 	int i;
@@ -24,6 +30,13 @@ bool conf_version_supported(const char *v)
 	return false;
 }
 
+/**
+ * conf_get() - member @key of object @o
+ * @o: a JSON object, or NULL or another type (then there is no member)
+ * @key: the member's name
+ *
+ * Return: the member (borrowed from @o), or NULL.
+ */
 struct json_object *conf_get(struct json_object *o, const char *key)
 {
 	struct json_object *v;
@@ -277,10 +290,17 @@ int conf_parse(const char *text, struct cni_conf *c, struct cni_error *e)
 	return parse_rdma_max(conf_get(c->root, "rdmaMax"), c, e);
 }
 
-/*
- * The pod's own limits: runtimeConfig "vrdmaLimits" (a runtime capability)
- * or args.cni "vrdmaLimits" (Multus' cni-args), each value within the
- * network's "maxLimits" for that resource
+/**
+ * conf_pod_limits() - the limits of one attachment
+ * @c: the configuration
+ * @out: receives "limits" with the pod's own values over them
+ * @e: receives the error
+ *
+ * The pod's own limits come from runtimeConfig "vrdmaLimits" (a runtime
+ * capability) or args.cni "vrdmaLimits" (Multus' cni-args), each value
+ * within the network's "maxLimits" for that resource.
+ *
+ * Return: 0 or -1 with @e.
  */
 int conf_pod_limits(const struct cni_conf *c, struct vrdma_res_values *out,
 		    struct cni_error *e)
@@ -318,7 +338,15 @@ int conf_pod_limits(const struct cni_conf *c, struct vrdma_res_values *out,
 	return 0;
 }
 
-/* prevResult's "ips": sources (addresses) and peers (their subnets) */
+/**
+ * conf_acl_from_prev() - the ACL entries "acl" takes from prevResult
+ * @c: the configuration
+ * @sgids: receives the sources, prevResult's addresses
+ * @peers: receives the peers, their subnets
+ * @e: receives the error
+ *
+ * Return: 0 (also when "acl" takes nothing from prevResult) or -1 with @e.
+ */
 int conf_acl_from_prev(const struct cni_conf *c, struct vrdma_acl *sgids,
 		       struct vrdma_acl *peers, struct cni_error *e)
 {

@@ -12,6 +12,12 @@
 
 #include "cni.h"
 
+/**
+ * env_read_stdin() - the whole of stdin, the network configuration
+ *
+ * Return: a NUL-terminated buffer the caller frees (at most 16 MiB are
+ * read), or NULL when out of memory.
+ */
 char *env_read_stdin(void)
 {
 	size_t len = 0, size = 4096;
@@ -65,6 +71,10 @@ static bool cni_arg(const char *args, const char *key, char *buf, size_t len)
 	return true;
 }
 
+/**
+ * env_load() - read the CNI_ variables and the keys of CNI_ARGS vrdma uses
+ * @env: receives them; @env->bad_arg names a value too long to keep
+ */
 void env_load(struct cni_env *env)
 {
 	const char *args = getenv("CNI_ARGS");
@@ -87,6 +97,14 @@ void env_load(struct cni_env *env)
 		env->bad_arg = "VRDMA_CDI_NAME";
 }
 
+/**
+ * env_need() - a CNI variable a command needs must be set
+ * @name: the variable's name, for the error
+ * @val: its value, NULL when unset
+ * @e: receives the error
+ *
+ * Return: 0 or -1 with @e.
+ */
 int env_need(const char *name, const char *val, struct cni_error *e)
 {
 	if (val && *val)
@@ -137,7 +155,13 @@ static bool uid_ok(const char *uid)
 	return true;
 }
 
-/* What ADD needs of the CNI_ variables and CNI_ARGS */
+/**
+ * env_check_add() - what ADD needs of the CNI_ variables and CNI_ARGS
+ * @env: what env_load() read
+ * @e: receives the error
+ *
+ * Return: 0 or -1 with @e.
+ */
 int env_check_add(const struct cni_env *env, struct cni_error *e)
 {
 	if (env_need("CNI_CONTAINERID", env->container_id, e) ||
@@ -160,10 +184,18 @@ int env_check_add(const struct cni_env *env, struct cni_error *e)
 	return 0;
 }
 
-/*
- * The pod's CDI device name: VRDMA_CDI_NAME, else NAMESPACE_NAME from the
- * Kubernetes CNI_ARGS ('_' is in neither), else K8S_POD_NAME alone (podman
- * passes the container's name), else the container ID.
+/**
+ * env_pod_key() - the pod's CDI device name
+ * @env: what env_load() read
+ * @buf: receives the name
+ * @len: size of @buf
+ * @e: receives the error
+ *
+ * VRDMA_CDI_NAME, else NAMESPACE_NAME from the Kubernetes CNI_ARGS ('_' is
+ * in neither), else K8S_POD_NAME alone (podman passes the container's
+ * name), else the container ID.
+ *
+ * Return: 0 or -1 with @e when the name is no CDI device name.
  */
 int env_pod_key(const struct cni_env *env, char *buf, size_t len,
 		struct cni_error *e)
