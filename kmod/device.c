@@ -38,6 +38,12 @@ static int vrdma_query_device(struct ib_device *ibdev,
 
 	/* "rdma link del" must not unregister a vdevice behind our back. */
 	attr->kernel_cap_flags &= ~IBK_ALLOW_USER_UNREG;
+	/*
+	 * The kernel verbs of the CM (cm_gsi.c) need no MR: with a local
+	 * DMA lkey, ib_alloc_pd() never calls get_dma_mr.
+	 */
+	if (vdev->flags & VRDMA_DEV_F_CM)
+		attr->kernel_cap_flags |= IBK_LOCAL_DMA_LKEY;
 	vrdma_quota_clamp_attrs(vdev, attr);
 	return 0;
 }
@@ -239,4 +245,5 @@ void vrdma_dev_set_ops(struct vrdma_dev *vdev)
 		if (!fn)
 			memset(ops + off, 0, sizeof(fn));
 	}
+	vrdma_cm_set_ops(vdev);
 }

@@ -47,6 +47,7 @@ static const struct nla_policy vrdma_policy[VRDMA_ATTR_MAX + 1] = {
 	[VRDMA_ATTR_SGIDS] = { .type = NLA_NESTED },
 	[VRDMA_ATTR_PEERS] = { .type = NLA_NESTED },
 	[VRDMA_ATTR_GID_MODE] = NLA_POLICY_MAX(NLA_U8, VRDMA_GID_MODE_MAX),
+	[VRDMA_ATTR_DEV_FLAGS] = { .type = NLA_U32 },
 };
 
 static const int vrdma_acl_attr[VRDMA_NR_ACL] = {
@@ -147,6 +148,7 @@ static int vrdma_fill_dev(struct sk_buff *skb, struct vrdma_dev *vdev,
 	    vrdma_put_res(skb, VRDMA_ATTR_USAGE, vrdma_get_usage, vdev) ||
 	    vrdma_acl_fill(skb, vdev) ||
 	    nla_put_u8(skb, VRDMA_ATTR_GID_MODE, vdev->gid_mode) ||
+	    nla_put_u32(skb, VRDMA_ATTR_DEV_FLAGS, vdev->flags) ||
 	    (reason >= 0 && nla_put_u8(skb, VRDMA_ATTR_REASON, reason)))
 		goto err_cancel;
 
@@ -308,6 +310,15 @@ static int vrdma_nl_dev_new(struct sk_buff *skb, struct genl_info *info)
 		return ret;
 	if (info->attrs[VRDMA_ATTR_GID_MODE])
 		params.gid_mode = nla_get_u8(info->attrs[VRDMA_ATTR_GID_MODE]);
+	if (info->attrs[VRDMA_ATTR_DEV_FLAGS])
+		params.flags = nla_get_u32(info->attrs[VRDMA_ATTR_DEV_FLAGS]);
+	if (params.flags & ~__VRDMA_DEV_F_ALL) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[VRDMA_ATTR_DEV_FLAGS],
+				    "unknown device flags");
+		ret = -EOPNOTSUPP;
+		goto out_free_acls;
+	}
 
 	params.net = vrdma_nl_get_net(info);
 	if (IS_ERR(params.net)) {
@@ -382,6 +393,11 @@ static int vrdma_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
 	if (info->attrs[VRDMA_ATTR_GID_MODE]) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[VRDMA_ATTR_GID_MODE],
 				    "the GID mode is chosen when the vdevice is created");
+		return -EINVAL;
+	}
+	if (info->attrs[VRDMA_ATTR_DEV_FLAGS]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[VRDMA_ATTR_DEV_FLAGS],
+				    "device flags are chosen when the vdevice is created");
 		return -EINVAL;
 	}
 	if (!info->attrs[VRDMA_ATTR_LIMITS] &&

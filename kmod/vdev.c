@@ -614,6 +614,12 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 	ret = vrdma_parent_check(pdev, extack);
 	if (ret)
 		goto err_put_pdev;
+	if ((params->flags & VRDMA_DEV_F_CM) && vrdma_cm_check_parent(pdev)) {
+		NL_SET_ERR_MSG(extack,
+			       "the parent cannot carry the RDMA CM: one RoCE port and the kernel verbs post_send, post_recv, poll_cq and req_notify_cq are needed");
+		ret = -EOPNOTSUPP;
+		goto err_put_pdev;
+	}
 	if (!try_module_get(pdev->ops.owner)) {
 		NL_SET_ERR_MSG(extack, "parent driver is being unloaded");
 		ret = -ENODEV;
@@ -654,6 +660,7 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 	INIT_LIST_HEAD(&vdev->name_node);
 	INIT_LIST_HEAD(&vdev->parent_node);
 	vrdma_dev_init_attrs(vdev);
+	vdev->flags = params->flags;
 	vrdma_dev_set_ops(vdev);
 	vrdma_quota_init(vdev, params->limit);
 	vdev->gid_mode = params->gid_mode;

@@ -64,6 +64,10 @@ int vrdma_destroy_ah(struct ib_ah *ibah, u32 flags)
 	struct vrdma_dev *vdev = to_vdev(ibah->device);
 	int ret;
 
+	if (!to_vah(ibah)->shadow) {
+		vrdma_kah_destroy(ibah);
+		return 0;
+	}
 	ret = rdma_destroy_ah_user(to_vah(ibah)->shadow, flags, NULL);
 	if (ret)
 		return ret;

@@ -66,6 +66,8 @@ int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	struct vrdma_lend lend;
 	int ret;
 
+	if (!udata)
+		return vrdma_kcq_create(ibcq, attr);
 	ret = vrdma_quota_charge(vdev, VRDMA_RES_CQ, 1);
 	if (ret)
 		return ret;
@@ -135,6 +137,10 @@ int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct ib_udata *pudata;
 	int ret;
 
+	if (rdma_is_kernel_res(&ibcq->res)) {
+		vrdma_kcq_destroy(ibcq);
+		return 0;
+	}
 	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
 	if (IS_ERR(pudata)) {
 		ret = PTR_ERR(pudata);
@@ -189,6 +195,8 @@ int vrdma_resize_cq(struct ib_cq *ibcq, vrdma_resize_cqe cqe,
 	struct ib_udata *pudata;
 	int ret;
 
+	if (rdma_is_kernel_res(&ibcq->res))
+		return -EOPNOTSUPP;
 	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
 	if (IS_ERR(pudata))
 		return PTR_ERR(pudata);
@@ -213,6 +221,8 @@ int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	struct ib_cq *shadow = vrdma_shadow_cq(ibcq);
 	int i, n;
 
+	if (unlikely(rdma_is_kernel_res(&ibcq->res)))
+		return vrdma_kcq_poll(ibcq, num_entries, wc);
 	n = shadow->device->ops.poll_cq(shadow, num_entries, wc);
 	/* Completions name the shadow QP; users must see the vdevice's. */
 	for (i = 0; i < n; i++)
@@ -233,5 +243,7 @@ int vrdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 {
 	struct ib_cq *shadow = vrdma_shadow_cq(ibcq);
 
+	if (unlikely(rdma_is_kernel_res(&ibcq->res)))
+		return vrdma_kcq_notify(ibcq, flags);
 	return shadow->device->ops.req_notify_cq(shadow, flags);
 }

@@ -32,6 +32,8 @@ int vrdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct ib_udata *pudata;
 	int ret;
 
+	if (!udata)
+		return vrdma_kpd_alloc(ibpd);
 	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
 	if (IS_ERR(pudata))
 		return PTR_ERR(pudata);
@@ -94,6 +96,10 @@ int vrdma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct ib_udata *pudata;
 	int ret;
 
+	if (rdma_is_kernel_res(&ibpd->res)) {
+		vrdma_kpd_dealloc(ibpd);
+		return 0;
+	}
 	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
 	if (IS_ERR(pudata))
 		return PTR_ERR(pudata);

@@ -55,6 +55,10 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct ib_qp *shadow;
 	int ret;
 
+	/* The kernel has only the CM's QP1 (cm_gsi.c) */
+	if (!udata)
+		return vrdma_gsi_create(ibqp, init);
+	to_vqp(ibqp)->gsi = NULL;
 	/* XRC and RSS need objects vrdma does not proxy (XRCD, WQ). */
 	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UC &&
 	    init->qp_type != IB_QPT_UD)
@@ -241,6 +245,8 @@ int vrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct ib_udata *pudata;
 	int ret;
 
+	if (to_vqp(ibqp)->gsi)
+		return vrdma_gsi_modify(ibqp, attr, mask);
 	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
 	if (IS_ERR(pudata))
 		return PTR_ERR(pudata);
@@ -307,6 +313,9 @@ int vrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct ib_qp *shadow = to_vqp(ibqp)->shadow;
 	int ret;
 
+	if (to_vqp(ibqp)->gsi)
+		return vrdma_gsi_query(ibqp, attr, init);
+
 	ret = ib_query_qp(shadow, attr, mask, init);
 	if (ret)
 		return ret;
@@ -339,6 +348,10 @@ int vrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct ib_udata *pudata;
 	int ret;
 
+	if (to_vqp(ibqp)->gsi) {
+		vrdma_gsi_destroy(ibqp);
+		return 0;
+	}
 	/*
 	 * The context comes from the QP's PD, not from the bundle around
 	 * @udata: when the core unwinds a creation it passes a bare udata
@@ -430,6 +443,8 @@ int vrdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 {
 	struct ib_qp *shadow = to_vqp(ibqp)->shadow;
 
+	if (unlikely(to_vqp(ibqp)->gsi))
+		return vrdma_gsi_post_send(ibqp, wr, bad_wr);
 	if (ibqp->qp_type == IB_QPT_UD && wr)
 		return vrdma_post_send_ud(shadow, wr, bad_wr);
 	return shadow->device->ops.post_send(shadow, wr, bad_wr);
@@ -448,6 +463,8 @@ int vrdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 {
 	struct ib_qp *shadow = to_vqp(ibqp)->shadow;
 
+	if (unlikely(to_vqp(ibqp)->gsi))
+		return vrdma_gsi_post_recv(ibqp, wr, bad_wr);
 	return shadow->device->ops.post_recv(shadow, wr, bad_wr);
 }
 

@@ -29,6 +29,12 @@
  *   quota counters      lock-free (atomic64 compare-and-exchange)
  *   vdev->acl[]         RCU: replaced under vrdma_mutex, read under
  *                       rcu_read_lock() on the verbs path
+ *   vdev->cm.lock       (spinlock, any context) the vdevice's software
+ *                       QP1 pointer; taken outside that QP's lock
+ *   vrdma_gsi.lock      (spinlock, any context) a software QP1's state,
+ *                       receive ring and queue of MADs for the proxy
+ *   vrdma_kcq.lock      (spinlock, any context) a software CQ's ring; the
+ *                       innermost: taken under either of the above
  */
 #ifndef _VRDMA_H
 #define _VRDMA_H
@@ -43,6 +49,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <net/net_namespace.h>
+#include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 #include <linux/vrdma.h>
@@ -122,6 +129,20 @@ enum vrdma_acl_kind {
 	VRDMA_NR_ACL
 };
 
+struct vrdma_gsi;
+
+/**
+ * struct vrdma_dev_cm - a vdevice's part of the RDMA CM (cm_gsi.c)
+ * @lock: protects @gsi; taken in any context, outside the QP's own lock
+ * @gsi: its software QP1, or NULL
+ * @kobjs: kernel PDs, CQs and AHs it has, bounded
+ */
+struct vrdma_dev_cm {
+	spinlock_t lock;	/* @gsi */
+	struct vrdma_gsi *gsi;
+	atomic_t kobjs;
+};
+
 /**
  * struct vrdma_dev - a virtual RDMA device
  * @ibdev: the registered device; must stay first (ib_alloc_device)
@@ -176,6 +197,10 @@ struct vrdma_dev {
 	 * set before registration, removed when the vdevice is freed.
 	 */
 	struct device *alias;
+	/* VRDMA_DEV_F_*; set before registration, constant after */
+	u32 flags;
+	/* The RDMA CM's kernel objects (cm_gsi.c), with VRDMA_DEV_F_CM */
+	struct vrdma_dev_cm cm;
 };
 
 /**
@@ -194,6 +219,8 @@ struct vrdma_ucontext {
 struct vrdma_qp {
 	struct ib_qp ibqp;
 	struct ib_qp *shadow;
+	/* The software QP1 (cm_gsi.c) when this is it, else NULL */
+	struct vrdma_gsi *gsi;
 	/*
 	 * The source GID index of the primary [0] and alternate [1] address
 	 * vectors as modify_qp last set them: VRDMA_QP_SGID_SET | the
@@ -212,7 +239,9 @@ struct vrdma_srq {
 
 struct vrdma_ah {
 	struct ib_ah ibah;
+	/* NULL for a kernel AH (cm_gsi.c), whose destination is @kdgid */
 	struct ib_ah *shadow;
+	union ib_gid kdgid;
 };
 
 struct vrdma_mr {
@@ -302,6 +331,7 @@ struct vrdma_dev_params {
 	u64 limit[VRDMA_NR_RES];
 	struct vrdma_acl *acl[VRDMA_NR_ACL];
 	u8 gid_mode;
+	u32 flags;
 };
 
 int vrdma_dev_create(const struct vrdma_dev_params *params,
@@ -526,6 +556,49 @@ int vrdma_create_user_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 			 struct ib_udata *udata);
 int vrdma_destroy_ah(struct ib_ah *ibah, u32 flags);
 
+/* cm_gsi.c: the kernel verbs of a vdevice that carries the RDMA CM */
+
+/**
+ * struct vrdma_gsi_mad - a MAD the vdevice's QP1 sent, for the proxy
+ * @node: entry in the QP's queue of MADs for the proxy
+ * @dgid: the destination GID of the send's AH
+ * @len: bytes in @data
+ * @data: the MAD as the vdevice's MAD layer built it: untrusted
+ */
+struct vrdma_gsi_mad {
+	struct list_head node;
+	union ib_gid dgid;
+	u32 len;
+	u8 data[IB_MGMT_MAD_SIZE];
+};
+
+int vrdma_cm_check_parent(struct ib_device *pdev);
+void vrdma_cm_set_ops(struct vrdma_dev *vdev);
+int vrdma_kpd_alloc(struct ib_pd *ibpd);
+void vrdma_kpd_dealloc(struct ib_pd *ibpd);
+int vrdma_kcq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr);
+void vrdma_kcq_destroy(struct ib_cq *ibcq);
+int vrdma_kcq_poll(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int vrdma_kcq_notify(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+int vrdma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		    struct ib_udata *udata);
+void vrdma_kah_destroy(struct ib_ah *ibah);
+int vrdma_gsi_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init);
+void vrdma_gsi_destroy(struct ib_qp *ibqp);
+int vrdma_gsi_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask);
+int vrdma_gsi_query(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+		    struct ib_qp_init_attr *init);
+int vrdma_gsi_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr);
+int vrdma_gsi_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+			const struct ib_send_wr **bad_wr);
+int vrdma_gsi_deliver(struct vrdma_dev *vdev, const struct ib_grh *grh,
+		      const void *mad, size_t len, u8 net_type);
+
+/* cm_proxy.c: the vdevice's CM conversation, carried on the parent */
+void vrdma_cm_proxy_send(struct vrdma_dev *vdev,
+			 const struct vrdma_gsi_mad *mad);
+
 /* gid.c: the vdevice's GID table and GID translation to its parent */
 int vrdma_add_gid(const struct ib_gid_attr *attr, void **context);
 int vrdma_del_gid(const struct ib_gid_attr *attr, void **context);
@@ -556,6 +629,7 @@ enum vrdma_obj {
 	VRDMA_OBJ_AH,
 	VRDMA_OBJ_DRV,		/* objects of the parent's own types */
 	VRDMA_OBJ_ALIAS,	/* alias devices (alias.c) */
+	VRDMA_OBJ_KOBJ,		/* kernel objects of the RDMA CM (cm_gsi.c) */
 	VRDMA_NR_OBJ
 };
 

@@ -243,6 +243,18 @@ int vrdma_dev_add_gids(struct vrdma_handle *h, const char *name,
 		       const struct vrdma_acl *sgids,
 		       const struct vrdma_acl *peers, int gid_mode)
 {
+	return vrdma_dev_add_flags(h, name, parent, netns, limits, sgids,
+				   peers, gid_mode, 0);
+}
+
+int vrdma_dev_add_flags(struct vrdma_handle *h, const char *name,
+			const char *parent,
+			const struct vrdma_netns_spec *netns,
+			const struct vrdma_res_values *limits,
+			const struct vrdma_acl *sgids,
+			const struct vrdma_acl *peers, int gid_mode,
+			uint32_t flags)
+{
 	union vrdma_msgbuf req;
 	struct nlmsghdr *nlh;
 	int fd, ret;
@@ -260,6 +272,8 @@ int vrdma_dev_add_gids(struct vrdma_handle *h, const char *name,
 	nlh = vrdma_msg_start(h, req.buf, VRDMA_CMD_DEV_NEW, NLM_F_ACK);
 	if (gid_mode != VRDMA_GID_MODE_DEFAULT)
 		mnl_attr_put_u8(nlh, VRDMA_ATTR_GID_MODE, (uint8_t)gid_mode);
+	if (flags)
+		mnl_attr_put_u32(nlh, VRDMA_ATTR_DEV_FLAGS, flags);
 	mnl_attr_put_strz(nlh, VRDMA_ATTR_DEV_NAME, name);
 	mnl_attr_put_strz(nlh, VRDMA_ATTR_PARENT_NAME, parent);
 	if (limits) {

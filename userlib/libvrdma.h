@@ -118,6 +118,8 @@ struct vrdma_acl {
  * @gid_mode: enum vrdma_gid_mode, which GIDs of the parent the vdevice
  *	sees; -1 when the kernel does not say (a module without GID modes
  *	shares them all), see vrdma_gid_mode_name()
+ * @flags: VRDMA_DEV_F_* chosen at creation (VRDMA_DEV_F_CM: it carries
+ *	the RDMA CM); 0 from a module without device flags
  *
  * @chardev* and @netns_name are not part of the protocol: the library fills
  * them in from /sys/class/infiniband_verbs and /var/run/netns.
@@ -141,6 +143,7 @@ struct vrdma_dev {
 	unsigned int chardev_minor;
 	char netns_name[VRDMA_NETNS_NAME_SIZE];
 	int gid_mode;
+	uint32_t flags;
 };
 
 /**
@@ -572,6 +575,32 @@ int vrdma_dev_add_gids(struct vrdma_handle *h, const char *name,
 		       const struct vrdma_res_values *limits,
 		       const struct vrdma_acl *sgids,
 		       const struct vrdma_acl *peers, int gid_mode);
+
+/**
+ * vrdma_dev_add_flags() - create a vdevice with device flags
+ * @h: the handle
+ * @name: name of the new vdevice
+ * @parent: name of the parent ib_device
+ * @netns: the namespace the vdevice is born in
+ * @limits: limits to set, or NULL
+ * @sgids: as for vrdma_dev_add_acl()
+ * @peers: as for vrdma_dev_add_acl()
+ * @gid_mode: as for vrdma_dev_add_gids()
+ * @flags: VRDMA_DEV_F_* (uapi/linux/vrdma.h), fixed for the vdevice's
+ *	life; 0 sends none
+ *
+ * Like vrdma_dev_add_gids().  Since VRDMA_1.2.
+ *
+ * Return: 0 or a negative errno; -EOPNOTSUPP for flags the module does
+ * not know.
+ */
+int vrdma_dev_add_flags(struct vrdma_handle *h, const char *name,
+			const char *parent,
+			const struct vrdma_netns_spec *netns,
+			const struct vrdma_res_values *limits,
+			const struct vrdma_acl *sgids,
+			const struct vrdma_acl *peers, int gid_mode,
+			uint32_t flags);
 
 /**
  * vrdma_gid_mode_name() - name of an enum vrdma_gid_mode

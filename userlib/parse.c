@@ -35,6 +35,7 @@ static const enum mnl_attr_data_type dev_policy[VRDMA_ATTR_MAX + 1] = {
 	[VRDMA_ATTR_SGIDS]		= MNL_TYPE_NESTED,
 	[VRDMA_ATTR_PEERS]		= MNL_TYPE_NESTED,
 	[VRDMA_ATTR_GID_MODE]		= MNL_TYPE_U8,
+	[VRDMA_ATTR_DEV_FLAGS]		= MNL_TYPE_U32,
 };
 
 static const enum mnl_attr_data_type parent_policy[VRDMA_ATTR_MAX + 1] = {
@@ -196,6 +197,8 @@ static int dev_from_attrs(const struct nlattr **tb, struct vrdma_dev *dev)
 	dev->index = mnl_attr_get_u32(tb[VRDMA_ATTR_DEV_INDEX]);
 	dev->gid_mode = tb[VRDMA_ATTR_GID_MODE] ?
 			mnl_attr_get_u8(tb[VRDMA_ATTR_GID_MODE]) : -1;
+	dev->flags = tb[VRDMA_ATTR_DEV_FLAGS] ?
+		     mnl_attr_get_u32(tb[VRDMA_ATTR_DEV_FLAGS]) : 0;
 	if (tb[VRDMA_ATTR_DRIVER_ID])
 		dev->driver_id = mnl_attr_get_u32(tb[VRDMA_ATTR_DRIVER_ID]);
 	if (tb[VRDMA_ATTR_NETNS_INO])

@@ -16,7 +16,7 @@ static void dev_usage(FILE *f)
 	      "                    { netns NSNAME | netns-pid PID | netns-path PATH }\n"
 	      "                    [ LIMITS ]\n"
 	      "                    [ ACL ]\n"
-	      "                    [ gids { tenant | shared } ]\n"
+	      "                    [ gids { tenant | shared } ] [ cm { on | off } ]\n"
 	      "       " VCTL_NAME " dev set NAME { LIMITS | ACL }...\n"
 	      "       " VCTL_NAME " dev del NAME\n"
 	      "       " VCTL_NAME " dev help\n"
@@ -43,6 +43,7 @@ enum dev_kw_kind {
 	KW_NETNS_PID,
 	KW_NETNS_PATH,
 	KW_GIDS,
+	KW_CM,
 	KW_LIMIT,
 	KW_SGID,
 	KW_PEER,
@@ -71,7 +72,8 @@ static const struct dev_keyword add_keywords[] = {
 	{ "netns-pid",	KW_NETNS_PID,	VRDMA_RES_UNSPEC },
 	{ "netns-path",	KW_NETNS_PATH,	VRDMA_RES_UNSPEC },
 	{ "gids",	KW_GIDS,	VRDMA_RES_UNSPEC },
-#define FIRST_LIMIT_KEYWORD 5
+	{ "cm",		KW_CM,		VRDMA_RES_UNSPEC },
+#define FIRST_LIMIT_KEYWORD 6
 	{ "ctx",	KW_LIMIT,	VRDMA_RES_CTX },
 	{ "pd",		KW_LIMIT,	VRDMA_RES_PD },
 	{ "cq",		KW_LIMIT,	VRDMA_RES_CQ },
@@ -114,6 +116,8 @@ static const char *res_word(enum vrdma_res res)
  * @peer_any: "peer any" was given
  * @gid_mode: enum vrdma_gid_mode given with "gids", or
  *	VRDMA_GID_MODE_DEFAULT
+ * @cm: "cm" was given
+ * @flags: VRDMA_DEV_F_* given ("cm on")
  */
 struct dev_args {
 	const char *parent;
@@ -126,6 +130,8 @@ struct dev_args {
 	bool sgid_any;
 	bool peer_any;
 	int gid_mode;
+	bool cm;
+	uint32_t flags;
 };
 
 /*
@@ -228,6 +234,25 @@ static int set_gid_mode(const char *what, const struct dev_keyword *k,
 	return -1;
 }
 
+static int set_cm(const char *what, const struct dev_keyword *k,
+		  const char *val, struct dev_args *a)
+{
+	if (a->cm) {
+		vctl_error("%s: \"%s\" given twice", what, k->name);
+		return -1;
+	}
+	a->cm = true;
+	if (!strcmp(val, "on")) {
+		a->flags |= VRDMA_DEV_F_CM;
+		return 0;
+	}
+	if (!strcmp(val, "off"))
+		return 0;
+	vctl_error("%s: bad value \"%s\" for \"%s\" (on or off)", what, val,
+		   k->name);
+	return -1;
+}
+
 static int set_limit(const char *what, const struct dev_keyword *k,
 		     const char *val, struct dev_args *a)
 {
@@ -288,6 +313,9 @@ static int parse_keywords(const char *what, const struct dev_keyword *table,
 		case KW_GIDS:
 			ret = set_gid_mode(what, k, argv[i + 1], a);
 			break;
+		case KW_CM:
+			ret = set_cm(what, k, argv[i + 1], a);
+			break;
 		case KW_LIMIT:
 			ret = set_limit(what, k, argv[i + 1], a);
 			break;
@@ -345,9 +373,9 @@ static int dev_add(struct vctl *c, int argc, char **argv)
 	h = vctl_handle(c);
 	if (!h)
 		return VCTL_EFAIL;
-	if (vrdma_dev_add_gids(h, name, a.parent, &a.netns,
-			       a.limits.present ? &a.limits : NULL,
-			       &a.sgids, &a.peers, a.gid_mode))
+	if (vrdma_dev_add_flags(h, name, a.parent, &a.netns,
+				a.limits.present ? &a.limits : NULL,
+				&a.sgids, &a.peers, a.gid_mode, a.flags))
 		return vctl_kernel_error(c, "dev add");
 	return 0;
 }
@@ -500,6 +528,7 @@ void vctl_print_dev(const char *key, const struct vrdma_dev *d)
 	out_str("state", " state %s", state ? state : "UNKNOWN");
 	if (gids)
 		out_str("gids", " gids %s", gids);
+	out_str("cm", " cm %s", d->flags & VRDMA_DEV_F_CM ? "on" : "off");
 	if (d->netns_ino) {
 		out_obj_begin("netns");
 		out_uint("inode", d->netns_name[0] ? NULL : " netns-inode %s",

@@ -36,6 +36,10 @@
  *                                          vrdma_gid_mode, default
  *                                          VRDMA_GID_MODE_TENANT; fixed
  *                                          for the vdevice's life
+ *             VRDMA_ATTR_DEV_FLAGS         NLA_U32   optional, VRDMA_DEV_F_*
+ *                                          (unknown bits: EOPNOTSUPP),
+ *                                          default 0; fixed for the
+ *                                          vdevice's life
  *   reply:    none (NLMSG_ERROR ack); an event is multicast on success
  *
  * VRDMA_CMD_DEV_DEL (doit)
@@ -45,8 +49,8 @@
  *   Changes the limits or address ACLs of a live vdevice.  Only the
  *   resources present in the LIMITS nest change; an ACL nest present
  *   replaces that ACL as a whole (an empty nest allows everything again).
- *   At least one of LIMITS, SGIDS and PEERS is required; GID_MODE is
- *   refused (EINVAL): it is chosen at creation.  A limit below
+ *   At least one of LIMITS, SGIDS and PEERS is required; GID_MODE and
+ *   DEV_FLAGS are refused (EINVAL): they are chosen at creation.  A limit below
  *   the current use keeps existing objects; new ones fail with EDQUOT
  *   until the use is below the limit.
  *   request:  VRDMA_ATTR_DEV_NAME          required
@@ -68,6 +72,7 @@
  *             VRDMA_ATTR_SGIDS             NLA_NESTED, only when restricted
  *             VRDMA_ATTR_PEERS             NLA_NESTED, only when restricted
  *             VRDMA_ATTR_GID_MODE          NLA_U8    enum vrdma_gid_mode
+ *             VRDMA_ATTR_DEV_FLAGS         NLA_U32   VRDMA_DEV_F_*
  *   Dumps are consistent: when the set of vdevices changes during a dump,
  *   the dump is flagged NLM_F_DUMP_INTR and should be restarted.
  *
@@ -139,6 +144,16 @@
  * A vdevice that is not SHARED, or that has an ACL, cannot create UD QPs
  * or attach to multicast groups (EACCES): UD work requests carry GID
  * indices and destinations that no ACL can check.
+ *
+ * Device flags (VRDMA_ATTR_DEV_FLAGS), chosen at creation:
+ *   VRDMA_DEV_F_CM  the vdevice offers the kernel verbs the RDMA core's
+ *                   connection manager needs (a software GSI QP on port 1,
+ *                   its PD, CQ and AHs), so that cma, ib_cm and the MAD
+ *                   layer attach to it and librdmacm works in its
+ *                   namespace; every other kernel consumer is refused.
+ *                   Off by default: cma keeps an internal listener on
+ *                   every attached device for every wildcard listen of
+ *                   every namespace.
  */
 #ifndef _UAPI_LINUX_VRDMA_H
 #define _UAPI_LINUX_VRDMA_H
@@ -187,6 +202,7 @@ enum vrdma_attr {
 	VRDMA_ATTR_SGIDS,
 	VRDMA_ATTR_PEERS,
 	VRDMA_ATTR_GID_MODE,
+	VRDMA_ATTR_DEV_FLAGS,
 
 	__VRDMA_ATTR_MAX
 };
@@ -235,6 +251,13 @@ enum vrdma_gid_mode {
 };
 
 #define VRDMA_GID_MODE_MAX (__VRDMA_GID_MODE_MAX - 1)
+
+/* Device flags (VRDMA_ATTR_DEV_FLAGS) */
+enum vrdma_dev_flags {
+	VRDMA_DEV_F_CM = 1U << 0,	/* carries the RDMA CM (issue 33) */
+
+	__VRDMA_DEV_F_ALL = VRDMA_DEV_F_CM
+};
 
 /* Why a vdevice went away (VRDMA_ATTR_REASON on a DEV_DEL event) */
 enum vrdma_del_reason {
