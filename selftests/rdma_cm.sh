@@ -4,6 +4,21 @@
 # librdmacm inside a container (issue 33): rping and ucmatose from a
 # container's vdevice to a plain host's native device, through the RDMA CM.
 #
+# The control path, on every kernel (rxe0 on veth0, as the guest has it):
+#   netns C:  macvlan mvc (on veth0) 10.72.5.2/24, vC on rxe0 with "cm on"
+#   netns D:  macvlan mvd (on veth0) 10.72.6.2/24, vD on rxe0 without
+#   - the kernel's CM clients attach to vC only (ib_cm's counters under
+#     ports/1, three kernel objects: ib_mad's PD, CQ and QP1)
+#   - rping -s binds and listens on C's address; on D's: ENODEV
+#   - rping -c from C to a host address (macvlan mvh5 10.72.5.1 in
+#     init_net): ib_cm on vC sends a REQ through vC's QP1, which the
+#     proxy parses and finds valid (its debug message says so); it is
+#     not carried yet, so the client is stopped after that
+#   - deleting vC under a listener, the death of a namespace with an
+#     opted-in vdevice and unloading vrdma with one leave no kernel
+#     object behind and the log clean
+#
+# The traffic, from 7.1:
 #   init_net: rxe0 on veth0 10.99.0.1/24 (the guest's parent)
 #             macvlan mvh (on veth0) 10.72.1.1/24, rxeH on it: the "plain
 #             host", whose rping -s / ucmatose listen natively
@@ -29,9 +44,16 @@
 HOST=10.72.1.1
 IPA=10.72.1.2
 IPN=10.72.1.9
+IPC=10.72.5.2
+HOST5=10.72.5.1
+IPD=10.72.6.2
+CONTROL=(cm_flag_shown cm_clients_attach_opted_in cm_listen_on_own_address
+	 cm_no_flag_enodev cm_req_reaches_proxy cm_del_under_listener
+	 cm_netns_death)
 TRAFFIC=(native_ns_rping vdev_rping_to_host vdev_ucmatose_to_host)
 
-ktap_plan setup "${TRAFFIC[@]}" no_leak klog_clean
+ktap_plan ctl_setup "${CONTROL[@]}" setup "${TRAFFIC[@]}" no_leak cm_unload \
+	klog_clean
 
 mark=$(klog_mark)
 tmpdir T || exit 1
@@ -94,6 +116,131 @@ cm_pair() {
 	return 1
 }
 
+# kobj - the kernel objects of opted-in vdevices (cm_gsi.c) now.
+kobj() {
+	awk '$1 == "kobj" { print $2 }' /sys/kernel/debug/vrdma/objects
+}
+
+# kobj_is N - for wait_for.
+kobj_is() {
+	[ "$(kobj)" = "$1" ]
+}
+
+# cm_attached NS DEV - ib_cm attached to DEV: its counters are there.
+cm_attached() {
+	in_net "$1" test -d "/sys/class/infiniband/$2/ports/1/cm_rx_msgs"
+}
+
+# macvlan_in NS NAME ADDR - a macvlan of veth0 in NS with ADDR/24.
+macvlan_in() {
+	in_init ip link add "$2" link veth0 type macvlan mode bridge || return 1
+	in_init ip link set "$2" netns "$1" || { ip link del "$2"; return 1; }
+	in_ns "$1" ip addr add "$3/24" dev "$2" && in_ns "$1" ip link set "$2" up
+}
+
+ctl_setup() {
+	require_cmd rping || return 1
+	# the core's CM clients (ib_cm, cma) and umad, loaded before vC
+	in_init modprobe rdma_ucm && in_init modprobe ib_umad || return 1
+	new_ns C c && new_ns D d || return 1
+	in_init ip link add mvh5 link veth0 type macvlan mode bridge || return 1
+	cleanup_push ip link del mvh5
+	in_init ip addr add "$HOST5/24" dev mvh5 && in_init ip link set mvh5 up ||
+		return 1
+	macvlan_in "$C" mvc "$IPC" && macvlan_in "$D" mvd "$IPD" || return 1
+	in_init "$VRDMACTL" dev add vC parent "$PARENT" netns "$C" cm on ||
+		return 1
+	cleanup_push "$VRDMACTL" dev del vC
+	in_init "$VRDMACTL" dev add vD parent "$PARENT" netns "$D" || return 1
+	cleanup_push "$VRDMACTL" dev del vD
+	wait_for 30 has_gid "$C" vC "$IPC" && wait_for 30 has_gid "$D" vD "$IPD"
+}
+
+# listen_ns NS ADDR PORT OUT - rping -s in NS on ADDR:PORT, output to OUT;
+# $! is its pid.
+listen_ns() {
+	spawn_in_ns "$1" timeout 120 rping -s -a "$2" -p "$3" -v >"$4" 2>&1
+}
+
+kobj0=$(kobj)
+if ! ctl_setup; then
+	ktap_fail ctl_setup
+	for t in "${CONTROL[@]}"; do
+		ktap_fail "$t" "setup failed"
+	done
+else
+	ktap_ok ctl_setup
+	# shown; fixed at creation: "dev set" does not take it
+	twice=$("$VRDMACTL" dev add vX parent "$PARENT" netns "$C" cm on cm off 2>&1)
+	rc1=$?
+	set_out=$("$VRDMACTL" dev set vC cm off 2>&1)
+	rc2=$?
+	if [[ $(in_init "$VRDMACTL" dev show vC) == *" cm on "* ]] &&
+	   [[ $(in_init "$VRDMACTL" dev show vD) == *" cm off "* ]] &&
+	   [ "$(in_init "$VRDMACTL" -j dev show vC | jq -r '.[0].cm')" = on ] &&
+	   [ "$rc1" -ne 0 ] && [[ $twice == *"given twice"* ]] && [ "$rc2" -ne 0 ]; then
+		ktap_ok cm_flag_shown "$twice / $set_out"
+	else
+		ktap_fail cm_flag_shown "$("$VRDMACTL" dev show vC) / $("$VRDMACTL" dev show vD)"
+	fi
+	if cm_attached "$C" vC && ! cm_attached "$D" vD &&
+	   wait_for 10 kobj_is $((kobj0 + 3)); then
+		ktap_ok cm_clients_attach_opted_in "kernel objects: $kobj0 -> $(kobj); umad on: $(cat /sys/class/infiniband_mad/*/ibdev 2>/dev/null | xargs)"
+	else
+		ktap_diag "vC ports/1: $(in_net "$C" sh -c "echo /sys/class/infiniband/vC/ports/1/*")"
+		ktap_diag "rxe0 ports/1: $(echo /sys/class/infiniband/rxe0/ports/1/*)"
+		ktap_diag "modules: $(lsmod | awk '$1 ~ /^(ib_cm|rdma_cm|ib_umad|ib_core|rdma_ucm)$/ { print $1 }' | xargs)"
+		ktap_fail cm_clients_attach_opted_in "vC: $(cm_attached "$C" vC && echo attached), vD: $(cm_attached "$D" vD && echo attached), kernel objects: $kobj0 -> $(kobj)"
+	fi
+	listen_ns "$C" "$IPC" 7480 "$T/lc"
+	lc=$!
+	if wait_for 15 cm_listening "$C" "$IPC" 7480; then
+		ktap_ok cm_listen_on_own_address "$(in_ns "$C" rdma res show cm_id | grep LISTEN)"
+	else
+		ktap_fail cm_listen_on_own_address "$(cat "$T/lc")"
+	fi
+	in_ns "$D" timeout 20 rping -s -a "$IPD" -p 7481 -v >"$T/ld" 2>&1
+	rc=$?
+	if [ "$rc" -ne 0 ] && grep -q "No such device" "$T/ld"; then
+		ktap_ok cm_no_flag_enodev "$(head -n 2 "$T/ld" | tr '\n' ' ')"
+	else
+		ktap_fail cm_no_flag_enodev "status $rc: $(head -n 3 "$T/ld" | tr '\n' ' ')"
+	fi
+	# a connection request from C reaches the proxy, which finds it valid
+	dyn=/proc/dynamic_debug/control
+	[ -w "$dyn" ] || dyn=/sys/kernel/debug/dynamic_debug/control
+	echo "module vrdma func vrdma_cm_proxy_send +p" >"$dyn"
+	spawn_in_ns "$C" timeout 120 rping -c -a "$HOST5" -I "$IPC" -p 7482 -C 1 -v \
+		>"$T/rc" 2>&1
+	rcp=$!
+	req="vC: vrdma_cm_proxy_send: MAD class 0x07 attr 0x0010: not carried yet"
+	if wait_for 60 sh -c "dmesg | grep -qF '$req'"; then
+		ktap_ok cm_req_reaches_proxy "$(dmesg | grep -F 'vrdma_cm_proxy_send' | tail -n 3 | tr '\n' ' ')"
+	else
+		ktap_fail cm_req_reaches_proxy "proxy: $(dmesg | grep -F 'vrdma_cm_proxy_send' | tail -n 3 | tr '\n' ' '); client: $(tr '\n' ' ' <"$T/rc")"
+	fi
+	kill "$rcp" 2>/dev/null
+	wait "$rcp" 2>/dev/null
+	echo "module vrdma func vrdma_cm_proxy_send -p" >"$dyn"
+	# the listener learns of the removal and ends
+	if in_init "$VRDMACTL" dev del vC && wait_gone 30 "$lc" &&
+	   wait_for 10 kobj_is "$kobj0"; then
+		ktap_ok cm_del_under_listener "$(tail -n 1 "$T/lc")"
+	else
+		ktap_fail cm_del_under_listener "kernel objects $(kobj): $(tail -n 3 "$T/lc" | tr '\n' ' ')"
+	fi
+	new_ns E e && in_init "$VRDMACTL" dev add vE parent "$PARENT" netns "$E" cm on &&
+		wait_for 10 kobj_is $((kobj0 + 3))
+	rc=$?
+	if [ "$rc" -eq 0 ] && in_init ip netns del "$E" &&
+	   wait_for 30 kobj_is "$kobj0" &&
+	   ! "$VRDMACTL" dev show vE >/dev/null 2>&1; then
+		ktap_ok cm_netns_death
+	else
+		ktap_fail cm_netns_death "status $rc, kernel objects $(kobj)"
+	fi
+fi
+
 setup() {
 	require_cmd rping ucmatose || return 1
 	new_ns A a && new_ns N n || return 1
@@ -122,7 +269,7 @@ setup() {
 		in_init rdma dev set rxeN netns "$N" || return 1
 	fi
 	wait_for 30 has_gid "$N" rxeN "$IPN" || return 1
-	in_init "$VRDMACTL" dev add vAe parent rxeA netns "$A" || return 1
+	in_init "$VRDMACTL" dev add vAe parent rxeA netns "$A" cm on || return 1
 	cleanup_push "$VRDMACTL" dev del vAe
 	wait_for 30 has_gid "$A" vAe "$IPA"
 }
@@ -163,10 +310,28 @@ else
 	fi
 fi
 
-if wait_for 30 vrdma_shadows_zero; then
-	ktap_ok no_leak "$(vrdma_objects)"
+# no user object left; kernel objects: three per opted-in vdevice alive
+no_user_objects() {
+	awk '$1 != "vdev" && $1 != "kobj" && $2 != 0 { bad = 1 } END { exit bad }' \
+		/sys/kernel/debug/vrdma/objects
+}
+ncm=$("$VRDMACTL" -j dev show | jq '[.[] | select(.cm == "on")] | length')
+if wait_for 30 no_user_objects && wait_for 10 kobj_is $((kobj0 + 3 * ncm)); then
+	ktap_ok no_leak "$ncm opted-in: $(vrdma_objects)"
 else
-	ktap_fail no_leak "$(vrdma_objects)"
+	ktap_fail no_leak "$ncm opted-in: $(vrdma_objects)"
 fi
+# Unloading vrdma with an opted-in vdevice: the core's CM clients let go.
+new_ns F f
+if in_init "$VRDMACTL" dev add vF parent "$PARENT" netns "$F" cm on &&
+   cm_attached "$F" vF && in_init rmmod vrdma; then
+	load_modules
+	ktap_ok cm_unload
+else
+	ktap_fail cm_unload
+	load_modules
+	"$VRDMACTL" dev del vF 2>/dev/null
+fi
+
 ktap_check klog_clean klog_clean_since "$mark"
 ktap_finish
