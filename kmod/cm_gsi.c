@@ -294,13 +294,15 @@ int vrdma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 
 	if (udata)
 		return -EINVAL;
-	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
+	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH) ||
+	    attr->type != RDMA_AH_ATTR_TYPE_ROCE)
 		return -EINVAL;
 	ret = vrdma_kobj_get(vdev);
 	if (ret)
 		return ret;
 	vah->shadow = NULL;
 	vah->kdgid = rdma_ah_read_grh(attr)->dgid;
+	memcpy(vah->kdmac, attr->roce.dmac, ETH_ALEN);
 	return 0;
 }
 
@@ -552,6 +554,7 @@ static struct vrdma_gsi_mad *vrdma_gsi_copy(struct vrdma_gsi *gsi,
 	if (!mad)
 		return NULL;
 	mad->dgid = to_vah(ud->ah)->kdgid;
+	memcpy(mad->dmac, to_vah(ud->ah)->kdmac, ETH_ALEN);
 	mad->len = len;
 	for (len = 0, i = 0; i < wr->num_sge; i++) {
 		memcpy(mad->data + len,
@@ -723,6 +726,7 @@ void vrdma_cm_set_ops(struct vrdma_dev *vdev)
 
 	spin_lock_init(&vdev->cm.lock);
 	atomic_set(&vdev->cm.kobjs, 0);
+	vrdma_cm_proxy_init(vdev);
 	if (!vrdma_cm_on(vdev))
 		return;
 	ibdev->ops.get_dma_mr = vrdma_get_dma_mr;

@@ -57,13 +57,39 @@ enum vrdma_cm_attr {
 #define VRDMA_REQ_STARTING_PSN		(VRDMA_MAD_HDR_LEN + 44)
 /* byte 43: remote CM response timeout (5 bits), transport type (2), EEFC */
 #define VRDMA_REQ_TIMEOUT_TYPE		(VRDMA_MAD_HDR_LEN + 43)
+#define VRDMA_REQ_VENDOR_ID		(VRDMA_MAD_HDR_LEN + 4)	/* low 24 bits */
+#define VRDMA_REQ_RESP_RESOURCES	(VRDMA_MAD_HDR_LEN + 35)
+#define VRDMA_REQ_INIT_DEPTH		(VRDMA_MAD_HDR_LEN + 39)
+/* byte 47: local CM response timeout (5 bits), retry count (3) */
+#define VRDMA_REQ_LTIMEOUT_RETRY	(VRDMA_MAD_HDR_LEN + 47)
 #define VRDMA_REQ_PKEY			(VRDMA_MAD_HDR_LEN + 48)
+/* byte 50: path MTU (4 bits), RDC exists (1), RNR retry count (3) */
+#define VRDMA_REQ_MTU_RNR		(VRDMA_MAD_HDR_LEN + 50)
+/* byte 51: max CM retries (4 bits), SRQ (1), extended transport (3) */
+#define VRDMA_REQ_MAXRETRY_SRQ		(VRDMA_MAD_HDR_LEN + 51)
+#define VRDMA_REQ_FLOW_LABEL		(VRDMA_MAD_HDR_LEN + 88)	/* top 20 */
+#define VRDMA_REQ_RATE			(VRDMA_MAD_HDR_LEN + 91)	/* low 6 */
+#define VRDMA_REQ_TCLASS		(VRDMA_MAD_HDR_LEN + 92)
+#define VRDMA_REQ_HOP_LIMIT		(VRDMA_MAD_HDR_LEN + 93)
+#define VRDMA_REQ_SL			(VRDMA_MAD_HDR_LEN + 94)	/* top 4 */
+#define VRDMA_REQ_ACK_TIMEOUT		(VRDMA_MAD_HDR_LEN + 95)	/* top 5 */
 #define VRDMA_REQ_PRIMARY_LOCAL_GID	(VRDMA_MAD_HDR_LEN + 56)
 #define VRDMA_REQ_PRIMARY_REMOTE_GID	(VRDMA_MAD_HDR_LEN + 72)
 #define VRDMA_REQ_ALT_LOCAL_LID		(VRDMA_MAD_HDR_LEN + 96)
 #define VRDMA_REQ_ALT_LOCAL_GID		(VRDMA_MAD_HDR_LEN + 100)
 #define VRDMA_REQ_PRIVATE_DATA		(VRDMA_MAD_HDR_LEN + 140)
 #define VRDMA_REQ_PRIVATE_DATA_LEN	92
+
+/*
+ * The RDMA CM's header at the start of a REQ's private data (cma.c's
+ * struct cma_hdr): version 0, IP version in the upper nibble, port, then
+ * source and destination addresses of 16 bytes each, an IPv4 address in
+ * the last 4 of them.
+ */
+#define VRDMA_CMA_VERSION		0
+#define VRDMA_CMA_HDR_IP_VERSION	1
+#define VRDMA_CMA_HDR_SRC		4
+#define VRDMA_CMA_HDR_DST		20
 
 /* The transport service types of byte 43 (bits 2..1) */
 enum vrdma_cm_transport {
@@ -76,8 +102,42 @@ enum vrdma_cm_transport {
 #define VRDMA_CM_LOCAL_COMM_ID		(VRDMA_MAD_HDR_LEN + 0)
 #define VRDMA_CM_REMOTE_COMM_ID		(VRDMA_MAD_HDR_LEN + 4)
 
+/* ConnectReply (12.6.8) */
+#define VRDMA_REP_LOCAL_QKEY		(VRDMA_MAD_HDR_LEN + 8)
+#define VRDMA_REP_LOCAL_QPN		(VRDMA_MAD_HDR_LEN + 12)
+#define VRDMA_REP_STARTING_PSN		(VRDMA_MAD_HDR_LEN + 20)
+#define VRDMA_REP_RESP_RESOURCES	(VRDMA_MAD_HDR_LEN + 24)
+#define VRDMA_REP_INIT_DEPTH		(VRDMA_MAD_HDR_LEN + 25)
+/* byte 26: target ACK delay (5 bits), failover accepted (2), EEFC (1) */
+#define VRDMA_REP_ACKDELAY_FO_FC	(VRDMA_MAD_HDR_LEN + 26)
+/* byte 27: RNR retry count (3 bits), SRQ (1) */
+#define VRDMA_REP_RNR_SRQ		(VRDMA_MAD_HDR_LEN + 27)
+#define VRDMA_REP_LOCAL_CA_GUID		(VRDMA_MAD_HDR_LEN + 28)
+#define VRDMA_REP_PRIVATE_DATA		(VRDMA_MAD_HDR_LEN + 36)
+
+/* ConnectReject (12.6.7) */
+#define VRDMA_REJ_MSG_REJECTED		(VRDMA_MAD_HDR_LEN + 8)	/* top 2 */
+#define VRDMA_REJ_INFO_LEN		(VRDMA_MAD_HDR_LEN + 9)	/* top 7 */
+#define VRDMA_REJ_REASON		(VRDMA_MAD_HDR_LEN + 10)
+#define VRDMA_REJ_ARI			(VRDMA_MAD_HDR_LEN + 12)
+#define VRDMA_REJ_PRIVATE_DATA		(VRDMA_MAD_HDR_LEN + 84)
+/* which message a REJ answers */
+#define VRDMA_REJ_FOR_REQ		0
+#define VRDMA_REJ_FOR_REP		1
+
+/* ReadyToUse, DisconnectRequest, DisconnectReply (12.6.9-12.6.11) */
+#define VRDMA_RTU_PRIVATE_DATA		(VRDMA_MAD_HDR_LEN + 8)
+#define VRDMA_DREQ_REMOTE_QPN		(VRDMA_MAD_HDR_LEN + 8)
+#define VRDMA_DREQ_PRIVATE_DATA		(VRDMA_MAD_HDR_LEN + 12)
+#define VRDMA_DREP_PRIVATE_DATA		(VRDMA_MAD_HDR_LEN + 8)
+
 static_assert(VRDMA_REQ_PRIVATE_DATA + VRDMA_REQ_PRIVATE_DATA_LEN <=
 	      IB_MGMT_MAD_SIZE);
+static_assert(VRDMA_REP_PRIVATE_DATA + 196 <= IB_MGMT_MAD_SIZE);
+static_assert(VRDMA_REJ_ARI + 72 == VRDMA_REJ_PRIVATE_DATA);
+static_assert(VRDMA_REJ_PRIVATE_DATA + 148 <= IB_MGMT_MAD_SIZE);
+static_assert(VRDMA_RTU_PRIVATE_DATA + 224 <= IB_MGMT_MAD_SIZE);
+static_assert(VRDMA_DREQ_PRIVATE_DATA + 220 <= IB_MGMT_MAD_SIZE);
 
 static inline u8 vrdma_mad_u8(const u8 *mad, unsigned int off)
 {
@@ -113,6 +173,34 @@ static inline u64 vrdma_mad_be64(const u8 *mad, unsigned int off)
 static inline u32 vrdma_mad_qpn(const u8 *mad, unsigned int off)
 {
 	return vrdma_mad_be32(mad, off) >> 8;
+}
+
+static inline void vrdma_mad_put_be16(u8 *mad, unsigned int off, u16 v)
+{
+	__be16 b = cpu_to_be16(v);
+
+	memcpy(mad + off, &b, sizeof(b));
+}
+
+static inline void vrdma_mad_put_be32(u8 *mad, unsigned int off, u32 v)
+{
+	__be32 b = cpu_to_be32(v);
+
+	memcpy(mad + off, &b, sizeof(b));
+}
+
+static inline void vrdma_mad_put_be64(u8 *mad, unsigned int off, u64 v)
+{
+	__be64 b = cpu_to_be64(v);
+
+	memcpy(mad + off, &b, sizeof(b));
+}
+
+/* A 24-bit QP number or PSN into the upper 24 bits of the word at @off */
+static inline void vrdma_mad_put_qpn(u8 *mad, unsigned int off, u32 qpn)
+{
+	vrdma_mad_put_be32(mad, off,
+			   (qpn & 0xffffff) << 8 | (vrdma_mad_be32(mad, off) & 0xff));
 }
 
 static inline void vrdma_mad_gid(const u8 *mad, unsigned int off,

@@ -1,36 +1,95 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The CM proxy (issue 33): the CM conversation of a vdevice ends at its
- * software QP1 (cm_gsi.c) and is to be carried on the parent through the
- * parent's ib_cm (ib_create_cm_id(), ib_send_cm_req(), ...), as a
- * back-to-back agent.
+ * software QP1 (cm_gsi.c) and is carried on the parent through the
+ * parent's ib_cm, as a back-to-back agent.  One struct vrdma_cm_conn per
+ * connection the vdevice opens:
  *
- * What exists: every MAD the vdevice's MAD layer sends reaches
- * vrdma_cm_proxy_send() in process context; its header is checked
- * strictly and a ConnectRequest is validated against what the vdevice
- * owns (its source GID is in the vdevice's GID table, its QP number is
- * the shadow of one of its QPs).  Nothing is carried yet: every MAD is
- * dropped after the checks, and the sender's ib_cm times out as on a
- * lossy wire.  CM-STATUS.md in the tree lists the next steps.
+ *   vdevice's ib_cm            vrdma                    parent's ib_cm
+ *   REQ (QP1 send)   ----->  checks, ib_create_cm_id(), ib_send_cm_req()
+ *   REP (QP1 recv)   <-----  IB_CM_REP_RECEIVED, rewritten
+ *   RTU              ----->  ib_send_cm_rtu()
+ *   DREQ / DREP      <---->  ib_send_cm_dreq() / _drep(), or the events
+ *   REJ              <---->  ib_send_cm_rej(), or IB_CM_REJ_RECEIVED
+ *
+ * ib_cm keeps one set of tables for every device (cm.c: remote_id_table,
+ * remote_qp_table, keyed by the peer's comm ID, QPN and CA GUID): both
+ * halves of a connection land there.  Towards the vdevice the proxy speaks
+ * for the peer with a comm ID and a CA GUID of its own (@xid, @xguid), so
+ * that the vdevice's half never looks like the parent's stale twin.  The
+ * peer's QP number is passed unchanged: the data path is the parent's.
+ *
+ * Every MAD from the vdevice is untrusted: its header is checked strictly,
+ * a REQ must name the vdevice's own source GID, a live RC or UC QP of the
+ * vdevice and the destination of the AH it was sent with; every other
+ * message must name a connection of this vdevice by both comm IDs.
+ * Anything else is dropped (the sender's ib_cm times out, as on a lossy
+ * wire).  Incoming connections (a listener on the parent) are not done.
  */
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/random.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
 #include <rdma/ib_cache.h>
+#include <rdma/ib_cm.h>
+#include <rdma/ib_sa.h>
+#include <rdma/restrack.h>
 
 #include "vrdma.h"
 #include "cm_msg.h"
 
+/* Connections a vdevice may have through the proxy at once */
+#define VRDMA_CM_CONN_MAX	64
+
+/**
+ * struct vrdma_cm_conn - one connection of a vdevice, carried on the parent
+ * @node: entry in vdev->cm.conns (vdev->cm.conn_lock)
+ * @vdev: the vdevice
+ * @pid: the parent's cm_id; destroyed by returning non-zero from its
+ *	handler, or by vrdma_cm_proxy_stop()
+ * @vid: the vdevice's comm ID for the connection (its ib_cm's local ID)
+ * @xid: the comm ID the proxy shows the vdevice for the peer
+ * @xguid: the CA GUID it shows the vdevice for the peer
+ * @vqpn: the vdevice's QP number (the shadow's)
+ * @sgid: the vdevice's GID
+ * @dgid: the peer's GID
+ */
+struct vrdma_cm_conn {
+	struct list_head node;
+	struct vrdma_dev *vdev;
+	struct ib_cm_id *pid;
+	u32 vid;
+	u32 xid;
+	u64 xguid;
+	u32 vqpn;
+	union ib_gid sgid;
+	union ib_gid dgid;
+};
+
 /* The verdict on one MAD from a vdevice, for the debug log */
 enum vrdma_cm_verdict {
+	VRDMA_CM_CARRIED,	/* sent on the parent */
 	VRDMA_CM_NOT_CM,	/* not a CM MAD: dropped */
 	VRDMA_CM_BAD_HDR,	/* a CM MAD with a header no ib_cm sends */
 	VRDMA_CM_BAD_REQ,	/* a REQ naming what the vdevice does not own */
-	VRDMA_CM_UNCARRIED,	/* valid, but the proxy does not carry it yet */
+	VRDMA_CM_NO_CONN,	/* names no connection of this vdevice */
+	VRDMA_CM_DUP,		/* a retry of a message already carried */
+	VRDMA_CM_UNCARRIED,	/* valid, not carried (MRA, LAP, SIDR, ...) */
+	VRDMA_CM_FAILED,	/* the parent's ib_cm refused it */
+	VRDMA_CM_QUOTA,		/* too many connections */
 };
 
 static const char *const vrdma_cm_verdict_name[] = {
+	[VRDMA_CM_CARRIED] = "carried",
 	[VRDMA_CM_NOT_CM] = "not a CM MAD",
 	[VRDMA_CM_BAD_HDR] = "bad CM header",
 	[VRDMA_CM_BAD_REQ] = "REQ refused",
-	[VRDMA_CM_UNCARRIED] = "not carried yet",
+	[VRDMA_CM_NO_CONN] = "no such connection",
+	[VRDMA_CM_DUP] = "duplicate",
+	[VRDMA_CM_UNCARRIED] = "not carried",
+	[VRDMA_CM_FAILED] = "refused by the parent's CM",
+	[VRDMA_CM_QUOTA] = "connection quota",
 };
 
 /* The header of a CM MAD as ib_cm builds it (cm_format_mad_hdr()). */
@@ -49,24 +108,70 @@ static bool vrdma_cm_hdr_ok(const struct vrdma_gsi_mad *m, u16 *attr)
 	return *attr >= VRDMA_CM_REQ && *attr <= VRDMA_CM_APR;
 }
 
-/* The vdevice's GID table holds @gid (its own or a granted address). */
-static bool vrdma_cm_own_gid(struct vrdma_dev *vdev, const union ib_gid *gid)
+/*
+ * The vdevice's GID table holds @sgid (its own or a granted address), and
+ * its ACLs let it reach @dgid from there, as for a QP's address vector.
+ */
+static bool vrdma_cm_path_ok(struct vrdma_dev *vdev, const union ib_gid *sgid,
+			     const union ib_gid *dgid)
 {
+	struct rdma_ah_attr av = {};
 	const struct ib_gid_attr *attr;
+	int ret;
 
-	attr = rdma_find_gid_by_port(&vdev->ibdev, gid, IB_GID_TYPE_ROCE_UDP_ENCAP,
-				     1, NULL);
+	attr = rdma_find_gid_by_port(&vdev->ibdev, sgid,
+				     IB_GID_TYPE_ROCE_UDP_ENCAP, 1, NULL);
 	if (IS_ERR(attr))
 		return false;
+	av.type = RDMA_AH_ATTR_TYPE_ROCE;
+	av.ah_flags = IB_AH_GRH;
+	av.grh.dgid = *dgid;
+	av.grh.sgid_attr = attr;
+	ret = vrdma_acl_check_av(vdev, &av);
 	rdma_put_gid_attr(attr);
-	return true;
+	return !ret;
 }
 
 /*
- * A REQ of this vdevice: an RC or UC connection, from a GID of the
- * vdevice, without an alternate path (RoCE has none).  Whether the QP
- * number names one of the vdevice's QPs is checked where the proxy will
- * look the QP up, when it carries the REQ.
+ * The RDMA CM's header in the private data names the REQ's own source
+ * address: the peer's cma reports it to the application as the caller.
+ */
+static bool vrdma_cm_cma_hdr_ok(const u8 *mad, const union ib_gid *sgid)
+{
+	const u8 *hdr = mad + VRDMA_REQ_PRIVATE_DATA;
+	u8 ipv = hdr[VRDMA_CMA_HDR_IP_VERSION] >> 4;
+
+	if (hdr[0] != VRDMA_CMA_VERSION)
+		return false;
+	if (ipv == 4)
+		return ipv6_addr_v4mapped((const struct in6_addr *)sgid->raw) &&
+		       !memcmp(hdr + VRDMA_CMA_HDR_SRC + 12, &sgid->raw[12], 4);
+	if (ipv == 6)
+		return !memcmp(hdr + VRDMA_CMA_HDR_SRC, sgid->raw, 16);
+	return false;
+}
+
+/* @qpn is a live RC or UC QP of the vdevice (the core's QP table). */
+static bool vrdma_cm_own_qp(struct vrdma_dev *vdev, u32 qpn)
+{
+	struct rdma_restrack_entry *res;
+	struct ib_qp *qp;
+	bool ok;
+
+	res = rdma_restrack_get_byid(&vdev->ibdev, RDMA_RESTRACK_QP, qpn);
+	if (IS_ERR(res))
+		return false;
+	qp = container_of(res, struct ib_qp, res);
+	ok = qp->qp_type == IB_QPT_RC || qp->qp_type == IB_QPT_UC;
+	rdma_restrack_put(res);
+	return ok;
+}
+
+/*
+ * A REQ of this vdevice: an RC or UC connection of one of its QPs, from a
+ * GID of the vdevice, to where its ACLs allow and the AH it was sent with
+ * goes, without an alternate path (RoCE has none), with an RDMA CM header
+ * naming the same source address.
  */
 static bool vrdma_cm_req_ok(struct vrdma_dev *vdev,
 			    const struct vrdma_gsi_mad *m)
@@ -77,20 +182,214 @@ static bool vrdma_cm_req_ok(struct vrdma_dev *vdev,
 	if (vrdma_req_transport(mad) != VRDMA_CM_RC &&
 	    vrdma_req_transport(mad) != VRDMA_CM_UC)
 		return false;
-	if (!vrdma_mad_qpn(mad, VRDMA_REQ_LOCAL_QPN))
-		return false;
 	vrdma_mad_gid(mad, VRDMA_REQ_PRIMARY_LOCAL_GID, &sgid);
 	vrdma_mad_gid(mad, VRDMA_REQ_PRIMARY_REMOTE_GID, &dgid);
-	if (!vrdma_cm_own_gid(vdev, &sgid))
+	if (!vrdma_cm_path_ok(vdev, &sgid, &dgid))
 		return false;
-	/* the AH the MAD was sent with goes where the REQ says */
 	if (memcmp(&dgid, &m->dgid, sizeof(dgid)))
 		return false;
-	/* no alternate path: its local LID and GID are zero */
+	if (!vrdma_cm_cma_hdr_ok(mad, &sgid))
+		return false;
 	if (vrdma_mad_be16(mad, VRDMA_REQ_ALT_LOCAL_LID) ||
 	    memchr_inv(mad + VRDMA_REQ_ALT_LOCAL_GID, 0, sizeof(dgid.raw)))
 		return false;
-	return true;
+	return vrdma_cm_own_qp(vdev, vrdma_mad_qpn(mad, VRDMA_REQ_LOCAL_QPN));
+}
+
+static struct vrdma_cm_conn *vrdma_cm_find(struct vrdma_dev *vdev, u32 vid)
+{
+	struct vrdma_cm_conn *c;
+
+	lockdep_assert_held(&vdev->cm.conn_lock);
+	list_for_each_entry(c, &vdev->cm.conns, node)
+		if (c->vid == vid)
+			return c;
+	return NULL;
+}
+
+static void vrdma_cm_unlink(struct vrdma_cm_conn *c)
+{
+	struct vrdma_dev *vdev = c->vdev;
+
+	lockdep_assert_held(&vdev->cm.conn_lock);
+	list_del_init(&c->node);
+	vdev->cm.nconns--;
+}
+
+/* The RoCE v2 path of a REQ, for the parent's ib_cm */
+static void vrdma_cm_req_path(const struct vrdma_gsi_mad *m,
+			      struct sa_path_rec *path)
+{
+	const u8 *mad = m->data;
+	u8 ack = vrdma_mad_u8(mad, VRDMA_REQ_ACK_TIMEOUT) >> 3;
+
+	memset(path, 0, sizeof(*path));
+	path->rec_type = SA_PATH_REC_TYPE_ROCE_V2;
+	vrdma_mad_gid(mad, VRDMA_REQ_PRIMARY_LOCAL_GID, &path->sgid);
+	vrdma_mad_gid(mad, VRDMA_REQ_PRIMARY_REMOTE_GID, &path->dgid);
+	path->flow_label = cpu_to_be32(vrdma_mad_be32(mad, VRDMA_REQ_FLOW_LABEL) >> 12);
+	path->hop_limit = vrdma_mad_u8(mad, VRDMA_REQ_HOP_LIMIT);
+	path->traffic_class = vrdma_mad_u8(mad, VRDMA_REQ_TCLASS);
+	path->reversible = 1;
+	path->pkey = cpu_to_be16(vrdma_mad_be16(mad, VRDMA_REQ_PKEY));
+	path->sl = vrdma_mad_u8(mad, VRDMA_REQ_SL) >> 4;
+	path->mtu_selector = IB_SA_EQ;
+	path->mtu = vrdma_mad_u8(mad, VRDMA_REQ_MTU_RNR) >> 4;
+	path->rate_selector = IB_SA_EQ;
+	path->rate = vrdma_mad_u8(mad, VRDMA_REQ_RATE) & 0x3f;
+	path->packet_life_time_selector = IB_SA_EQ;
+	/* ib_cm sends the packet life time + 1 as the local ACK timeout */
+	path->packet_life_time = ack ? ack - 1 : 0;
+	sa_path_set_dmac(path, (u8 *)m->dmac);
+	path->roce.route_resolved = true;
+}
+
+static int vrdma_cm_handler(struct ib_cm_id *pid,
+			    const struct ib_cm_event *ev);
+
+/* Carries a REQ of the vdevice on the parent. */
+static enum vrdma_cm_verdict vrdma_cm_req(struct vrdma_dev *vdev,
+					  const struct vrdma_gsi_mad *m)
+{
+	const u8 *mad = m->data;
+	const struct ib_gid_attr *sgid_attr;
+	struct ib_cm_req_param req = {};
+	enum vrdma_cm_verdict v;
+	struct sa_path_rec path;
+	struct vrdma_cm_conn *c;
+	struct ib_cm_id *pid;
+	int ret;
+
+	if (!vrdma_cm_req_ok(vdev, m))
+		return VRDMA_CM_BAD_REQ;
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return VRDMA_CM_FAILED;
+	INIT_LIST_HEAD(&c->node);
+	c->vdev = vdev;
+	c->vid = vrdma_mad_be32(mad, VRDMA_REQ_LOCAL_COMM_ID);
+	c->vqpn = vrdma_mad_qpn(mad, VRDMA_REQ_LOCAL_QPN);
+	get_random_bytes(&c->xid, sizeof(c->xid));
+	c->xid |= 1;
+	/* a locally administered EUI-64 */
+	get_random_bytes(&c->xguid, sizeof(c->xguid));
+	c->xguid = (c->xguid & ~(1ULL << 56)) | (1ULL << 57);
+	vrdma_cm_req_path(m, &path);
+	c->sgid = path.sgid;
+	c->dgid = path.dgid;
+
+	sgid_attr = rdma_find_gid_by_port(vdev->pdev, &path.sgid,
+					  IB_GID_TYPE_ROCE_UDP_ENCAP, 1, NULL);
+	if (IS_ERR(sgid_attr)) {
+		kfree(c);
+		return VRDMA_CM_BAD_REQ;
+	}
+
+	mutex_lock(&vdev->cm.conn_lock);
+	if (vrdma_cm_find(vdev, c->vid)) {
+		v = VRDMA_CM_DUP;
+		goto err_unlock;
+	}
+	if (vdev->cm.nconns >= VRDMA_CM_CONN_MAX) {
+		v = VRDMA_CM_QUOTA;
+		goto err_unlock;
+	}
+	pid = ib_create_cm_id(vdev->pdev, vrdma_cm_handler, c);
+	if (IS_ERR(pid)) {
+		v = VRDMA_CM_FAILED;
+		goto err_unlock;
+	}
+	c->pid = pid;
+	list_add_tail(&c->node, &vdev->cm.conns);
+	vdev->cm.nconns++;
+
+	req.primary_path = &path;
+	req.ppath_sgid_attr = sgid_attr;
+	req.service_id = cpu_to_be64(vrdma_mad_be64(mad, VRDMA_REQ_SERVICE_ID));
+	req.qp_num = c->vqpn;
+	req.qp_type = vrdma_req_transport(mad) == VRDMA_CM_RC ? IB_QPT_RC :
+								 IB_QPT_UC;
+	req.starting_psn = vrdma_mad_qpn(mad, VRDMA_REQ_STARTING_PSN);
+	req.private_data = mad + VRDMA_REQ_PRIVATE_DATA;
+	req.private_data_len = VRDMA_REQ_PRIVATE_DATA_LEN;
+	req.responder_resources = vrdma_mad_u8(mad, VRDMA_REQ_RESP_RESOURCES);
+	req.initiator_depth = vrdma_mad_u8(mad, VRDMA_REQ_INIT_DEPTH);
+	req.remote_cm_response_timeout =
+		vrdma_mad_u8(mad, VRDMA_REQ_TIMEOUT_TYPE) >> 3;
+	req.flow_control = vrdma_mad_u8(mad, VRDMA_REQ_TIMEOUT_TYPE) & 1;
+	req.local_cm_response_timeout =
+		vrdma_mad_u8(mad, VRDMA_REQ_LTIMEOUT_RETRY) >> 3;
+	req.retry_count = vrdma_mad_u8(mad, VRDMA_REQ_LTIMEOUT_RETRY) & 7;
+	req.rnr_retry_count = vrdma_mad_u8(mad, VRDMA_REQ_MTU_RNR) & 7;
+	req.max_cm_retries = vrdma_mad_u8(mad, VRDMA_REQ_MAXRETRY_SRQ) >> 4;
+	req.srq = (vrdma_mad_u8(mad, VRDMA_REQ_MAXRETRY_SRQ) >> 3) & 1;
+	req.ece.vendor_id = vrdma_mad_be32(mad, VRDMA_REQ_VENDOR_ID) & 0xffffff;
+	req.ece.attr_mod = vrdma_mad_be32(mad, VRDMA_MAD_ATTR_MOD);
+	ret = ib_send_cm_req(pid, &req);
+	rdma_put_gid_attr(sgid_attr);
+	if (ret) {
+		vrdma_cm_unlink(c);
+		mutex_unlock(&vdev->cm.conn_lock);
+		/* no handler runs for an ID that sent nothing */
+		ib_destroy_cm_id(pid);
+		kfree(c);
+		vrdma_dbg(vdev, "ib_send_cm_req: %d\n", ret);
+		return VRDMA_CM_FAILED;
+	}
+	mutex_unlock(&vdev->cm.conn_lock);
+	return VRDMA_CM_CARRIED;
+
+err_unlock:
+	mutex_unlock(&vdev->cm.conn_lock);
+	rdma_put_gid_attr(sgid_attr);
+	kfree(c);
+	return v;
+}
+
+/* A message of the vdevice on one of its connections. */
+static enum vrdma_cm_verdict vrdma_cm_conn_msg(struct vrdma_dev *vdev,
+					       const struct vrdma_gsi_mad *m,
+					       u16 attr)
+{
+	const u8 *mad = m->data;
+	u32 vid = vrdma_mad_be32(mad, VRDMA_CM_LOCAL_COMM_ID);
+	u32 xid = vrdma_mad_be32(mad, VRDMA_CM_REMOTE_COMM_ID);
+	struct vrdma_cm_conn *c;
+	int ret;
+
+	mutex_lock(&vdev->cm.conn_lock);
+	c = vrdma_cm_find(vdev, vid);
+	/* a REJ of a REQ names no peer ID yet; every other message does */
+	if (!c || (xid != c->xid && !(attr == VRDMA_CM_REJ && !xid))) {
+		mutex_unlock(&vdev->cm.conn_lock);
+		return VRDMA_CM_NO_CONN;
+	}
+	switch (attr) {
+	case VRDMA_CM_RTU:
+		ret = ib_send_cm_rtu(c->pid, mad + VRDMA_RTU_PRIVATE_DATA,
+				     IB_CM_RTU_PRIVATE_DATA_SIZE);
+		break;
+	case VRDMA_CM_DREQ:
+		ret = ib_send_cm_dreq(c->pid, mad + VRDMA_DREQ_PRIVATE_DATA,
+				      IB_CM_DREQ_PRIVATE_DATA_SIZE);
+		break;
+	case VRDMA_CM_DREP:
+		ret = ib_send_cm_drep(c->pid, mad + VRDMA_DREP_PRIVATE_DATA,
+				      IB_CM_DREP_PRIVATE_DATA_SIZE);
+		break;
+	case VRDMA_CM_REJ:
+		ret = ib_send_cm_rej(c->pid,
+				     vrdma_mad_be16(mad, VRDMA_REJ_REASON),
+				     NULL, 0, mad + VRDMA_REJ_PRIVATE_DATA,
+				     IB_CM_REJ_PRIVATE_DATA_SIZE);
+		break;
+	default:
+		mutex_unlock(&vdev->cm.conn_lock);
+		return VRDMA_CM_UNCARRIED;
+	}
+	mutex_unlock(&vdev->cm.conn_lock);
+	/* a retry of a message the parent's CM already sent: its state moved */
+	return ret ? VRDMA_CM_DUP : VRDMA_CM_CARRIED;
 }
 
 /**
@@ -103,16 +402,246 @@ static bool vrdma_cm_req_ok(struct vrdma_dev *vdev,
 void vrdma_cm_proxy_send(struct vrdma_dev *vdev,
 			 const struct vrdma_gsi_mad *m)
 {
-	enum vrdma_cm_verdict v = VRDMA_CM_UNCARRIED;
+	enum vrdma_cm_verdict v;
 	u16 attr = 0;
 
 	if (vrdma_mad_u8(m->data, VRDMA_MAD_MGMT_CLASS) != IB_MGMT_CLASS_CM)
 		v = VRDMA_CM_NOT_CM;
 	else if (!vrdma_cm_hdr_ok(m, &attr))
 		v = VRDMA_CM_BAD_HDR;
-	else if (attr == VRDMA_CM_REQ && !vrdma_cm_req_ok(vdev, m))
-		v = VRDMA_CM_BAD_REQ;
+	else if (attr == VRDMA_CM_REQ)
+		v = vrdma_cm_req(vdev, m);
+	else
+		v = vrdma_cm_conn_msg(vdev, m, attr);
 	vrdma_dbg(vdev, "MAD class 0x%02x attr 0x%04x: %s\n",
 		  vrdma_mad_u8(m->data, VRDMA_MAD_MGMT_CLASS), attr,
 		  vrdma_cm_verdict_name[v]);
+}
+
+/* --- from the parent to the vdevice -------------------------------------- */
+
+/*
+ * The network header the vdevice's MAD layer sees: RoCE v2 over IPv4
+ * (the IPv4 header in the last 20 bytes of the GRH) for IPv4-mapped GIDs,
+ * a GRH for the others.
+ */
+static u8 vrdma_cm_grh(const struct vrdma_cm_conn *c, struct ib_grh *grh)
+{
+	struct iphdr *ip;
+
+	memset(grh, 0, sizeof(*grh));
+	if (ipv6_addr_v4mapped((const struct in6_addr *)c->dgid.raw) &&
+	    ipv6_addr_v4mapped((const struct in6_addr *)c->sgid.raw)) {
+		ip = (struct iphdr *)((u8 *)grh + sizeof(*grh) - sizeof(*ip));
+		ip->version = 4;
+		ip->ihl = 5;
+		ip->ttl = 64;
+		ip->protocol = IPPROTO_UDP;
+		ip->tot_len = htons(sizeof(*ip) + 8 + 12 + IB_MGMT_MAD_SIZE + 4);
+		memcpy(&ip->saddr, &c->dgid.raw[12], 4);
+		memcpy(&ip->daddr, &c->sgid.raw[12], 4);
+		ip->check = ip_fast_csum((u8 *)ip, ip->ihl);
+		return RDMA_NETWORK_IPV4;
+	}
+	grh->version_tclass_flow = cpu_to_be32(6 << 28);
+	grh->paylen = cpu_to_be16(IB_MGMT_MAD_SIZE);
+	grh->next_hdr = 0x1b;
+	grh->hop_limit = 64;
+	grh->sgid = c->dgid;
+	grh->dgid = c->sgid;
+	return RDMA_NETWORK_IPV6;
+}
+
+/* A CM MAD header as ib_cm builds it, with @attr */
+static void vrdma_cm_mad_hdr(u8 *mad, u16 attr)
+{
+	mad[VRDMA_MAD_BASE_VERSION] = IB_MGMT_BASE_VERSION;
+	mad[VRDMA_MAD_MGMT_CLASS] = IB_MGMT_CLASS_CM;
+	mad[VRDMA_MAD_CLASS_VERSION] = VRDMA_CM_CLASS_VERSION;
+	mad[VRDMA_MAD_METHOD] = IB_MGMT_METHOD_SEND;
+	vrdma_mad_put_be64(mad, VRDMA_MAD_TID, get_random_u64());
+	vrdma_mad_put_be16(mad, VRDMA_MAD_ATTR_ID, attr);
+}
+
+static void vrdma_cm_deliver(struct vrdma_cm_conn *c, const u8 *mad)
+{
+	struct ib_grh grh;
+	u8 net_type;
+	int ret;
+
+	net_type = vrdma_cm_grh(c, &grh);
+	ret = vrdma_gsi_deliver(c->vdev, &grh, mad, IB_MGMT_MAD_SIZE, net_type);
+	if (ret)
+		vrdma_dbg(c->vdev, "MAD attr 0x%04x not delivered: %d\n",
+			  vrdma_mad_be16(mad, VRDMA_MAD_ATTR_ID), ret);
+}
+
+static void vrdma_cm_to_vdev_rep(struct vrdma_cm_conn *c,
+				 const struct ib_cm_event *ev, u8 *mad)
+{
+	const struct ib_cm_rep_event_param *rep = &ev->param.rep_rcvd;
+
+	vrdma_cm_mad_hdr(mad, VRDMA_CM_REP);
+	vrdma_mad_put_be32(mad, VRDMA_CM_LOCAL_COMM_ID, c->xid);
+	vrdma_mad_put_be32(mad, VRDMA_CM_REMOTE_COMM_ID, c->vid);
+	vrdma_mad_put_be32(mad, VRDMA_REP_LOCAL_QKEY, rep->remote_qkey);
+	vrdma_mad_put_qpn(mad, VRDMA_REP_LOCAL_QPN, rep->remote_qpn);
+	vrdma_mad_put_qpn(mad, VRDMA_REP_STARTING_PSN, rep->starting_psn);
+	mad[VRDMA_REP_RESP_RESOURCES] = rep->responder_resources;
+	mad[VRDMA_REP_INIT_DEPTH] = rep->initiator_depth;
+	mad[VRDMA_REP_ACKDELAY_FO_FC] = rep->target_ack_delay << 3 |
+					rep->failover_accepted << 1 |
+					rep->flow_control;
+	mad[VRDMA_REP_RNR_SRQ] = rep->rnr_retry_count << 5 | rep->srq << 4;
+	vrdma_mad_put_be64(mad, VRDMA_REP_LOCAL_CA_GUID, c->xguid);
+	if (ev->private_data)
+		memcpy(mad + VRDMA_REP_PRIVATE_DATA, ev->private_data,
+		       IB_CM_REP_PRIVATE_DATA_SIZE);
+}
+
+static void vrdma_cm_to_vdev_rej(struct vrdma_cm_conn *c,
+				 const struct ib_cm_event *ev, u8 *mad)
+{
+	const struct ib_cm_rej_event_param *rej = &ev->param.rej_rcvd;
+	u8 ari_len = min_t(u8, rej->ari_length, IB_CM_REJ_ARI_LENGTH);
+
+	vrdma_cm_mad_hdr(mad, VRDMA_CM_REJ);
+	vrdma_mad_put_be32(mad, VRDMA_CM_LOCAL_COMM_ID, c->xid);
+	vrdma_mad_put_be32(mad, VRDMA_CM_REMOTE_COMM_ID, c->vid);
+	/* the parent's half sent a REQ: what is rejected is the vdevice's */
+	mad[VRDMA_REJ_MSG_REJECTED] = VRDMA_REJ_FOR_REQ << 6;
+	mad[VRDMA_REJ_INFO_LEN] = ari_len << 1;
+	vrdma_mad_put_be16(mad, VRDMA_REJ_REASON, rej->reason);
+	if (rej->ari && ari_len)
+		memcpy(mad + VRDMA_REJ_ARI, rej->ari, ari_len);
+	if (ev->private_data)
+		memcpy(mad + VRDMA_REJ_PRIVATE_DATA, ev->private_data,
+		       IB_CM_REJ_PRIVATE_DATA_SIZE);
+}
+
+static void vrdma_cm_to_vdev_dreq(struct vrdma_cm_conn *c,
+				  const struct ib_cm_event *ev, u8 *mad)
+{
+	vrdma_cm_mad_hdr(mad, VRDMA_CM_DREQ);
+	vrdma_mad_put_be32(mad, VRDMA_CM_LOCAL_COMM_ID, c->xid);
+	vrdma_mad_put_be32(mad, VRDMA_CM_REMOTE_COMM_ID, c->vid);
+	vrdma_mad_put_qpn(mad, VRDMA_DREQ_REMOTE_QPN, c->vqpn);
+	if (ev->private_data)
+		memcpy(mad + VRDMA_DREQ_PRIVATE_DATA, ev->private_data,
+		       IB_CM_DREQ_PRIVATE_DATA_SIZE);
+}
+
+static void vrdma_cm_to_vdev_drep(struct vrdma_cm_conn *c,
+				  const struct ib_cm_event *ev, u8 *mad)
+{
+	vrdma_cm_mad_hdr(mad, VRDMA_CM_DREP);
+	vrdma_mad_put_be32(mad, VRDMA_CM_LOCAL_COMM_ID, c->xid);
+	vrdma_mad_put_be32(mad, VRDMA_CM_REMOTE_COMM_ID, c->vid);
+	if (ev->private_data)
+		memcpy(mad + VRDMA_DREP_PRIVATE_DATA, ev->private_data,
+		       IB_CM_DREP_PRIVATE_DATA_SIZE);
+}
+
+/*
+ * The parent's ib_cm reports on a connection.  Returning non-zero makes
+ * ib_cm destroy @pid; the connection is unlinked and freed first.
+ * Context: ib_cm's work queue; may sleep.
+ */
+static int vrdma_cm_handler(struct ib_cm_id *pid, const struct ib_cm_event *ev)
+{
+	struct vrdma_cm_conn *c = pid->context;
+	struct vrdma_dev *vdev = c->vdev;
+	bool done = false;
+	u8 *mad;
+
+	mad = kzalloc(IB_MGMT_MAD_SIZE, GFP_KERNEL);
+	mutex_lock(&vdev->cm.conn_lock);
+	if (list_empty(&c->node)) {
+		/* vrdma_cm_proxy_stop() owns it */
+		mutex_unlock(&vdev->cm.conn_lock);
+		kfree(mad);
+		return 0;
+	}
+	switch (ev->event) {
+	case IB_CM_REP_RECEIVED:
+		if (mad) {
+			vrdma_cm_to_vdev_rep(c, ev, mad);
+			vrdma_cm_deliver(c, mad);
+		}
+		break;
+	case IB_CM_REJ_RECEIVED:
+		if (mad) {
+			vrdma_cm_to_vdev_rej(c, ev, mad);
+			vrdma_cm_deliver(c, mad);
+		}
+		done = true;
+		break;
+	case IB_CM_DREQ_RECEIVED:
+		if (mad) {
+			vrdma_cm_to_vdev_dreq(c, ev, mad);
+			vrdma_cm_deliver(c, mad);
+		}
+		break;
+	case IB_CM_DREP_RECEIVED:
+		if (mad) {
+			vrdma_cm_to_vdev_drep(c, ev, mad);
+			vrdma_cm_deliver(c, mad);
+		}
+		break;
+	case IB_CM_REQ_ERROR:
+	case IB_CM_REP_ERROR:
+	case IB_CM_TIMEWAIT_EXIT:
+		/* the vdevice's ib_cm times out or leaves timewait on its own */
+		done = true;
+		break;
+	default:
+		break;
+	}
+	vrdma_dbg(vdev, "parent CM event %d on connection %08x\n", ev->event,
+		  c->vid);
+	if (done)
+		vrdma_cm_unlink(c);
+	mutex_unlock(&vdev->cm.conn_lock);
+	kfree(mad);
+	if (done)
+		kfree(c);
+	return done;
+}
+
+/**
+ * vrdma_cm_proxy_init() - set up a vdevice's proxy state
+ * @vdev: the vdevice, before registration
+ */
+void vrdma_cm_proxy_init(struct vrdma_dev *vdev)
+{
+	mutex_init(&vdev->cm.conn_lock);
+	INIT_LIST_HEAD(&vdev->cm.conns);
+	vdev->cm.nconns = 0;
+}
+
+/**
+ * vrdma_cm_proxy_stop() - end every connection of a vdevice on the parent
+ * @vdev: the vdevice, unregistered (its QP1 is gone: nothing new comes)
+ *
+ * ib_destroy_cm_id() sends what the state needs (DREQ, REJ) and waits for
+ * the ID's handler: it is called without the lock the handler takes.
+ * Context: process context; sleeps.
+ */
+void vrdma_cm_proxy_stop(struct vrdma_dev *vdev)
+{
+	struct vrdma_cm_conn *c;
+
+	for (;;) {
+		mutex_lock(&vdev->cm.conn_lock);
+		c = list_first_entry_or_null(&vdev->cm.conns,
+					     struct vrdma_cm_conn, node);
+		if (c)
+			vrdma_cm_unlink(c);
+		mutex_unlock(&vdev->cm.conn_lock);
+		if (!c)
+			break;
+		ib_destroy_cm_id(c->pid);
+		kfree(c);
+	}
+	mutex_destroy(&vdev->cm.conn_lock);
 }

@@ -558,6 +558,8 @@ void vrdma_dealloc_driver(struct ib_device *ibdev)
 	mutex_unlock(&vrdma_mutex);
 	wake_up_all(&vrdma_dying_wq);
 
+	/* the CM's clients left with unregistration: end what they opened */
+	vrdma_cm_proxy_stop(vdev);
 	vrdma_acl_free(vdev);
 	vrdma_dev_put_parent(vdev->pdev);
 	vrdma_obj_dec(VRDMA_OBJ_VDEV);

@@ -35,6 +35,9 @@
  *                       receive ring and queue of MADs for the proxy
  *   vrdma_kcq.lock      (spinlock, any context) a software CQ's ring; the
  *                       innermost: taken under either of the above
+ *   vdev->cm.conn_lock  (mutex) the connections the CM proxy carries;
+ *                       taken by the proxy's work item and the parent's
+ *                       ib_cm handlers, outside vdev->cm.lock
  */
 #ifndef _VRDMA_H
 #define _VRDMA_H
@@ -132,15 +135,23 @@ enum vrdma_acl_kind {
 struct vrdma_gsi;
 
 /**
- * struct vrdma_dev_cm - a vdevice's part of the RDMA CM (cm_gsi.c)
+ * struct vrdma_dev_cm - a vdevice's part of the RDMA CM (cm_gsi.c,
+ *	cm_proxy.c)
  * @lock: protects @gsi; taken in any context, outside the QP's own lock
  * @gsi: its software QP1, or NULL
  * @kobjs: kernel PDs, CQs and AHs it has, bounded
+ * @conn_lock: protects @conns and @nconns; never held across
+ *	ib_destroy_cm_id(), which waits for handlers that take it
+ * @conns: its connections carried on the parent (struct vrdma_cm_conn)
+ * @nconns: their number, bounded
  */
 struct vrdma_dev_cm {
 	spinlock_t lock;	/* @gsi */
 	struct vrdma_gsi *gsi;
 	atomic_t kobjs;
+	struct mutex conn_lock;	/* @conns, @nconns */
+	struct list_head conns;
+	unsigned int nconns;
 };
 
 /**
@@ -242,6 +253,7 @@ struct vrdma_ah {
 	/* NULL for a kernel AH (cm_gsi.c), whose destination is @kdgid */
 	struct ib_ah *shadow;
 	union ib_gid kdgid;
+	u8 kdmac[ETH_ALEN];
 };
 
 struct vrdma_mr {
@@ -562,12 +574,14 @@ int vrdma_destroy_ah(struct ib_ah *ibah, u32 flags);
  * struct vrdma_gsi_mad - a MAD the vdevice's QP1 sent, for the proxy
  * @node: entry in the QP's queue of MADs for the proxy
  * @dgid: the destination GID of the send's AH
+ * @dmac: its destination MAC address
  * @len: bytes in @data
  * @data: the MAD as the vdevice's MAD layer built it: untrusted
  */
 struct vrdma_gsi_mad {
 	struct list_head node;
 	union ib_gid dgid;
+	u8 dmac[ETH_ALEN];
 	u32 len;
 	u8 data[IB_MGMT_MAD_SIZE];
 };
@@ -598,6 +612,8 @@ int vrdma_gsi_deliver(struct vrdma_dev *vdev, const struct ib_grh *grh,
 /* cm_proxy.c: the vdevice's CM conversation, carried on the parent */
 void vrdma_cm_proxy_send(struct vrdma_dev *vdev,
 			 const struct vrdma_gsi_mad *mad);
+void vrdma_cm_proxy_init(struct vrdma_dev *vdev);
+void vrdma_cm_proxy_stop(struct vrdma_dev *vdev);
 
 /* gid.c: the vdevice's GID table and GID translation to its parent */
 int vrdma_add_gid(const struct ib_gid_attr *attr, void **context);

@@ -177,9 +177,10 @@ refused() {
 # --- modules -----------------------------------------------------------------
 
 # load_modules - insmod the harness's vrdma_vma.ko and vrdma.ko, each unless
-# a module of that name is loaded.  vrdma.ko uses vrdma_vma.ko's symbols,
-# and insmod, unlike modprobe, does not load it first.
+# a module of that name is loaded.  vrdma.ko uses vrdma_vma.ko's and ib_cm's
+# symbols, and insmod, unlike modprobe, does not load them first.
 load_modules() {
+	modprobe ib_cm || return 1
 	if [ ! -d /sys/module/vrdma_vma ]; then
 		in_init insmod "$VRDMA_VMA_KO" || return 1
 	fi

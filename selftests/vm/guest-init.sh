@@ -8,7 +8,8 @@
 #   mounts     proc, sysfs, devtmpfs, devpts, debugfs, cgroup2 (+rdma),
 #              tmpfs on /run, /tmp, /dev/shm
 #   network    lo up; veth0 10.99.0.1/24 <-> veth1 10.99.0.2/24 (guest only)
-#   RDMA       ib_core netns_mode=0 (exclusive), ib_uverbs, rdma_rxe,
+#   RDMA       ib_core netns_mode=0 (exclusive), ib_uverbs, ib_cm (whose
+#              symbols vrdma.ko uses, for its CM proxy), rdma_rxe,
 #              rxe0 on veth0 with port 1 ACTIVE
 #   vrdma      insmod $TOP/kmod/vrdma_vma.ko, then $TOP/kmod/vrdma.ko (which
 #              uses the former's symbols: insmod does not resolve that)
@@ -90,6 +91,7 @@ setup() {
 	[ "$(cat /sys/module/ib_core/parameters/netns_mode)" = N ] || return 1
 	[ "$(rdma system show netns | awk '{print $2}')" = exclusive ] || return 1
 	modprobe ib_uverbs || return 1
+	modprobe ib_cm || return 1
 	modprobe rdma_rxe || return 1
 	modprobe veth || return 1
 
