@@ -11,9 +11,9 @@
 #     ports/1, three kernel objects: ib_mad's PD, CQ and QP1)
 #   - rping -s binds and listens on C's address; on D's: ENODEV
 #   - rping -c from C to a host address (macvlan mvh5 10.72.5.1 in
-#     init_net): ib_cm on vC sends a REQ through vC's QP1, which the
-#     proxy parses and finds valid (its debug message says so); it is
-#     not carried yet, so the client is stopped after that
+#     init_net, no RDMA device on it): ib_cm on vC sends a REQ through
+#     vC's QP1, which the proxy finds valid and carries on the parent (its
+#     debug message says so); nobody answers, the client is stopped
 #   - deleting vC under a listener, the death of a namespace with an
 #     opted-in vdevice and unloading vrdma with one leave no kernel
 #     object behind and the log clean
@@ -79,6 +79,16 @@ has_gid() {
 cm_listening() {
 	in_net "$1" rdma res show cm_id 2>/dev/null |
 		grep -q "state LISTEN .*src-addr $2:$3 "
+}
+
+# cm_counters DEV - DEV's (init_net) ib_cm message counters that are not 0.
+cm_counters() {
+	local f out="$1:"
+	for f in /sys/class/infiniband/"$1"/ports/1/cm_*_msgs/*; do
+		[ -r "$f" ] || continue
+		[ "$(cat "$f")" = 0 ] || out="$out ${f#*/ports/1/cm_}=$(cat "$f")"
+	done
+	echo "$out"
 }
 
 # cm_pair NAME SNS CNS "SERVER CMD" "CLIENT CMD" ADDR PORT - run a
@@ -209,11 +219,11 @@ else
 	# a connection request from C reaches the proxy, which finds it valid
 	dyn=/proc/dynamic_debug/control
 	[ -w "$dyn" ] || dyn=/sys/kernel/debug/dynamic_debug/control
-	echo "module vrdma func vrdma_cm_proxy_send +p" >"$dyn"
+	echo "module vrdma +p" >"$dyn"
 	spawn_in_ns "$C" timeout 120 rping -c -a "$HOST5" -I "$IPC" -p 7482 -C 1 -v \
 		>"$T/rc" 2>&1
 	rcp=$!
-	req="vC: vrdma_cm_proxy_send: MAD class 0x07 attr 0x0010: not carried yet"
+	req="vC: vrdma_cm_proxy_send: MAD class 0x07 attr 0x0010: carried"
 	if wait_for 60 sh -c "dmesg | grep -qF '$req'"; then
 		ktap_ok cm_req_reaches_proxy "$(dmesg | grep -F 'vrdma_cm_proxy_send' | tail -n 3 | tr '\n' ' ')"
 	else
@@ -221,7 +231,7 @@ else
 	fi
 	kill "$rcp" 2>/dev/null
 	wait "$rcp" 2>/dev/null
-	echo "module vrdma func vrdma_cm_proxy_send -p" >"$dyn"
+	echo "module vrdma -p" >"$dyn"
 	# the listener learns of the removal and ends
 	if in_init "$VRDMACTL" dev del vC && wait_gone 30 "$lc" &&
 	   wait_for 10 kobj_is "$kobj0"; then
@@ -286,21 +296,45 @@ elif ! setup; then
 	done
 else
 	ktap_ok setup "$(in_ns "$A" rdma dev 2>&1 | tr '\n' ' ')"
-	# the listener: rping -s on the host's native rxeH
+	# the listener: rping -s on the host's native rxeH; the proxy's
+	# debug messages for the diagnostics
+	dyn=/proc/dynamic_debug/control
+	[ -w "$dyn" ] || dyn=/sys/kernel/debug/dynamic_debug/control
+	echo "module vrdma +p" >"$dyn"
 	srv="rping -s -a $HOST -p 7471 -C 3 -v"
-	if cm_pair native_rping init "$N" "$srv" \
+	if ! cm_attached "$N" rxeN; then
+		# 7.3: after "rdma dev set rxeN netns N", ib_cm is not attached
+		# again (no cm_* counters under its port), and rdma_connect
+		# fails with EINVAL (get_cm_port_from_path())
+		ktap_skip native_ns_rping "ib_cm did not attach to rxeN after its move into a netns"
+	elif cm_pair native_rping init "$N" "$srv" \
 		"rping -c -a $HOST -I $IPN -p 7471 -C 3 -v" "$HOST" 7471; then
 		ktap_ok native_ns_rping "$(grep -c 'ping data' "$T/native_rping.cli") pings"
 	else
 		ktap_fail native_ns_rping "a native device in a netns cannot reach the host: the topology is broken"
 	fi
 	srv="rping -s -a $HOST -p 7472 -C 3 -v"
+	# RoCE v2 on both macvlans, for the diagnostics
+	( exec timeout 60 tcpdump -l -n -i mvh -c 40 udp port 4791 ) \
+		>"$T/h.cap" 2>"$T/h.caperr" &
+	caph=$!
+	spawn_in_ns "$A" timeout 60 tcpdump -l -n -i mva -c 40 udp port 4791 \
+		>"$T/a.cap" 2>"$T/a.caperr"
+	capa=$!
+	wait_for 10 grep -q "listening on" "$T/h.caperr"
+	wait_for 10 grep -q "listening on" "$T/a.caperr"
 	if cm_pair vdev_rping init "$A" "$srv" \
 		"rping -c -a $HOST -I $IPA -p 7472 -C 3 -v" "$HOST" 7472; then
 		ktap_ok vdev_rping_to_host "$(grep -c 'ping data' "$T/vdev_rping.cli") pings"
 	else
+		ktap_diag "proxy: $(dmesg | grep -F 'vAe: vrdma_cm' | tail -n 12)"
+		ktap_diag "CM counters: $(cm_counters rxeA) / $(cm_counters rxeH)"
+		ktap_diag "on mvh: $(head -n 6 "$T/h.cap")"
+		ktap_diag "on mva: $(head -n 6 "$T/a.cap")"
 		ktap_fail vdev_rping_to_host "$(grep -m1 -iE 'error|fail' "$T/vdev_rping.cli")"
 	fi
+	kill "$caph" "$capa" 2>/dev/null
+	wait "$caph" "$capa" 2>/dev/null
 	srv="ucmatose -b $HOST -p 7473 -c 1 -C 4"
 	if cm_pair vdev_ucma init "$A" "$srv" \
 		"ucmatose -s $HOST -b $IPA -p 7473 -c 1 -C 4" "$HOST" 7473; then
@@ -308,6 +342,7 @@ else
 	else
 		ktap_fail vdev_ucmatose_to_host "$(grep -m1 -iE 'error|fail|ret' "$T/vdev_ucma.cli")"
 	fi
+	echo "module vrdma -p" >"$dyn"
 fi
 
 # no user object left; kernel objects: three per opted-in vdevice alive
