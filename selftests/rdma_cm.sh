@@ -20,8 +20,9 @@
 #
 # The traffic, from 7.1:
 #   init_net: rxe0 on veth0 10.99.0.1/24 (the guest's parent)
-#             macvlan mvh (on veth0) 10.72.1.1/24, rxeH on it: the "plain
-#             host", whose rping -s / ucmatose listen natively
+#             macvlan mvh (on veth1, veth0's peer) 10.72.1.1/24, rxeH on
+#             it: the "plain host", whose rping -s / ucmatose listen
+#             natively
 #   netns N:  macvlan mvn 10.72.1.9/24, rxeN on it, moved into N: a native
 #             device inside a container, what an SR-IOV VF gives (control)
 #   netns A:  macvlan mva 10.72.1.2/24, rxeA on it (init_net), vAe on rxeA
@@ -254,7 +255,17 @@ fi
 setup() {
 	require_cmd rping ucmatose || return 1
 	new_ns A a && new_ns N n || return 1
-	in_init ip link add mvh link veth0 type macvlan mode bridge || return 1
+	# init_net answers ARP for its addresses on every interface: veth1
+	# would answer A's request for the host's address, and A's RoCE would
+	# go to veth1, where no rxe listens
+	local ai
+	ai=$(sysctl -n net.ipv4.conf.all.arp_ignore) || return 1
+	in_init sysctl -qw net.ipv4.conf.all.arp_ignore=1 || return 1
+	cleanup_push sysctl -qw "net.ipv4.conf.all.arp_ignore=$ai"
+	# on veth1, not veth0: the core puts the addresses of veth0's upper
+	# devices into rxe0's GID table too, and a listener on 10.72.1.1
+	# would bind to rxe0 while the REQ arrives at rxeH
+	in_init ip link add mvh link veth1 type macvlan mode bridge || return 1
 	cleanup_push ip link del mvh
 	in_init ip addr add "$HOST/24" dev mvh && in_init ip link set mvh up ||
 		return 1
@@ -331,6 +342,8 @@ else
 		ktap_diag "CM counters: $(cm_counters rxeA) / $(cm_counters rxeH)"
 		ktap_diag "on mvh: $(head -n 6 "$T/h.cap")"
 		ktap_diag "on mva: $(head -n 6 "$T/a.cap")"
+		ktap_diag "A's neighbours: $(ip netns exec "$A" ip neigh | xargs)"
+		ktap_diag "mvh: $(ip -br link show mvh | xargs)"
 		ktap_fail vdev_rping_to_host "$(grep -m1 -iE 'error|fail' "$T/vdev_rping.cli")"
 	fi
 	kill "$caph" "$capa" 2>/dev/null
