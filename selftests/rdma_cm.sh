@@ -51,7 +51,8 @@ IPD=10.72.6.2
 CONTROL=(cm_flag_shown cm_clients_attach_opted_in cm_listen_on_own_address
 	 cm_no_flag_enodev cm_req_reaches_proxy cm_del_under_listener
 	 cm_netns_death)
-TRAFFIC=(native_ns_rping vdev_rping_to_host vdev_ucmatose_to_host)
+TRAFFIC=(native_ns_rping vdev_rping_to_host vdev_ucmatose_to_host
+	 vdev_del_live_connection)
 
 ktap_plan ctl_setup "${CONTROL[@]}" setup "${TRAFFIC[@]}" no_leak cm_unload \
 	klog_clean
@@ -356,6 +357,28 @@ else
 		ktap_fail vdev_ucmatose_to_host "$(grep -m1 -iE 'error|fail|ret' "$T/vdev_ucma.cli")"
 	fi
 	echo "module vrdma -p" >"$dyn"
+	# Deleting the vdevice under an established connection: the client
+	# learns of the removal, the host's side is disconnected (the proxy's
+	# cm_id on the parent sends a DREQ), nothing is left behind.
+	( exec timeout 120 rping -s -a "$HOST" -p 7474 -v ) >"$T/live.srv" 2>&1 &
+	lsrv=$!
+	if wait_for 20 cm_listening init "$HOST" 7474; then
+		spawn_in_ns "$A" timeout 120 stdbuf -oL rping -c -a "$HOST" -I "$IPA" \
+			-p 7474 -v >"$T/live.cli" 2>&1
+		lcli=$!
+		if wait_for 40 sh -c "[ \$(grep -c 'ping data' '$T/live.cli') -ge 2 ]" &&
+		   in_init "$VRDMACTL" dev del vAe && wait_gone 30 "$lcli" &&
+		   wait_gone 30 "$lsrv" && wait_for 20 kobj_is "$kobj0"; then
+			ktap_ok vdev_del_live_connection "client: $(grep -c 'ping data' "$T/live.cli") pings, then: $(grep -v 'ping data' "$T/live.cli" | tail -n 2 | tr '\n' ' '); host: $(tail -n 1 "$T/live.srv")"
+		else
+			ktap_fail vdev_del_live_connection "kernel objects $(kobj); client: $(tail -n 3 "$T/live.cli" | tr '\n' ' '); host: $(tail -n 3 "$T/live.srv" | tr '\n' ' ')"
+		fi
+		kill "$lcli" 2>/dev/null
+	else
+		ktap_fail vdev_del_live_connection "the host never listened: $(tail -n 3 "$T/live.srv")"
+	fi
+	kill "$lsrv" 2>/dev/null
+	wait "$lsrv" 2>/dev/null
 fi
 
 # no user object left; kernel objects: three per opted-in vdevice alive
