@@ -60,26 +60,15 @@ ktap_plan ctl_setup "${CONTROL[@]}" setup "${TRAFFIC[@]}" no_leak cm_unload \
 mark=$(klog_mark)
 tmpdir T || exit 1
 
-# in_net NS CMD... - CMD in netns NS, "init" for init_net.
-in_net() {
-	local ns=$1
-	shift
-	if [ "$ns" = init ]; then
-		"$@"
-	else
-		ip netns exec "$ns" "$@"
-	fi
-}
-
 # has_gid NS DEV ADDR - ADDR's RoCE GID is in DEV's port 1 table.
 has_gid() {
-	in_net "$1" sh -c "cat /sys/class/infiniband/$2/ports/1/gids/* 2>/dev/null" |
+	ns_run "$1" sh -c "cat /sys/class/infiniband/$2/ports/1/gids/* 2>/dev/null" |
 		grep -qx "$(gid_of "$3")"
 }
 
 # cm_listening NS ADDR PORT - an rdma_cm id listens on ADDR:PORT in NS.
 cm_listening() {
-	in_net "$1" rdma res show cm_id 2>/dev/null |
+	ns_run "$1" rdma res show cm_id 2>/dev/null |
 		grep -q "state LISTEN .*src-addr $2:$3 "
 }
 
@@ -95,17 +84,13 @@ cm_counters() {
 
 # cm_pair NAME SNS CNS "SERVER CMD" "CLIENT CMD" ADDR PORT - run a
 # listener in SNS bound to ADDR:PORT, then its client in CNS; logs in
-# T/NAME.{srv,cli}.  Succeeds when both end with status 0.
+# T/NAME.{srv,cli}.  Succeeds when both end with status 0.  rdma_pair's
+# counterpart for rdma_cm programs: they listen on an rdma_cm port, not a
+# TCP one, and take the address as an option, not as the last word.
 cm_pair() {
 	local name=$1 sns=$2 cns=$3 scmd=$4 ccmd=$5 addr=$6 port=$7 spid src crc
 	# shellcheck disable=SC2086  # commands are word lists
-	(
-		echo "# [$sns] $scmd &" >&"$KTAP_FD"
-		if [ "$sns" = init ]; then
-			exec timeout 60 $scmd
-		fi
-		exec ip netns exec "$sns" timeout 60 $scmd
-	) >"$T/$name.srv" 2>&1 &
+	spawn_in_ns "$sns" timeout 60 $scmd >"$T/$name.srv" 2>&1
 	spid=$!
 	if ! wait_for 20 cm_listening "$sns" "$addr" "$port"; then
 		kill "$spid" 2>/dev/null
@@ -113,9 +98,8 @@ cm_pair() {
 		ktap_diag "$name: the listener never listened: $(tail -n 5 "$T/$name.srv")"
 		return 1
 	fi
-	echo "# [$cns] $ccmd" >&"$KTAP_FD"
 	# shellcheck disable=SC2086
-	in_net "$cns" timeout 40 $ccmd >"$T/$name.cli" 2>&1
+	in_ns "$cns" timeout 40 $ccmd >"$T/$name.cli" 2>&1
 	crc=$?
 	# a listener whose client never came stays up: stop it
 	[ "$crc" -eq 0 ] || kill "$spid" 2>/dev/null
@@ -140,7 +124,7 @@ kobj_is() {
 
 # cm_attached NS DEV - ib_cm attached to DEV: its counters are there.
 cm_attached() {
-	in_net "$1" test -d "/sys/class/infiniband/$2/ports/1/cm_rx_msgs"
+	ns_run "$1" test -d "/sys/class/infiniband/$2/ports/1/cm_rx_msgs"
 }
 
 # macvlan_in NS NAME ADDR - a macvlan of veth0 in NS with ADDR/24.
@@ -199,7 +183,7 @@ else
 	   wait_for 10 kobj_is $((kobj0 + 3)); then
 		ktap_ok cm_clients_attach_opted_in "kernel objects: $kobj0 -> $(kobj); umad on: $(cat /sys/class/infiniband_mad/*/ibdev 2>/dev/null | xargs)"
 	else
-		ktap_diag "vC ports/1: $(in_net "$C" sh -c "echo /sys/class/infiniband/vC/ports/1/*")"
+		ktap_diag "vC ports/1: $(ns_run "$C" sh -c "echo /sys/class/infiniband/vC/ports/1/*")"
 		ktap_diag "rxe0 ports/1: $(echo /sys/class/infiniband/rxe0/ports/1/*)"
 		ktap_diag "modules: $(lsmod | awk '$1 ~ /^(ib_cm|rdma_cm|ib_umad|ib_core|rdma_ucm)$/ { print $1 }' | xargs)"
 		ktap_fail cm_clients_attach_opted_in "vC: $(cm_attached "$C" vC && echo attached), vD: $(cm_attached "$D" vD && echo attached), kernel objects: $kobj0 -> $(kobj)"
