@@ -207,6 +207,16 @@ static struct vrdma_cm_conn *vrdma_cm_find(struct vrdma_dev *vdev, u32 vid)
 	return NULL;
 }
 
+static void vrdma_cm_link(struct vrdma_cm_conn *c)
+{
+	struct vrdma_dev *vdev = c->vdev;
+
+	lockdep_assert_held(&vdev->cm.conn_lock);
+	list_add_tail(&c->node, &vdev->cm.conns);
+	vdev->cm.nconns++;
+	vrdma_obj_inc(VRDMA_OBJ_CMCONN);
+}
+
 static void vrdma_cm_unlink(struct vrdma_cm_conn *c)
 {
 	struct vrdma_dev *vdev = c->vdev;
@@ -214,6 +224,7 @@ static void vrdma_cm_unlink(struct vrdma_cm_conn *c)
 	lockdep_assert_held(&vdev->cm.conn_lock);
 	list_del_init(&c->node);
 	vdev->cm.nconns--;
+	vrdma_obj_dec(VRDMA_OBJ_CMCONN);
 }
 
 /* The RoCE v2 path of a REQ, for the parent's ib_cm */
@@ -300,8 +311,7 @@ static enum vrdma_cm_verdict vrdma_cm_req(struct vrdma_dev *vdev,
 		goto err_unlock;
 	}
 	c->pid = pid;
-	list_add_tail(&c->node, &vdev->cm.conns);
-	vdev->cm.nconns++;
+	vrdma_cm_link(c);
 
 	req.primary_path = &path;
 	req.ppath_sgid_attr = sgid_attr;

@@ -33,6 +33,7 @@ static const char * const vrdma_obj_names[VRDMA_NR_OBJ] = {
 	[VRDMA_OBJ_DRV] = "drvobj",
 	[VRDMA_OBJ_ALIAS] = "alias",
 	[VRDMA_OBJ_KOBJ] = "kobj",
+	[VRDMA_OBJ_CMCONN] = "cmconn",
 };
 
 /* What vrdma_vma.ko counts, under the names of the objects file */

@@ -646,6 +646,7 @@ enum vrdma_obj {
 	VRDMA_OBJ_DRV,		/* objects of the parent's own types */
 	VRDMA_OBJ_ALIAS,	/* alias devices (alias.c) */
 	VRDMA_OBJ_KOBJ,		/* kernel objects of the RDMA CM (cm_gsi.c) */
+	VRDMA_OBJ_CMCONN,	/* connections the CM proxy carries (cm_proxy.c) */
 	VRDMA_NR_OBJ
 };
 
