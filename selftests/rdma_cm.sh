@@ -14,6 +14,11 @@
 #     init_net, no RDMA device on it): ib_cm on vC sends a REQ through
 #     vC's QP1, which the proxy finds valid and carries on the parent (its
 #     debug message says so); nobody answers, the client is stopped
+#   - a flood from C: 64 connection requests (the proxy's limit per
+#     vdevice) left unanswered on the parent; the next one is refused at
+#     once (REJ "no resources"); the host's own CM (rping over rxe0 in
+#     init_net) answers meanwhile; when the client dies, its REJs give
+#     every slot back
 #   - deleting vC under a listener, the death of a namespace with an
 #     opted-in vdevice and unloading vrdma with one leave no kernel
 #     object behind and the log clean
@@ -27,6 +32,11 @@
 #             device inside a container, what an SR-IOV VF gives (control)
 #   netns A:  macvlan mva 10.72.1.2/24, rxeA on it (init_net), vAe on rxeA
 #             in A: the tenant, as tenancy.sh sets it up
+#   - rping and ucmatose from A to the host; then a live rping connection
+#     ended by deleting vAe, by deleting rxeA (vAe's parent), and by the
+#     death of A (its processes killed, its name deleted): each time the
+#     host's rping ends on the proxy's DREQ and no connection of the
+#     proxy (parent cm_id) nor kernel object is left
 #
 # Every check asserts success.  Until vrdma carries the RDMA CM (the
 # back-to-back proxy of issue 33) the tenant's attempts fail: the vdevice
@@ -42,6 +52,7 @@
 # shellcheck source=selftests/lib-vdev.sh
 . "$(dirname "$0")/lib-vdev.sh"
 
+GUEST=10.99.0.1
 HOST=10.72.1.1
 IPA=10.72.1.2
 IPN=10.72.1.9
@@ -49,10 +60,12 @@ IPC=10.72.5.2
 HOST5=10.72.5.1
 IPD=10.72.6.2
 CONTROL=(cm_flag_shown cm_clients_attach_opted_in cm_listen_on_own_address
-	 cm_no_flag_enodev cm_req_reaches_proxy cm_del_under_listener
+	 cm_no_flag_enodev cm_req_reaches_proxy cm_flood_refused
+	 cm_host_cm_under_flood cm_flood_slots_freed cm_del_under_listener
 	 cm_netns_death)
 TRAFFIC=(native_ns_rping vdev_rping_to_host vdev_ucmatose_to_host
-	 vdev_del_live_connection)
+	 vdev_del_live_connection parent_del_live_connection
+	 netns_death_live_connection)
 
 ktap_plan ctl_setup "${CONTROL[@]}" setup "${TRAFFIC[@]}" no_leak cm_unload \
 	klog_clean
@@ -120,6 +133,16 @@ kobj() {
 # kobj_is N - for wait_for.
 kobj_is() {
 	[ "$(kobj)" = "$1" ]
+}
+
+# cmconn - the connections the CM proxy carries now (parent cm_ids).
+cmconn() {
+	awk '$1 == "cmconn" { print $2 }' /sys/kernel/debug/vrdma/objects
+}
+
+# cmconn_is N - for wait_for.
+cmconn_is() {
+	[ "$(cmconn)" = "$1" ]
 }
 
 # cm_attached NS DEV - ib_cm attached to DEV: its counters are there.
@@ -218,6 +241,41 @@ else
 	kill "$rcp" 2>/dev/null
 	wait "$rcp" 2>/dev/null
 	echo "module vrdma -p" >"$dyn"
+	# A flood from C: 64 requests to an address where nobody answers
+	# hold every connection slot of vC; the next request is refused at
+	# once; the host's own CM is not held up; the slots come back when
+	# the client dies (its ib_cm sends a REJ for each request).
+	wait_for 20 cmconn_is 0
+	spawn_in_ns "$C" timeout 120 ucmatose -s "$HOST5" -b "$IPC" -p 7483 -c 64 \
+		>"$T/flood" 2>&1
+	fl=$!
+	if wait_for 60 cmconn_is 64; then
+		in_ns "$C" timeout 20 rping -c -a "$HOST5" -I "$IPC" -p 7484 -C 1 -v \
+			>"$T/over" 2>&1
+		rc=$?
+		if [ "$rc" -ne 0 ] && grep -q "REJECTED, error 3" "$T/over"; then
+			ktap_ok cm_flood_refused "$(tr '\n' ' ' <"$T/over")"
+		else
+			ktap_fail cm_flood_refused "status $rc: $(tr '\n' ' ' <"$T/over")"
+		fi
+		if cm_pair host_cm init init "rping -s -a $GUEST -p 7485 -C 2 -v" \
+			"rping -c -a $GUEST -p 7485 -C 2 -v" "$GUEST" 7485; then
+			ktap_ok cm_host_cm_under_flood "$(grep -c 'ping data' "$T/host_cm.cli") pings, $(cmconn) connections of vC"
+		else
+			ktap_fail cm_host_cm_under_flood
+		fi
+	else
+		ktap_fail cm_flood_refused "$(cmconn) connections; client: $(tail -n 3 "$T/flood" | tr '\n' ' ')"
+		ktap_fail cm_host_cm_under_flood "no flood"
+	fi
+	n=$(cmconn)
+	kill "$fl" 2>/dev/null
+	wait "$fl" 2>/dev/null
+	if wait_for 20 cmconn_is 0; then
+		ktap_ok cm_flood_slots_freed "$n -> 0"
+	else
+		ktap_fail cm_flood_slots_freed "$n -> $(cmconn)"
+	fi
 	# the listener learns of the removal and ends
 	if in_init "$VRDMACTL" dev del vC && wait_gone 30 "$lc" &&
 	   wait_for 10 kobj_is "$kobj0"; then
@@ -278,6 +336,52 @@ setup() {
 	in_init "$VRDMACTL" dev add vAe parent rxeA netns "$A" cm on || return 1
 	cleanup_push "$VRDMACTL" dev del vAe
 	wait_for 30 has_gid "$A" vAe "$IPA"
+}
+
+# vdev_absent NAME - vdevice NAME does not exist (for wait_for).
+vdev_absent() {
+	! "$VRDMACTL" dev show "$1" >/dev/null 2>&1
+}
+
+# netns_kill NS - what a container's death does: its name is deleted and
+# every process in it is killed, so that the namespace goes.
+netns_kill() {
+	local pids
+	pids=$(ip netns pids "$1")
+	in_init ip netns del "$1" || return 1
+	# shellcheck disable=SC2086  # a list of pids
+	[ -z "$pids" ] || kill -9 $pids
+}
+
+# live_end NAME PORT CMD... - an rping connection from vAe in A to the
+# host on PORT; after two pings, CMD ends it from the tenant's side.
+# Reports NAME: the client ends, the host's rping ends (disconnected),
+# vAe is gone, and no proxy connection or kernel object is left.
+live_end() {
+	local name=$1 port=$2 lsrv lcli
+	shift 2
+	spawn_in_ns init timeout 120 rping -s -a "$HOST" -p "$port" -v \
+		>"$T/$name.srv" 2>&1
+	lsrv=$!
+	if ! wait_for 20 cm_listening init "$HOST" "$port"; then
+		ktap_fail "$name" "the host never listened: $(tail -n 3 "$T/$name.srv")"
+		kill "$lsrv" 2>/dev/null
+		wait "$lsrv" 2>/dev/null
+		return
+	fi
+	spawn_in_ns "$A" timeout 120 stdbuf -oL rping -c -a "$HOST" -I "$IPA" \
+		-p "$port" -v >"$T/$name.cli" 2>&1
+	lcli=$!
+	if wait_for 40 sh -c "[ \$(grep -c 'ping data' '$T/$name.cli') -ge 2 ]" &&
+	   [ "$(cmconn)" = 1 ] && "$@" && wait_gone 30 "$lcli" &&
+	   wait_gone 30 "$lsrv" && wait_for 30 cmconn_is 0 &&
+	   wait_for 20 kobj_is "$kobj0" && wait_for 30 vdev_absent vAe; then
+		ktap_ok "$name" "client: $(grep -c 'ping data' "$T/$name.cli") pings, then: $(grep -v 'ping data' "$T/$name.cli" | tail -n 2 | tr '\n' ' '); host: $(tail -n 1 "$T/$name.srv")"
+	else
+		ktap_fail "$name" "proxy connections $(cmconn), kernel objects $(kobj) (at rest $kobj0); client: $(tail -n 3 "$T/$name.cli" | tr '\n' ' '); host: $(tail -n 3 "$T/$name.srv" | tr '\n' ' ')"
+	fi
+	kill "$lcli" "$lsrv" 2>/dev/null
+	wait "$lcli" "$lsrv" 2>/dev/null
 }
 
 if ! grep -qw rxe_ns_pernet_sk4 /proc/kallsyms; then
@@ -341,28 +445,26 @@ else
 		ktap_fail vdev_ucmatose_to_host "$(grep -m1 -iE 'error|fail|ret' "$T/vdev_ucma.cli")"
 	fi
 	echo "module vrdma -p" >"$dyn"
-	# Deleting the vdevice under an established connection: the client
-	# learns of the removal, the host's side is disconnected (the proxy's
-	# cm_id on the parent sends a DREQ), nothing is left behind.
-	( exec timeout 120 rping -s -a "$HOST" -p 7474 -v ) >"$T/live.srv" 2>&1 &
-	lsrv=$!
-	if wait_for 20 cm_listening init "$HOST" 7474; then
-		spawn_in_ns "$A" timeout 120 stdbuf -oL rping -c -a "$HOST" -I "$IPA" \
-			-p 7474 -v >"$T/live.cli" 2>&1
-		lcli=$!
-		if wait_for 40 sh -c "[ \$(grep -c 'ping data' '$T/live.cli') -ge 2 ]" &&
-		   in_init "$VRDMACTL" dev del vAe && wait_gone 30 "$lcli" &&
-		   wait_gone 30 "$lsrv" && wait_for 20 kobj_is "$kobj0"; then
-			ktap_ok vdev_del_live_connection "client: $(grep -c 'ping data' "$T/live.cli") pings, then: $(grep -v 'ping data' "$T/live.cli" | tail -n 2 | tr '\n' ' '); host: $(tail -n 1 "$T/live.srv")"
-		else
-			ktap_fail vdev_del_live_connection "kernel objects $(kobj); client: $(tail -n 3 "$T/live.cli" | tr '\n' ' '); host: $(tail -n 3 "$T/live.srv" | tr '\n' ' ')"
-		fi
-		kill "$lcli" 2>/dev/null
+	# An established connection, ended from the tenant's side three
+	# ways: the client learns of it or dies, the host's side is
+	# disconnected (the proxy's cm_id on the parent sends a DREQ),
+	# nothing is left behind.
+	live_end vdev_del_live_connection 7474 in_init "$VRDMACTL" dev del vAe
+	if in_init "$VRDMACTL" dev add vAe parent rxeA netns "$A" cm on &&
+	   wait_for 30 has_gid "$A" vAe "$IPA"; then
+		live_end parent_del_live_connection 7475 \
+			in_init rdma link delete rxeA
 	else
-		ktap_fail vdev_del_live_connection "the host never listened: $(tail -n 3 "$T/live.srv")"
+		ktap_fail parent_del_live_connection "vAe not made again"
 	fi
-	kill "$lsrv" 2>/dev/null
-	wait "$lsrv" 2>/dev/null
+	if in_ns "$A" rdma link add rxeA type rxe netdev mva &&
+	   wait_for 30 has_gid init rxeA "$IPA" &&
+	   in_init "$VRDMACTL" dev add vAe parent rxeA netns "$A" cm on &&
+	   wait_for 30 has_gid "$A" vAe "$IPA"; then
+		live_end netns_death_live_connection 7476 netns_kill "$A"
+	else
+		ktap_fail netns_death_live_connection "rxeA and vAe not made again"
+	fi
 fi
 
 # no user object left; kernel objects: three per opted-in vdevice alive
@@ -371,7 +473,8 @@ no_user_objects() {
 		/sys/kernel/debug/vrdma/objects
 }
 ncm=$("$VRDMACTL" -j dev show | jq '[.[] | select(.cm == "on")] | length')
-if wait_for 30 no_user_objects && wait_for 10 kobj_is $((kobj0 + 3 * ncm)); then
+if wait_for 30 no_user_objects && wait_for 10 kobj_is $((kobj0 + 3 * ncm)) &&
+   wait_for 10 cmconn_is 0; then
 	ktap_ok no_leak "$ncm opted-in: $(vrdma_objects)"
 else
 	ktap_fail no_leak "$ncm opted-in: $(vrdma_objects)"
