@@ -31,8 +31,13 @@
 
 #include "vrdma.h"
 
-/* At most this many kernel PDs, CQs and AHs at once per vdevice. */
-#define VRDMA_KOBJ_MAX		64
+/*
+ * At most this many kernel PDs, CQs and AHs at once per vdevice: ib_mad's
+ * PD and CQ, and an AH per MAD its ib_cm has in flight, one (the REQ, the
+ * DREQ, retried until answered) for each connection the proxy may carry,
+ * with room for the one-shot ones (REJ, RTU, DREP) between.
+ */
+#define VRDMA_KOBJ_MAX		(2 * VRDMA_CM_CONN_MAX)
 /* Largest kernel CQ and GSI queue, in entries (ib_mad asks for 640, 512) */
 #define VRDMA_KCQ_MAX		4096
 #define VRDMA_GSI_WR_MAX	1024

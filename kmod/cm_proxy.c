@@ -39,9 +39,6 @@
 #include "vrdma.h"
 #include "cm_msg.h"
 
-/* Connections a vdevice may have through the proxy at once */
-#define VRDMA_CM_CONN_MAX	64
-
 /**
  * struct vrdma_cm_conn - one connection of a vdevice, carried on the parent
  * @node: entry in vdev->cm.conns (vdev->cm.conn_lock)
@@ -257,6 +254,8 @@ static void vrdma_cm_req_path(const struct vrdma_gsi_mad *m,
 
 static int vrdma_cm_handler(struct ib_cm_id *pid,
 			    const struct ib_cm_event *ev);
+static void vrdma_cm_refuse_req(struct vrdma_dev *vdev,
+				const struct vrdma_gsi_mad *m);
 
 /* Carries a REQ of the vdevice on the parent. */
 static enum vrdma_cm_verdict vrdma_cm_req(struct vrdma_dev *vdev,
@@ -353,6 +352,8 @@ err_unlock:
 	mutex_unlock(&vdev->cm.conn_lock);
 	rdma_put_gid_attr(sgid_attr);
 	kfree(c);
+	if (v == VRDMA_CM_QUOTA)
+		vrdma_cm_refuse_req(vdev, m);
 	return v;
 }
 
@@ -364,7 +365,10 @@ static enum vrdma_cm_verdict vrdma_cm_conn_msg(struct vrdma_dev *vdev,
 	const u8 *mad = m->data;
 	u32 vid = vrdma_mad_be32(mad, VRDMA_CM_LOCAL_COMM_ID);
 	u32 xid = vrdma_mad_be32(mad, VRDMA_CM_REMOTE_COMM_ID);
+	void *ari = NULL;
 	struct vrdma_cm_conn *c;
+	u8 ari_len = 0;
+	u16 reason;
 	int ret;
 
 	mutex_lock(&vdev->cm.conn_lock);
@@ -388,16 +392,31 @@ static enum vrdma_cm_verdict vrdma_cm_conn_msg(struct vrdma_dev *vdev,
 				      IB_CM_DREP_PRIVATE_DATA_SIZE);
 		break;
 	case VRDMA_CM_REJ:
-		ret = ib_send_cm_rej(c->pid,
-				     vrdma_mad_be16(mad, VRDMA_REJ_REASON),
-				     NULL, 0, mad + VRDMA_REJ_PRIVATE_DATA,
+		reason = vrdma_mad_be16(mad, VRDMA_REJ_REASON);
+		/* a timeout's REJ names the sender's CA GUID, as in its REQ */
+		if (reason == IB_CM_REJ_TIMEOUT) {
+			ari = &c->pid->device->node_guid;
+			ari_len = sizeof(c->pid->device->node_guid);
+		}
+		ret = ib_send_cm_rej(c->pid, reason, ari, ari_len,
+				     mad + VRDMA_REJ_PRIVATE_DATA,
 				     IB_CM_REJ_PRIVATE_DATA_SIZE);
+		/*
+		 * The vdevice's half is gone, and the parent's ib_cm reports
+		 * nothing more on its own REJ: the connection ends here.
+		 */
+		vrdma_cm_unlink(c);
 		break;
 	default:
 		mutex_unlock(&vdev->cm.conn_lock);
 		return VRDMA_CM_UNCARRIED;
 	}
 	mutex_unlock(&vdev->cm.conn_lock);
+	if (attr == VRDMA_CM_REJ) {
+		/* its handler, if running, finds it unlinked and leaves it */
+		ib_destroy_cm_id(c->pid);
+		kfree(c);
+	}
 	/* a retry of a message the parent's CM already sent: its state moved */
 	return ret ? VRDMA_CM_DUP : VRDMA_CM_CARRIED;
 }
@@ -550,6 +569,32 @@ static void vrdma_cm_to_vdev_drep(struct vrdma_cm_conn *c,
 	if (ev->private_data)
 		memcpy(mad + VRDMA_DREP_PRIVATE_DATA, ev->private_data,
 		       IB_CM_DREP_PRIVATE_DATA_SIZE);
+}
+
+/*
+ * Refuses a REQ of the vdevice as a peer without the resources for it
+ * would: a REJ, reason "no resources", into its QP1, so that the caller
+ * learns at once, not after every retry of its ib_cm.  The REQ was
+ * checked (vrdma_cm_req_ok()): the GIDs are the vdevice's and its peer's.
+ */
+static void vrdma_cm_refuse_req(struct vrdma_dev *vdev,
+				const struct vrdma_gsi_mad *m)
+{
+	struct vrdma_cm_conn c = { .vdev = vdev };
+	u8 *mad;
+
+	mad = kzalloc(IB_MGMT_MAD_SIZE, GFP_KERNEL);
+	if (!mad)
+		return;
+	c.vid = vrdma_mad_be32(m->data, VRDMA_REQ_LOCAL_COMM_ID);
+	vrdma_mad_gid(m->data, VRDMA_REQ_PRIMARY_LOCAL_GID, &c.sgid);
+	vrdma_mad_gid(m->data, VRDMA_REQ_PRIMARY_REMOTE_GID, &c.dgid);
+	vrdma_cm_mad_hdr(mad, VRDMA_CM_REJ);
+	vrdma_mad_put_be32(mad, VRDMA_CM_REMOTE_COMM_ID, c.vid);
+	mad[VRDMA_REJ_MSG_REJECTED] = VRDMA_REJ_FOR_REQ << 6;
+	vrdma_mad_put_be16(mad, VRDMA_REJ_REASON, IB_CM_REJ_NO_RESOURCES);
+	vrdma_cm_deliver(&c, mad);
+	kfree(mad);
 }
 
 /*

@@ -134,6 +134,9 @@ enum vrdma_acl_kind {
 
 struct vrdma_gsi;
 
+/* Connections a vdevice may have through the CM proxy at once */
+#define VRDMA_CM_CONN_MAX	64
+
 /**
  * struct vrdma_dev_cm - a vdevice's part of the RDMA CM (cm_gsi.c,
  *	cm_proxy.c)
