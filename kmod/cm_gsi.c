@@ -102,6 +102,9 @@ struct vrdma_gsi {
 	struct vrdma_gsi_rwr rq[];
 };
 
+/* Runs vrdma_gsi_tx_work() of every software QP1; may block in the proxy */
+static struct workqueue_struct *vrdma_gsi_wq;
+
 static bool vrdma_cm_on(struct vrdma_dev *vdev)
 {
 	return vdev->flags & VRDMA_DEV_F_CM;
@@ -604,7 +607,13 @@ int vrdma_gsi_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		wc.opcode = IB_WC_SEND;
 		wc.qp = ibqp;
 		wc.port_num = 1;
-		wc.status = mad ? IB_WC_SUCCESS : IB_WC_LOC_QP_OP_ERR;
+		/*
+		 * A MAD that cannot be copied or queued is dropped, as on a
+		 * lossy wire, and its send still succeeds: ib_mad answers a
+		 * failed send by moving the QP from SQE to RTS, which this QP
+		 * does not model, and then never completes that send again.
+		 */
+		wc.status = IB_WC_SUCCESS;
 		queue = false;
 		if (mad) {
 			spin_lock_irqsave(&gsi->lock, flags);
@@ -616,11 +625,11 @@ int vrdma_gsi_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			spin_unlock_irqrestore(&gsi->lock, flags);
 			if (!queue) {
 				kfree(mad);
-				wc.status = IB_WC_GENERAL_ERR;
+				vrdma_dbg(gsi->vdev, "QP1 send dropped: queue full\n");
 			}
 		}
 		if (queue)
-			queue_work(system_wq, &gsi->tx_work);
+			queue_work(vrdma_gsi_wq, &gsi->tx_work);
 		vrdma_kcq_push(ibqp->send_cq, &wc);
 	}
 	if (ret)
@@ -696,6 +705,25 @@ out_unlock:
 static struct ib_mr *vrdma_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	return ERR_PTR(-EOPNOTSUPP);
+}
+
+/**
+ * vrdma_cm_init() - allocate the work queue of the software QP1s
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int vrdma_cm_init(void)
+{
+	vrdma_gsi_wq = alloc_workqueue("vrdma_gsi", WQ_UNBOUND, 0);
+	return vrdma_gsi_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * vrdma_cm_exit() - free the work queue; no vdevice is left
+ */
+void vrdma_cm_exit(void)
+{
+	destroy_workqueue(vrdma_gsi_wq);
 }
 
 /**

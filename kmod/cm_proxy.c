@@ -365,10 +365,7 @@ static enum vrdma_cm_verdict vrdma_cm_conn_msg(struct vrdma_dev *vdev,
 	const u8 *mad = m->data;
 	u32 vid = vrdma_mad_be32(mad, VRDMA_CM_LOCAL_COMM_ID);
 	u32 xid = vrdma_mad_be32(mad, VRDMA_CM_REMOTE_COMM_ID);
-	void *ari = NULL;
 	struct vrdma_cm_conn *c;
-	u8 ari_len = 0;
-	u16 reason;
 	int ret;
 
 	mutex_lock(&vdev->cm.conn_lock);
@@ -392,19 +389,22 @@ static enum vrdma_cm_verdict vrdma_cm_conn_msg(struct vrdma_dev *vdev,
 				      IB_CM_DREP_PRIVATE_DATA_SIZE);
 		break;
 	case VRDMA_CM_REJ:
-		reason = vrdma_mad_be16(mad, VRDMA_REJ_REASON);
-		/* a timeout's REJ names the sender's CA GUID, as in its REQ */
-		if (reason == IB_CM_REJ_TIMEOUT) {
-			ari = &c->pid->device->node_guid;
-			ari_len = sizeof(c->pid->device->node_guid);
-		}
-		ret = ib_send_cm_rej(c->pid, reason, ari, ari_len,
-				     mad + VRDMA_REJ_PRIVATE_DATA,
-				     IB_CM_REJ_PRIVATE_DATA_SIZE);
 		/*
 		 * The vdevice's half is gone, and the parent's ib_cm reports
-		 * nothing more on its own REJ: the connection ends here.
+		 * nothing more after a REJ: the connection ends here.  A REJ
+		 * of the vdevice's own REQ (no peer ID yet) is left to
+		 * ib_destroy_cm_id(), which also cancels the parent's REQ
+		 * (ib_send_cm_rej() leaves it retrying, and the destruction
+		 * would wait for its last retry) and sends the timeout REJ
+		 * with the parent's CA GUID, as ib_cm does for its own.
 		 */
+		ret = 0;
+		if (xid)
+			ret = ib_send_cm_rej(c->pid,
+					     vrdma_mad_be16(mad, VRDMA_REJ_REASON),
+					     NULL, 0,
+					     mad + VRDMA_REJ_PRIVATE_DATA,
+					     IB_CM_REJ_PRIVATE_DATA_SIZE);
 		vrdma_cm_unlink(c);
 		break;
 	default:

@@ -26,9 +26,13 @@ static int __init vrdma_init(void)
 
 	vrdma_debugfs_init();
 
-	ret = vrdma_alias_init();
+	ret = vrdma_cm_init();
 	if (ret)
 		goto err_debugfs;
+
+	ret = vrdma_alias_init();
+	if (ret)
+		goto err_cm;
 
 	ret = vrdma_parent_init();
 	if (ret)
@@ -58,6 +62,8 @@ err_parent:
 	vrdma_parent_exit();
 err_alias:
 	vrdma_alias_exit();
+err_cm:
+	vrdma_cm_exit();
 err_debugfs:
 	vrdma_debugfs_exit();
 	return ret;
@@ -84,6 +90,7 @@ static void __exit vrdma_exit(void)
 	/* No vdevice left to undo, but the work may still be running. */
 	vrdma_dev_home_exit();
 	vrdma_alias_exit();
+	vrdma_cm_exit();
 	vrdma_debugfs_exit();
 	pr_info("vrdma: unloaded\n");
 }

@@ -589,6 +589,8 @@ struct vrdma_gsi_mad {
 	u8 data[IB_MGMT_MAD_SIZE];
 };
 
+int vrdma_cm_init(void);
+void vrdma_cm_exit(void);
 int vrdma_cm_check_parent(struct ib_device *pdev);
 void vrdma_cm_set_ops(struct vrdma_dev *vdev);
 int vrdma_kpd_alloc(struct ib_pd *ibpd);
