@@ -10,10 +10,10 @@
 #   - the kernel's CM clients attach to vC only (ib_cm's counters under
 #     ports/1, three kernel objects: ib_mad's PD, CQ and QP1)
 #   - rping -s binds and listens on C's address; on D's: ENODEV
-#   - rping -c from C to a host address (macvlan mvh5 10.72.5.1 in
-#     init_net, no RDMA device on it): ib_cm on vC sends a REQ through
-#     vC's QP1, which the proxy finds valid and carries on the parent (its
-#     debug message says so); nobody answers, the client is stopped
+#   - rping -c from C to an address where nobody answers (macvlan mvh5
+#     10.72.5.1 in netns H, no RDMA device there): ib_cm on vC sends a
+#     REQ through vC's QP1, which the proxy finds valid and carries on the
+#     parent (its debug message says so); the client is stopped
 #   - a flood from C: 64 connection requests (the proxy's limit per
 #     vdevice) left unanswered on the parent; the next one is refused at
 #     once (REJ "no resources"); the host's own CM (rping over rxe0 in
@@ -169,10 +169,10 @@ ctl_setup() {
 	# the core's CM clients (ib_cm, cma) and umad, loaded before vC
 	in_init modprobe rdma_ucm && in_init modprobe ib_umad || return 1
 	new_ns C c && new_ns D d || return 1
-	in_init ip link add mvh5 link veth0 type macvlan mode bridge || return 1
-	cleanup_push ip link del mvh5
-	in_init ip addr add "$HOST5/24" dev mvh5 && in_init ip link set mvh5 up ||
-		return 1
+	# the address nobody answers RoCE on: in a namespace of its own, so
+	# that neither init_net's rxe socket (6.1) nor any rxe takes it
+	new_ns H h || return 1
+	macvlan_in "$H" mvh5 "$HOST5" || return 1
 	macvlan_in "$C" mvc "$IPC" && macvlan_in "$D" mvd "$IPD" || return 1
 	in_init "$VRDMACTL" dev add vC parent "$PARENT" netns "$C" cm on ||
 		return 1
