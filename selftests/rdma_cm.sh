@@ -188,6 +188,10 @@ listen_ns() {
 	spawn_in_ns "$1" timeout 120 rping -s -a "$2" -p "$3" -v >"$4" 2>&1
 }
 
+# rxe with network namespace support (7.1)
+rxe_ns=
+grep -qw rxe_ns_pernet_sk4 /proc/kallsyms && rxe_ns=1
+
 kobj0=$(kobj)
 if ! ctl_setup; then
 	ktap_fail ctl_setup
@@ -253,8 +257,12 @@ else
 	# once; the host's own CM is not held up; the slots come back when
 	# the client dies (its ib_cm sends a REJ for each request).
 	wait_for 20 cmconn_is 0
+	# The host's loopback rping over rxe0 connects on 7.3; on 6.1 it did
+	# not, flood or not, and the destruction of its requesting cm_id
+	# then never completed (ib_cm: "cm_destroy_id_wait_timeout ...
+	# state 2 -> 0"), which held the whole run: not run before 7.1.
 	host_cm_ok=
-	if host_cm host_cm0 7486; then
+	if [ -n "$rxe_ns" ] && host_cm host_cm0 7486; then
 		host_cm_ok=1
 	fi
 	spawn_in_ns "$C" timeout 120 ucmatose -s "$HOST5" -b "$IPC" -p 7483 -c 64 \
@@ -269,7 +277,9 @@ else
 		else
 			ktap_fail cm_flood_refused "status $rc: $(tr '\n' ' ' <"$T/over")"
 		fi
-		if host_cm host_cm 7485; then
+		if [ -z "$rxe_ns" ]; then
+			ktap_skip cm_host_cm_under_flood "the host's loopback rping over rxe0 does not connect on $(uname -r) (see the script)"
+		elif host_cm host_cm 7485; then
 			ktap_ok cm_host_cm_under_flood "$(grep -c 'ping data' "$T/host_cm.cli") pings, $(cmconn) connections of vC"
 		else
 			ktap_fail cm_host_cm_under_flood "before the flood: ${host_cm_ok:-failed too}"
@@ -394,7 +404,7 @@ live_end() {
 	wait "$lcli" "$lsrv" 2>/dev/null
 }
 
-if ! grep -qw rxe_ns_pernet_sk4 /proc/kallsyms; then
+if [ -z "$rxe_ns" ]; then
 	ktap_skip setup "no traffic to set up"
 	for t in "${TRAFFIC[@]}"; do
 		ktap_skip "$t" "rxe of $(uname -r) has no network namespace support (7.1): it cannot carry a tenant's own address"
