@@ -47,10 +47,10 @@
 # rxe carries a tenant's own (macvlan) address only from 7.1 (rxe_ns.c);
 # before that the traffic checks are skipped with the reason.
 
-# shellcheck source=selftests/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=selftests/lib-vdev.sh
-. "$(dirname "$0")/lib-vdev.sh"
+# shellcheck source=selftests/lib/lib.sh
+. "$(dirname "$0")/lib/lib.sh"
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
 
 GUEST=10.99.0.1
 HOST=10.72.1.1
