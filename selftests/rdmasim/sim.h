@@ -89,6 +89,8 @@ struct sim_dev {
 	struct simdp_dev dp;		/* the data path's tables */
 	/* mlx5: QP number -> sim_mlx5_hqp; changed under simdp_hw_lock() */
 	struct xarray mlx5_qps;
+	/* mlx5: Mellanox's vendor and part ids (mlx5_ids), fixed at link add */
+	bool mlx5_ids;
 };
 
 struct sim_ucontext {
