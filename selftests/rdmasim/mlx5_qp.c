@@ -198,8 +198,13 @@ int sim_mlx5_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	default:
 		return -EOPNOTSUPP;
 	}
-	/* No creation flag: capabilities it does not have */
-	if (init->create_flags)
+	/*
+	 * Blocking multicast loopback, as mlx5_ib on a ConnectX (block_lb_mc),
+	 * which pyverbs asks for at random on a UD QP of Mellanox's ids; the
+	 * double delivers no multicast, so there is nothing to block.  No
+	 * other creation flag: capabilities it does not have.
+	 */
+	if (init->create_flags & ~IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK)
 		return -EOPNOTSUPP;
 	if (init->srq && init->srq->device != ibqp->device) {
 		sim_strict("create_qp: an SRQ of another device");
@@ -245,6 +250,7 @@ int sim_mlx5_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (ret)
 		goto err_release;
 	qp->cap = init->cap;
+	qp->create_flags = init->create_flags;
 	atomic_long_inc(&sim_count[SIM_K_QP]);
 	return 0;
 
@@ -373,6 +379,7 @@ int sim_mlx5_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 	attr->cap.max_inline_data = qp->cap.max_inline_data;
 	init->cap = attr->cap;
+	init->create_flags = qp->create_flags;
 	init->qp_type = ibqp->qp_type;
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;

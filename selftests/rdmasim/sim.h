@@ -167,6 +167,7 @@ struct sim_qp {
 	struct ib_umem *mlx5_db;
 	struct sim_mlx5_hqp *mlx5_hw;	/* mlx5 user QPs: the hardware's view */
 	struct ib_qp_cap cap;		/* mlx5 user QPs: as created */
+	u32 create_flags;		/* mlx5 user QPs: as created */
 	u32 qkey;			/* mlx5 UD QPs */
 	/*
 	 * mlx5 user QPs: the attributes modify_qp set, for query_qp, as the
