@@ -305,6 +305,21 @@ static void sim_mlx5_qp_remember(struct ib_qp_attr *r,
 	}
 }
 
+/*
+ * How long a NIC retransmits an RC WQE nobody acknowledges: retry_cnt + 1
+ * tries of 4.096 us << timeout each (IBTA 9.7.6.1.3).  A timeout of 0
+ * (wait for ever) and budgets past two seconds are cut to two seconds, so
+ * that a test whose peer is gone fails in bounded time.
+ */
+static unsigned int sim_mlx5_ack_ms(const struct ib_qp_attr *a)
+{
+	u64 us = (4096ULL << min_t(u8, a->timeout, 31)) / 1000 *
+		 (a->retry_cnt + 1);
+
+	return a->timeout ? min_t(u64, DIV_ROUND_UP_ULL(us, 1000), 2000) :
+			    2000;
+}
+
 /**
  * sim_mlx5_modify_qp() - modify_qp; mlx5's driver data (ECE) not modelled
  * @ibqp: the QP
@@ -338,7 +353,8 @@ int sim_mlx5_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	sim_mlx5_qp_remember(&qp->mlx5_attr, attr, mask);
 	qp->state = next;
 	if (qp->mlx5_hw)
-		sim_mlx5_hqp_modify(qp->mlx5_hw, next, qp->dest_qpn, qp->qkey);
+		sim_mlx5_hqp_modify(qp->mlx5_hw, next, qp->dest_qpn, qp->qkey,
+				    sim_mlx5_ack_ms(&qp->mlx5_attr));
 	return 0;
 }
 
