@@ -55,6 +55,15 @@
 #   netns A: vA ── oob veth 10.98.1.0/24 ── netns B: vB
 #              \__________ simmlx (init_net) _______/
 #
+# Then as a ConnectX: rdmasim's ids by default (vendor 0x5153), the double
+# made again with mlx5_ids shows Mellanox's vendor id and ConnectX-5's part
+# id natively and through a vdevice, pyverbs opens an Mlx5Context on both
+# with the same answers, and rdma-core's mlx5 UAR test and its test that
+# imports a context, a PD and an MR (RDMA WRITEs on them, run by the
+# double) give the same result natively and through a vdevice, compared
+# test by test by the hardware kit (selftests/hw/hwcheck.sh; its
+# selftests and the rest of pyverbs: selftests/hwcheck_mlx5.sh).
+#
 # Through the vdevice the same checks pass, and the parent is never asked
 # for a DEVX context (devx_asked does not move) while libmlx5 opens
 # normally: a tenant's shadow context must not get a DEVX uid, a firmware
@@ -74,6 +83,8 @@ PROG=$TOP/selftests/progs/sim_mlx5
 QP_PROG=$TOP/selftests/progs/sim_mlx5_qp
 SRQ_PROG=$TOP/selftests/progs/sim_mlx5_srq
 VARIANT=/sys/module/rdmasim/parameters/variant
+MLX5_IDS=/sys/module/rdmasim/parameters/mlx5_ids
+KIT=$TOP/selftests/hw/hwcheck.sh
 MLX5DBG=$SIMDBG/mlx5
 PARENT=simmlx
 # The double's address: its GID at index $GIDX (lib/vdev.sh), IPv4-mapped
@@ -83,13 +94,15 @@ PORT=18515
 TRAFFIC=(rc_pingpong rc_pingpong_events ud_pingpong srq_pingpong send_lat
 	write_bw read_lat read_bw)
 
-ktap_plan setup native_devinfo native_devinfo_verbose native_libmlx5 \
+ktap_plan setup native_devinfo native_devinfo_verbose ids_rdmasim_by_default \
+	native_libmlx5 \
 	native_devx_refused_counted native_devx_open_refused native_released \
 	vdev_devinfo vdev_devinfo_alike vdev_libmlx5 vdev_no_devx_to_parent \
 	vdev_devx_open_refused vdev_released \
 	"${TRAFFIC[@]/#/native_}" native_qp_errors native_srq traffic_setup \
 	"${TRAFFIC[@]/#/vdev_}" vdev_qp_errors vdev_srq vdev_traffic_no_devx \
 	kill9_released del_busy_fatal del_busy_peer_error del_busy_released \
+	ids_mellanox_when_asked mlx5_context pyverbs_mlx5_compared \
 	strict_clean klog_clean
 
 # mlx5_count NAME - the personality's counter NAME (debugfs rdmasim/mlx5)
@@ -119,6 +132,13 @@ devinfo_ok() {
 # vdevice by design: the name, the GUIDs, the limits vrdma reports
 devinfo_masked() {
 	grep -vE 'hca_id:|node_guid:|sys_image_guid:|max_(qp|cq|mr|pd|srq|ah|mw)[[:space:]]*:' <<<"$1"
+}
+
+# ids_are OUT VENDOR PART - ibv_devinfo's OUT shows vendor id VENDOR (hex)
+# and part id PART (decimal)
+ids_are() {
+	grep -qE "^[[:space:]]*vendor_id:[[:space:]]+$2\$" <<<"$1" &&
+		grep -qE "^[[:space:]]*vendor_part_id:[[:space:]]+$3\$" <<<"$1"
 }
 
 # prog_ok OUT - every step of sim_mlx5 passed
@@ -175,6 +195,13 @@ if devinfo_ok "$out" && grep -qE '^[[:space:]]*max_qp:[[:space:]]+[1-9]' <<<"$ou
 	ktap_ok native_devinfo_verbose "$(wc -l <<<"$out") lines"
 else
 	ktap_fail native_devinfo_verbose "$out"
+fi
+# Unless mlx5_ids asks, rdmasim's own ids: nothing that keys on them
+# (pyverbs' mlx5-only tests) takes the double for a ConnectX
+if [ "$(cat "$MLX5_IDS")" = N ] && ids_are "$out" 0x5153 1; then
+	ktap_ok ids_rdmasim_by_default "$(grep -E 'vendor_(part_)?id:' <<<"$out" | tr -s ' \t\n' ' ')"
+else
+	ktap_fail ids_rdmasim_by_default "mlx5_ids $(cat "$MLX5_IDS"): $(grep -E 'vendor_(part_)?id:' <<<"$out")"
 fi
 
 out=$(in_init "$PROG" "$PARENT" 2>&1)
@@ -475,6 +502,97 @@ else
 		ktap_skip "$t" "no vdevices"
 	done
 fi
+# --- as a ConnectX: pyverbs ------------------------------------------------
+
+# mlx5_context NS DEV - pyverbs opens an Mlx5Context (mlx5dv_open_device)
+# on DEV in NS and prints what mlx5dv_query_device and query_device say
+MLX5CTX_PY='
+import sys
+from pyverbs.providers.mlx5.mlx5dv import Mlx5Context, Mlx5DVContextAttr
+ctx = Mlx5Context(Mlx5DVContextAttr(), name=sys.argv[1])
+dv = ctx.query_mlx5_device()
+attr = ctx.query_device()
+print("Mlx5Context: version %d flags 0x%x max_dynamic_bfregs %d vendor 0x%x part %d"
+      % (dv.version, dv.flags, dv.max_dynamic_bfregs, attr.vendor_id,
+         attr.vendor_part_id))
+ctx.close()
+'
+mlx5_context() {
+	in_ns "$1" python3 -c "$MLX5CTX_PY" "$2" 2>&1
+}
+
+# The double again, with mlx5_ids: Mellanox's vendor id and ConnectX-5's
+# part id, which pyverbs' mlx5-only tests ask for
+if in_init rdma link del "$PARENT" && echo Y >"$MLX5_IDS" &&
+	echo mlx5 >"$VARIANT" &&
+	in_init rdma link add "$PARENT" type rdmasim netdev svm0a &&
+	wait_for 10 sim_objects_is "$base"; then
+	echo roce >"$VARIANT"
+	echo N >"$MLX5_IDS"
+	out=$(devinfo init "$PARENT")
+	if vdev_add vP "$V"; then
+		vout=$(devinfo "$V" vP)
+	else
+		vout="vP not created"
+	fi
+	if devinfo_ok "$out" && ids_are "$out" 0x02c9 4119 &&
+		devinfo_ok "$vout" && ids_are "$vout" 0x02c9 4119; then
+		ktap_ok ids_mellanox_when_asked "natively and through the vdevice: $(grep -E 'vendor_(part_)?id:' <<<"$out" | tr -s ' \t\n' ' ')"
+	else
+		ktap_fail ids_mellanox_when_asked "natively: $out; vdevice: $vout"
+	fi
+
+	# pyverbs' Mlx5Context, the same natively and through the vdevice
+	out=$(mlx5_context init "$PARENT")
+	vout=$(mlx5_context "$V" vP)
+	if [[ $out == "Mlx5Context: version "*" vendor 0x2c9 part 4119" ]] &&
+		[ "$vout" = "$out" ]; then
+		ktap_ok mlx5_context "natively and through the vdevice: $out"
+	else
+		ktap_fail mlx5_context "natively: $out; vdevice: $vout"
+	fi
+	in_init "$VRDMACTL" dev del vP >/dev/null
+
+	# rdma-core's mlx5 UAR test and the test that imports a context, a
+	# PD and an MR, and runs RDMA WRITEs on them, through the kit
+	# (selftests/hw/hwcheck.sh), which runs them natively and on a
+	# vdevice of its own and compares them test by test.  The kit's
+	# selftests and the rest of pyverbs: selftests/hwcheck_mlx5.sh.
+	R=$T/kit.txt
+	w0=$(mlx5_count wqes)
+	in_init "$KIT" -t "" -p "test_mlx5_uar test_shared_pd" -o "$R" "$PARENT" \
+		>"$T/kit.out" 2>&1
+	rc=$?
+	w1=$(mlx5_count wqes)
+	uar=$(grep -E '^ {4}test_alloc_uar ' "$R")
+	imp=$(grep -E '^ {4}test_imported_rc_ex_rdma_write ' "$R")
+	ktap_diag "$(grep -E '^(native|vdev): ' "$R")"
+	ktap_diag "$uar"
+	ktap_diag "$imp"
+	# The UAR test reached the double's UAR object on both sides (not
+	# skipped as a non-mlx5 device) with the same result; the import
+	# test passed on both, its WRITEs run by the double
+	if [ "$rc" = 0 ] && grep -q '^verdict: pass' "$R" &&
+		grep -q '^tests whose result differs otherwise: 0$' "$R" &&
+		[[ $uar =~ ^\ {4}test_alloc_uar\ .*:\ (.*)\ -\>\ (.*)$ ]] &&
+		[ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ] &&
+		[[ $uar != *"non MLX5 device"* ]] &&
+		[[ $imp == *": ok -> ok" ]] && [ "$((w1 - w0))" -ge 20 ]; then
+		ktap_ok pyverbs_mlx5_compared "$((w1 - w0)) WQEs"
+	else
+		ktap_fail pyverbs_mlx5_compared "exit $rc, $((w1 - w0)) WQEs: $(cat "$R")"
+	fi
+else
+	echo roce >"$VARIANT"
+	echo N >"$MLX5_IDS"
+	ktap_fail ids_mellanox_when_asked "simmlx not made again: $(rdma dev 2>&1)"
+	ktap_skip mlx5_context "no device"
+	ktap_skip pyverbs_mlx5_compared "no device"
+fi
+if ! wait_for 20 sim_objects_is "$base"; then
+	ktap_diag "rdmasim not at rest: $(sim_objects) (at rest: $base)"
+fi
+
 ktap_diag "the double's hardware: $(tr '\n' ' ' <"$MLX5DBG")"
 
 ktap_diag "strict checks: $strict0 -> $(cat "$SIMDBG/strict")"

@@ -5,7 +5,7 @@
 # and rdma-core's own pyverbs tests on a vdevice of PARENT, the pyverbs
 # tests on PARENT itself as well, and writes a report to attach to a bug.
 #
-#   selftests/hw/hwcheck.sh [-o REPORT] [-t "TESTS"] [-p all|quick|none] PARENT
+#   selftests/hw/hwcheck.sh [-o REPORT] [-t "TESTS"] [-p all|quick|none|"MODULES"] PARENT
 #   make hwcheck PARENT=mlx5_0 [HWCHECK_ARGS="-p quick"]
 #
 # Run it as root on a real host, from a built tree (make all): vrdma
@@ -13,11 +13,13 @@
 # PARENT a RoCE port with an IPv4 address, python3-pyverbs installed for
 # the pyverbs part.  It creates network namespaces and vdevices of its own
 # and removes them; it does not touch other vdevices.  The selftests run
-# here too, in the test VM, against rxe (selftests/hwcheck.sh), so the kit
+# here too, in the test VM, against rxe (selftests/hwcheck.sh) and against
+# rdmasim's mlx5 personality (selftests/hwcheck_mlx5.sh), so the kit
 # cannot rot.
 #
 # -t  the selftests to run (default: $DEFAULT_TESTS)
-# -p  pyverbs tests: all, quick (device, PD, CQ, MR, QP), none
+# -p  pyverbs tests: all, quick (device, PD, shared PD, CQ, MR, QP, mlx5
+#     UAR), none, or the test modules named ("test_pd test_cq")
 # -o  where to write the report (default: ./vrdma-hwcheck-PARENT.txt)
 #
 # Exit status: 0 when every selftest passed and every pyverbs test that
@@ -31,11 +33,11 @@ DEFAULT_TESTS="visibility verbs traffic shadow_owner quota kill_mid_traffic ud_p
 TESTS=$DEFAULT_TESTS
 PYVERBS=quick
 REPORT=
-PYVERBS_QUICK="test_device test_pd test_cq test_mr test_qp"
+PYVERBS_QUICK="test_device test_pd test_shared_pd test_cq test_mr test_qp test_mlx5_uar"
 PYVERBS_DIR=/usr/share/doc/rdma-core/tests
 
 usage() {
-	sed -n '7,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+	sed -n '7,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -43,8 +45,12 @@ while getopts "o:t:p:h" opt; do
 	case $opt in
 	o) REPORT=$OPTARG ;;
 	t) TESTS=$OPTARG ;;
-	p) case $OPTARG in all|quick|none) PYVERBS=$OPTARG ;;
-	   *) echo "hwcheck: -p takes all, quick or none, not '$OPTARG'" >&2; exit 2 ;;
+	p) case $OPTARG in
+	   all|quick|none) PYVERBS=$OPTARG ;;
+	   test_*) [[ $OPTARG =~ ^test_[a-z0-9_]+( test_[a-z0-9_]+)*$ ]] || {
+			echo "hwcheck: -p: '$OPTARG' is not a list of test modules" >&2; exit 2; }
+		PYVERBS=$OPTARG ;;
+	   *) echo "hwcheck: -p takes all, quick, none or test modules, not '$OPTARG'" >&2; exit 2 ;;
 	   esac ;;
 	*) usage ;;
 	esac
@@ -129,7 +135,8 @@ for t in $TESTS; do
 		say "$t: pass ($summary ok)"
 	else
 		say "$t: FAIL (exit $rc, $summary ok)"
-		grep -E '^not ok ' "$WORK/$t.ktap" | sed 's/^/    /' >&3
+		# The failures with what they printed (a reason spans lines)
+		grep -vE '^(ok |#|KTAP|1\.\.)' "$WORK/$t.ktap" | tail -n 80 | sed 's/^/    /' >&3
 		failed=1
 	fi
 done
@@ -138,24 +145,29 @@ done
 # this one), verbose, into OUT.
 run_pyverbs() {
 	local dev=$1 ns=$2 out=$3 mods
-	mods=$PYVERBS_QUICK
-	[ "$PYVERBS" = all ] && mods=
+	case $PYVERBS in
+	all) mods= ;;
+	quick) mods=$PYVERBS_QUICK ;;
+	*) mods=$PYVERBS ;;
+	esac
 	# shellcheck disable=SC2086  # module names
 	${ns:+ip netns exec "$ns"} timeout 1800 python3 "$WORK/tests/run_tests.py" \
 		--dev "$dev" --port 1 --gid "$GIDX" -v $mods >"$out" 2>&1
 }
 
-# outcomes FILE - "TEST|RESULT" lines of a unittest -v run, sorted.  A
-# test with a docstring has its name on one line and the docstring's first
-# line, ending in " ... RESULT", on the next.
+# outcomes FILE DEV - "TEST|RESULT" lines of a unittest -v run on DEV,
+# sorted.  A test with a docstring has its name on one line and the
+# docstring's first line, ending in " ... RESULT", on the next.  A skip
+# keeps its reason, with the device's name as DEV, so that a test skipped
+# for another reason on the other side shows as a difference.
 outcomes() {
-	awk '
+	awk -v dev="$2" '
 		/^test_[^ ]+ \([^)]*\)$/ { name = $0; next }
 		/ \.\.\. / {
 			res = $0; sub(/.* \.\.\. /, "", res)
 			if (/^test_[^ ]+ \([^)]*\) \.\.\. /) { name = $0; sub(/ \.\.\. .*/, "", name) }
 			if (name == "") next
-			if (res ~ /^skipped/) res = "skipped"
+			gsub(dev, "DEV", res)
 			print name "|" res; name = ""
 		}' "$1" | sort
 }
@@ -176,14 +188,17 @@ else
 	fi
 	run_pyverbs "$PARENT" "" "$WORK/native.txt"
 	run_pyverbs "hwk$$" "$NS" "$WORK/vdev.txt"
-	outcomes "$WORK/native.txt" >"$WORK/native.out"
-	outcomes "$WORK/vdev.txt" >"$WORK/vdev.out"
+	outcomes "$WORK/native.txt" "$PARENT" >"$WORK/native.out"
+	outcomes "$WORK/vdev.txt" "hwk$$" >"$WORK/vdev.out"
 	for side in native vdev; do
-		say "$side: $(cut -d'|' -f2 "$WORK/$side.out" | sort | uniq -c | awk '{ printf "%s %s, ", $1, $2 }')$(tail -n 1 "$WORK/$side.txt")"
+		say "$side: $(cut -d'|' -f2 "$WORK/$side.out" | cut -d' ' -f1 | sort | uniq -c | awk '{ printf "%s %s, ", $1, $2 }')$(tail -n 1 "$WORK/$side.txt")"
 	done
+	# Test by test, "NAME|NATIVE|VDEVICE"; a test one side did not run
+	# is "missing" there
+	join -t'|' -a1 -a2 -e missing -o 0,1.2,2.2 "$WORK/native.out" \
+		"$WORK/vdev.out" >"$WORK/both"
 	# A test that passes on the parent must pass on the vdevice.
-	join -t'|' "$WORK/native.out" "$WORK/vdev.out" |
-		awk -F'|' '$2 == "ok" && $3 != "ok"' >"$WORK/regressed"
+	awk -F'|' '$2 == "ok" && $3 != "ok"' "$WORK/both" >"$WORK/regressed"
 	if [ -s "$WORK/regressed" ] || [ ! -s "$WORK/native.out" ]; then
 		say "passes on $PARENT, not on the vdevice:"
 		sed 's/^/    /; s/|/: /; s/|/ -> /' "$WORK/regressed" >&3
@@ -192,6 +207,13 @@ else
 	else
 		say "every test that passes on $PARENT passes on the vdevice"
 	fi
+	# Every other difference, for the reader to explain: a test that
+	# fails natively and passes on the vdevice, or is skipped on one side
+	awk -F'|' '$2 != $3 && $2 != "ok"' "$WORK/both" >"$WORK/differ"
+	say "tests whose result differs otherwise: $(wc -l <"$WORK/differ")"
+	sed 's/^/    /; s/|/: /; s/|/ -> /' "$WORK/differ" >&3
+	echo "--- pyverbs test by test: on $PARENT -> on the vdevice ---" >&3
+	sed 's/^/    /; s/|/: /; s/|/ -> /' "$WORK/both" >&3
 	echo "--- pyverbs on the vdevice, failures ---" >&3
 	grep -A15 -E '^(FAIL|ERROR):' "$WORK/vdev.txt" | head -n 200 >&3
 	echo "--- pyverbs on $PARENT, failures ---" >&3

@@ -5,7 +5,8 @@
  * stock, unmodified libmlx5 binds to it and opens it, so that vrdma's
  * mlx5 path (kmod/fwd_mlx5.c) runs with no ConnectX here.
  * "echo mlx5 > /sys/module/rdmasim/parameters/variant" before
- * "rdma link add" makes one.
+ * "rdma link add" makes one; with the parameter mlx5_ids set as well it
+ * reports Mellanox's vendor id and ConnectX-5's part id, else rdmasim's.
  *
  * What it answers as mlx5_ib (6.1) does for a device without DEVX and
  * without write-combining, on the objects and strict checks of
@@ -80,6 +81,21 @@
 #define SIM_MLX5_FW_VER		((1ULL << 32) | 1)
 /* Non-fast-path BlueFlame registers per UAR (include/linux/mlx5/device.h) */
 #define SIM_MLX5_NON_FP_BFREGS_PER_UAR	2
+/* With mlx5_ids: Mellanox's PCI vendor id and ConnectX-5's device id */
+#define SIM_MLX5_MELLANOX_VENDOR_ID	0x02c9
+#define SIM_MLX5_CX5_PART_ID		0x1017
+
+/*
+ * Whether the next mlx5 device answers query_device with Mellanox's vendor
+ * id and a ConnectX part id, as mlx5_ib does from the PCI function.  Off,
+ * it keeps rdmasim's own, so that nothing that keys on the ids (pyverbs'
+ * mlx5-only tests, is_mlx5_dev()) takes the double for a ConnectX unless a
+ * test asks.  Read at "rdma link add", as the variant.
+ */
+static bool mlx5_ids;
+module_param(mlx5_ids, bool, 0644);
+MODULE_PARM_DESC(mlx5_ids,
+		 "the next mlx5 device reports Mellanox's vendor id and a ConnectX-5 part id (default: rdmasim's own)");
 
 /* What debugfs rdmasim/mlx5 counts since the module loaded; atomic */
 static atomic_long_t sim_mlx5_devx_asked;	/* DEVX requests, refused */
@@ -271,6 +287,10 @@ static int sim_mlx5_query_device(struct ib_device *ibdev,
 		return ret;
 	/* mlx5's encoding: major, minor, sub-minor (libmlx5 prints it) */
 	attr->fw_ver = SIM_MLX5_FW_VER;
+	if (to_sdev(ibdev)->mlx5_ids) {
+		attr->vendor_id = SIM_MLX5_MELLANOX_VENDOR_ID;
+		attr->vendor_part_id = SIM_MLX5_CX5_PART_ID;
+	}
 	/* A CQ holds a power of two of entries, one fewer usable */
 	attr->max_cqe = SIM_MAX_ENTRIES - 1;
 	/* Basic SRQs (mlx5_srq.c): WQEs and scatter entries as mlx5_ib */
@@ -651,6 +671,7 @@ void sim_mlx5_setup(struct sim_dev *sdev)
 {
 	ib_set_device_ops(&sdev->ibdev, &sim_mlx5_ops);
 	sdev->ibdev.driver_def = sim_mlx5_uapi_defs;
+	sdev->mlx5_ids = READ_ONCE(mlx5_ids);
 	xa_init(&sdev->mlx5_qps);
 	/*
 	 * MR keys are next_key << 8: never hand out 0x100, which libmlx5

@@ -198,8 +198,13 @@ int sim_mlx5_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	default:
 		return -EOPNOTSUPP;
 	}
-	/* No creation flag: capabilities it does not have */
-	if (init->create_flags)
+	/*
+	 * Blocking multicast loopback, as mlx5_ib on a ConnectX (block_lb_mc),
+	 * which pyverbs asks for at random on a UD QP of Mellanox's ids; the
+	 * double delivers no multicast, so there is nothing to block.  No
+	 * other creation flag: capabilities it does not have.
+	 */
+	if (init->create_flags & ~IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK)
 		return -EOPNOTSUPP;
 	if (init->srq && init->srq->device != ibqp->device) {
 		sim_strict("create_qp: an SRQ of another device");
@@ -245,6 +250,7 @@ int sim_mlx5_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (ret)
 		goto err_release;
 	qp->cap = init->cap;
+	qp->create_flags = init->create_flags;
 	atomic_long_inc(&sim_count[SIM_K_QP]);
 	return 0;
 
@@ -264,6 +270,54 @@ err_free_kbuf:
 static enum ib_qp_state sim_mlx5_qp_state(struct sim_qp *qp)
 {
 	return qp->mlx5_hw ? READ_ONCE(qp->mlx5_hw->state) : qp->state;
+}
+
+/* Keep what query_qp answers from the QP context on mlx5 */
+static void sim_mlx5_qp_remember(struct ib_qp_attr *r,
+				 const struct ib_qp_attr *a, int mask)
+{
+	if (mask & IB_QP_ACCESS_FLAGS)
+		r->qp_access_flags = a->qp_access_flags;
+	if (mask & IB_QP_PKEY_INDEX)
+		r->pkey_index = a->pkey_index;
+	if (mask & IB_QP_PATH_MTU)
+		r->path_mtu = a->path_mtu;
+	if (mask & IB_QP_TIMEOUT)
+		r->timeout = a->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		r->retry_cnt = a->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		r->rnr_retry = a->rnr_retry;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		r->min_rnr_timer = a->min_rnr_timer;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		r->max_rd_atomic = a->max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		r->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	if (mask & IB_QP_SQ_PSN)
+		r->sq_psn = a->sq_psn & 0xffffff;
+	if (mask & IB_QP_RQ_PSN)
+		r->rq_psn = a->rq_psn & 0xffffff;
+	if (mask & IB_QP_AV) {
+		/* The address as values: the reference is the caller's */
+		r->ah_attr = a->ah_attr;
+		r->ah_attr.grh.sgid_attr = NULL;
+	}
+}
+
+/*
+ * How long a NIC retransmits an RC WQE nobody acknowledges: retry_cnt + 1
+ * tries of 4.096 us << timeout each (IBTA 9.7.6.1.3).  A timeout of 0
+ * (wait for ever) and budgets past two seconds are cut to two seconds, so
+ * that a test whose peer is gone fails in bounded time.
+ */
+static unsigned int sim_mlx5_ack_ms(const struct ib_qp_attr *a)
+{
+	u64 us = (4096ULL << min_t(u8, a->timeout, 31)) / 1000 *
+		 (a->retry_cnt + 1);
+
+	return a->timeout ? min_t(u64, DIV_ROUND_UP_ULL(us, 1000), 2000) :
+			    2000;
 }
 
 /**
@@ -296,19 +350,25 @@ int sim_mlx5_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		qp->dest_qpn = attr->dest_qp_num;
 	if (mask & IB_QP_QKEY)
 		qp->qkey = attr->qkey;
+	sim_mlx5_qp_remember(&qp->mlx5_attr, attr, mask);
 	qp->state = next;
 	if (qp->mlx5_hw)
-		sim_mlx5_hqp_modify(qp->mlx5_hw, next, qp->dest_qpn, qp->qkey);
+		sim_mlx5_hqp_modify(qp->mlx5_hw, next, qp->dest_qpn, qp->qkey,
+				    sim_mlx5_ack_ms(&qp->mlx5_attr));
 	return 0;
 }
 
 /**
- * sim_mlx5_query_qp() - query_qp: the state (the hardware's), peer,
- *	Q_Key and capabilities
+ * sim_mlx5_query_qp() - query_qp: the state (the hardware's), the
+ *	attributes modify_qp set, and the capabilities
  * @ibqp: the QP
  * @attr: filled in
  * @mask: ignored: every attribute known is filled in
  * @init: filled in
+ *
+ * The capabilities are mlx5_ib's for a user QP: the receive queue as
+ * created (its WQE count, and the scatter entries a WQE holds), the send
+ * side 0, which libmlx5 fills in from what it computed.
  *
  * Return: 0.
  */
@@ -316,17 +376,26 @@ int sim_mlx5_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		      struct ib_qp_init_attr *init)
 {
 	struct sim_qp *qp = container_of(ibqp, struct sim_qp, ibqp);
+	struct sim_mlx5_hqp *hw = qp->mlx5_hw;
 
-	memset(attr, 0, sizeof(*attr));
+	*attr = qp->mlx5_attr;
+	memset(&attr->cap, 0, sizeof(attr->cap));
 	memset(init, 0, sizeof(*init));
 	attr->qp_state = sim_mlx5_qp_state(qp);
 	attr->cur_qp_state = attr->qp_state;
 	attr->dest_qp_num = qp->dest_qpn;
 	attr->qkey = qp->qkey;
 	attr->port_num = 1;
-	attr->path_mtu = IB_MTU_1024;
-	attr->cap = qp->cap;
-	init->cap = qp->cap;
+	if (!attr->path_mtu)
+		attr->path_mtu = IB_MTU_1024;
+	if (hw && hw->rq_cnt) {
+		attr->cap.max_recv_wr = hw->rq_cnt;
+		attr->cap.max_recv_sge = (1U << hw->rq_shift) /
+					 sizeof(struct sim_mlx5_data_seg);
+	}
+	attr->cap.max_inline_data = qp->cap.max_inline_data;
+	init->cap = attr->cap;
+	init->create_flags = qp->create_flags;
 	init->qp_type = ibqp->qp_type;
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;

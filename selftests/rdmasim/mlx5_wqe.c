@@ -607,6 +607,25 @@ static int sim_mlx5_parse(struct sim_mlx5_hqp *qp, struct sim_mlx5_wqe *w,
 }
 
 /* Carry out the parsed WQE @w; a syndrome, or -EAGAIN */
+/*
+ * An RC WQE no QP answers: a NIC retransmits it for the QP's budget
+ * (sim_mlx5_hqp_modify()) and only then completes it in error, retry
+ * exceeded.  Holding it as long matters at the end of a test: the peer may
+ * destroy its QPs while the sender's last WQEs are in flight, and the
+ * sender then destroys its own before the budget runs out, with no error.
+ */
+static int sim_mlx5_unacked(struct sim_mlx5_hqp *qp)
+{
+	if (!qp->ack_deadline) {
+		qp->ack_deadline = jiffies + msecs_to_jiffies(qp->ack_ms) ?: 1;
+		return -EAGAIN;
+	}
+	if (time_before(jiffies, qp->ack_deadline))
+		return -EAGAIN;
+	qp->ack_deadline = 0;
+	return SIM_MLX5_SYND_TRANSPORT_RETRY;
+}
+
 static int sim_mlx5_execute(struct sim_mlx5_hqp *qp,
 			    const struct sim_mlx5_wqe *w)
 {
@@ -623,11 +642,12 @@ static int sim_mlx5_execute(struct sim_mlx5_hqp *qp,
 	    (qp->type == IB_QPT_UD &&
 	     be32_to_cpu(w->av->qkey) != dqp->qkey)) {
 		if (qp->type == IB_QPT_RC)
-			return SIM_MLX5_SYND_TRANSPORT_RETRY;
+			return sim_mlx5_unacked(qp);
 		/* Nobody takes it: lost on the wire */
 		atomic_long_inc(&sim_mlx5_ud_dropped);
 		return SIM_MLX5_SYND_OK;
 	}
+	qp->ack_deadline = 0;
 	if (w->opcode == SIM_MLX5_OPCODE_SEND ||
 	    w->opcode == SIM_MLX5_OPCODE_SEND_IMM)
 		return sim_mlx5_deliver(qp, dqp, w);
@@ -815,9 +835,10 @@ void sim_mlx5_hqp_stop(struct sim_mlx5_hqp *qp)
  *	its indices and doorbell record
  * @dest_qpn: the peer's QP number (RC, UC)
  * @qkey: the Q_Key (UD)
+ * @ack_ms: how long an unacknowledged WQE is retransmitted (RC)
  */
 void sim_mlx5_hqp_modify(struct sim_mlx5_hqp *qp, enum ib_qp_state state,
-			 u32 dest_qpn, u32 qkey)
+			 u32 dest_qpn, u32 qkey, unsigned int ack_ms)
 {
 	simdp_hw_lock();
 	if (state == IB_QPS_RESET) {
@@ -827,6 +848,8 @@ void sim_mlx5_hqp_modify(struct sim_mlx5_hqp *qp, enum ib_qp_state state,
 	qp->state = state;
 	qp->dest_qpn = dest_qpn;
 	qp->qkey = qkey;
+	qp->ack_ms = ack_ms;
+	qp->ack_deadline = 0;
 	simdp_hw_unlock();
 }
 

@@ -89,6 +89,8 @@ struct sim_dev {
 	struct simdp_dev dp;		/* the data path's tables */
 	/* mlx5: QP number -> sim_mlx5_hqp; changed under simdp_hw_lock() */
 	struct xarray mlx5_qps;
+	/* mlx5: Mellanox's vendor and part ids (mlx5_ids), fixed at link add */
+	bool mlx5_ids;
 };
 
 struct sim_ucontext {
@@ -164,8 +166,14 @@ struct sim_qp {
 	struct ib_umem *mlx5_buf;
 	struct ib_umem *mlx5_db;
 	struct sim_mlx5_hqp *mlx5_hw;	/* mlx5 user QPs: the hardware's view */
-	struct ib_qp_cap cap;		/* mlx5 user QPs: what query_qp answers */
+	struct ib_qp_cap cap;		/* mlx5 user QPs: as created */
+	u32 create_flags;		/* mlx5 user QPs: as created */
 	u32 qkey;			/* mlx5 UD QPs */
+	/*
+	 * mlx5 user QPs: the attributes modify_qp set, for query_qp, as the
+	 * firmware keeps them in the QP context (never an sgid_attr reference)
+	 */
+	struct ib_qp_attr mlx5_attr;
 };
 
 /* An AH of the mlx5 personality: nothing but the core's */
