@@ -115,7 +115,7 @@ int vrdma_alias_add(struct vrdma_dev *vdev, const char *name,
 	char *modalias;
 	int ret;
 
-	modalias = vrdma_alias_bus_modalias(vdev->pdev->dev.parent);
+	modalias = vrdma_alias_bus_modalias(vdev->parent_ibdev->dev.parent);
 	if (!modalias)
 		return 0;
 	if (IS_ERR(modalias))

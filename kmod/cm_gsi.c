@@ -728,7 +728,7 @@ void vrdma_cm_exit(void)
 
 /**
  * vrdma_cm_check_parent() - whether a parent can carry a vdevice's CM
- * @pdev: the parent
+ * @parent_ibdev: the parent
  *
  * A vdevice that carries the CM offers post_send, post_recv, poll_cq and
  * req_notify_cq for its software objects, and forwards them for users'
@@ -736,12 +736,13 @@ void vrdma_cm_exit(void)
  *
  * Return: 0 or -EOPNOTSUPP.
  */
-int vrdma_cm_check_parent(struct ib_device *pdev)
+int vrdma_cm_check_parent(struct ib_device *parent_ibdev)
 {
-	if (!pdev->ops.post_send || !pdev->ops.post_recv ||
-	    !pdev->ops.poll_cq || !pdev->ops.req_notify_cq)
+	if (!parent_ibdev->ops.post_send || !parent_ibdev->ops.post_recv ||
+	    !parent_ibdev->ops.poll_cq || !parent_ibdev->ops.req_notify_cq)
 		return -EOPNOTSUPP;
-	if (rdma_end_port(pdev) != 1 || !rdma_protocol_roce(pdev, 1))
+	if (rdma_end_port(parent_ibdev) != 1 ||
+	    !rdma_protocol_roce(parent_ibdev, 1))
 		return -EOPNOTSUPP;
 	return 0;
 }

@@ -288,7 +288,7 @@ static enum vrdma_cm_verdict vrdma_cm_req(struct vrdma_dev *vdev,
 	c->sgid = path.sgid;
 	c->dgid = path.dgid;
 
-	sgid_attr = rdma_find_gid_by_port(vdev->pdev, &path.sgid,
+	sgid_attr = rdma_find_gid_by_port(vdev->parent_ibdev, &path.sgid,
 					  IB_GID_TYPE_ROCE_UDP_ENCAP, 1, NULL);
 	if (IS_ERR(sgid_attr)) {
 		kfree(c);
@@ -304,7 +304,7 @@ static enum vrdma_cm_verdict vrdma_cm_req(struct vrdma_dev *vdev,
 		v = VRDMA_CM_QUOTA;
 		goto err_unlock;
 	}
-	pid = ib_create_cm_id(vdev->pdev, vrdma_cm_handler, c);
+	pid = ib_create_cm_id(vdev->parent_ibdev, vrdma_cm_handler, c);
 	if (IS_ERR(pid)) {
 		v = VRDMA_CM_FAILED;
 		goto err_unlock;

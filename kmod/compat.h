@@ -56,12 +56,12 @@ struct ib_qp *ib_create_qp_user(struct ib_device *dev, struct ib_pd *pd,
 				struct ib_uqp_object *uobj, const char *caller);
 
 static inline struct ib_qp *
-vrdma_parent_create_qp(struct ib_device *pdev, struct ib_pd *spd,
+vrdma_parent_create_qp(struct ib_device *parent_ibdev, struct ib_pd *parent_pd,
 		       struct ib_qp_init_attr *init,
 		       struct uverbs_attr_bundle *attrs,
 		       struct ib_uqp_object *uobj)
 {
-	return ib_create_qp_user(pdev, spd, init,
+	return ib_create_qp_user(parent_ibdev, parent_pd, init,
 				 VRDMA_CREATE_QP_USER_ARG(attrs), uobj, NULL);
 }
 
@@ -166,17 +166,18 @@ vrdma_create_cq_udata(struct uverbs_attr_bundle *attrs)
 	return attrs ? &attrs->driver_udata : NULL;
 }
 
-static inline int vrdma_parent_create_cq(struct ib_device *pdev,
-					 struct ib_cq *cq,
-					 const struct ib_cq_init_attr *attr,
-					 struct uverbs_attr_bundle *sb)
+static inline int
+vrdma_parent_create_cq(struct ib_device *parent_ibdev, struct ib_cq *cq,
+		       const struct ib_cq_init_attr *attr,
+		       struct uverbs_attr_bundle *parent_bundle)
 {
 #ifdef VRDMA_HAVE_CREATE_USER_CQ
 	/* 7.1: mlx5's create_cq makes kernel CQs only */
-	if (pdev->ops.create_user_cq)
-		return pdev->ops.create_user_cq(cq, attr, sb);
+	if (parent_ibdev->ops.create_user_cq)
+		return parent_ibdev->ops.create_user_cq(cq, attr,
+							parent_bundle);
 #endif
-	return pdev->ops.create_cq(cq, attr, sb);
+	return parent_ibdev->ops.create_cq(cq, attr, parent_bundle);
 }
 #else
 #define vrdma_cq_create_arg ib_udata
@@ -186,12 +187,13 @@ static inline struct ib_udata *vrdma_create_cq_udata(struct ib_udata *udata)
 	return udata;
 }
 
-static inline int vrdma_parent_create_cq(struct ib_device *pdev,
-					 struct ib_cq *cq,
-					 const struct ib_cq_init_attr *attr,
-					 struct uverbs_attr_bundle *sb)
+static inline int
+vrdma_parent_create_cq(struct ib_device *parent_ibdev, struct ib_cq *cq,
+		       const struct ib_cq_init_attr *attr,
+		       struct uverbs_attr_bundle *parent_bundle)
 {
-	return pdev->ops.create_cq(cq, attr, &sb->driver_udata);
+	return parent_ibdev->ops.create_cq(cq, attr,
+					   &parent_bundle->driver_udata);
 }
 #endif
 
@@ -225,14 +227,16 @@ vrdma_reg_dmabuf_mr_udata(struct uverbs_attr_bundle *attrs)
 #endif
 
 static inline struct ib_mr *
-vrdma_parent_reg_dmabuf_mr(struct ib_pd *spd, u64 offset, u64 length,
+vrdma_parent_reg_dmabuf_mr(struct ib_pd *parent_pd, u64 offset, u64 length,
 			   u64 iova, int fd, int access,
-			   struct uverbs_attr_bundle *sb)
+			   struct uverbs_attr_bundle *parent_bundle)
 {
-	return spd->device->ops.reg_user_mr_dmabuf(spd, offset, length, iova,
-						   fd, access,
-						   VRDMA_PARENT_DMABUF_DMAH
-						   sb);
+	struct ib_device *parent_ibdev = parent_pd->device;
+
+	return parent_ibdev->ops.reg_user_mr_dmabuf(parent_pd, offset, length,
+						    iova, fd, access,
+						    VRDMA_PARENT_DMABUF_DMAH
+						    parent_bundle);
 }
 #else
 #define vrdma_dmabuf_mr_arg ib_udata
@@ -244,13 +248,15 @@ static inline struct ib_udata *vrdma_reg_dmabuf_mr_udata(struct ib_udata *udata)
 }
 
 static inline struct ib_mr *
-vrdma_parent_reg_dmabuf_mr(struct ib_pd *spd, u64 offset, u64 length,
+vrdma_parent_reg_dmabuf_mr(struct ib_pd *parent_pd, u64 offset, u64 length,
 			   u64 iova, int fd, int access,
-			   struct uverbs_attr_bundle *sb)
+			   struct uverbs_attr_bundle *parent_bundle)
 {
-	return spd->device->ops.reg_user_mr_dmabuf(spd, offset, length, iova,
-						   fd, access,
-						   &sb->driver_udata);
+	struct ib_device *parent_ibdev = parent_pd->device;
+	struct ib_udata *udata = &parent_bundle->driver_udata;
+
+	return parent_ibdev->ops.reg_user_mr_dmabuf(parent_pd, offset, length,
+						    iova, fd, access, udata);
 }
 #endif
 
@@ -295,22 +301,24 @@ static inline int vrdma_parent_resize_cq(struct ib_cq *shadow,
 #ifdef VRDMA_HAVE_REG_USER_MR_DMAH
 #define VRDMA_REG_USER_MR_DMAH struct ib_dmah *dmah __always_unused,
 
-static inline struct ib_mr *
-vrdma_parent_reg_user_mr(struct ib_pd *spd, u64 start, u64 length, u64 iova,
-			 int access, struct ib_udata *udata)
+static inline struct ib_mr *vrdma_parent_reg_user_mr(struct ib_pd *parent_pd,
+						     u64 start, u64 length,
+						     u64 iova, int access,
+						     struct ib_udata *udata)
 {
-	return spd->device->ops.reg_user_mr(spd, start, length, iova, access,
-					    NULL, udata);
+	return parent_pd->device->ops.reg_user_mr(parent_pd, start, length,
+						  iova, access, NULL, udata);
 }
 #else
 #define VRDMA_REG_USER_MR_DMAH
 
-static inline struct ib_mr *
-vrdma_parent_reg_user_mr(struct ib_pd *spd, u64 start, u64 length, u64 iova,
-			 int access, struct ib_udata *udata)
+static inline struct ib_mr *vrdma_parent_reg_user_mr(struct ib_pd *parent_pd,
+						     u64 start, u64 length,
+						     u64 iova, int access,
+						     struct ib_udata *udata)
 {
-	return spd->device->ops.reg_user_mr(spd, start, length, iova, access,
-					    udata);
+	return parent_pd->device->ops.reg_user_mr(parent_pd, start, length,
+						  iova, access, udata);
 }
 #endif
 

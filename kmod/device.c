@@ -13,9 +13,9 @@ static int vrdma_query_device(struct ib_device *ibdev,
 			      struct ib_udata *udata)
 {
 	struct vrdma_dev *vdev = to_vdev(ibdev);
-	struct ib_device *pdev = vdev->pdev;
-	struct uverbs_attr_bundle sb;
-	struct ib_udata *pudata;
+	struct ib_device *parent_ibdev = vdev->parent_ibdev;
+	struct uverbs_attr_bundle parent_bundle;
+	struct ib_udata *parent_udata;
 	int ret;
 
 	/*
@@ -25,13 +25,15 @@ static int vrdma_query_device(struct ib_device *ibdev,
 	if (!udata || (!udata->inlen && !udata->outlen)) {
 		struct ib_udata empty = {};
 
-		ret = pdev->ops.query_device(pdev, attr, &empty);
+		ret = parent_ibdev->ops.query_device(parent_ibdev, attr,
+						     &empty);
 	} else {
-		pudata = vrdma_shadow_udata(&sb, udata,
-					    vrdma_udata_vctx(udata));
-		if (IS_ERR(pudata))
-			return PTR_ERR(pudata);
-		ret = pdev->ops.query_device(pdev, attr, pudata);
+		parent_udata = vrdma_shadow_udata(&parent_bundle, udata,
+						  vrdma_udata_vctx(udata));
+		if (IS_ERR(parent_udata))
+			return PTR_ERR(parent_udata);
+		ret = parent_ibdev->ops.query_device(parent_ibdev, attr,
+						     parent_udata);
 	}
 	if (ret)
 		return ret;
@@ -64,7 +66,7 @@ static int vrdma_query_port(struct ib_device *ibdev, u32 port,
 {
 	int ret;
 
-	ret = ib_query_port(to_vdev(ibdev)->pdev, port, attr);
+	ret = ib_query_port(to_vdev(ibdev)->parent_ibdev, port, attr);
 	if (ret)
 		return ret;
 	attr->gid_tbl_len = min(attr->gid_tbl_len, VRDMA_GID_TBL_LEN);
@@ -74,7 +76,8 @@ static int vrdma_query_port(struct ib_device *ibdev, u32 port,
 static int vrdma_get_port_immutable(struct ib_device *ibdev, u32 port,
 				    struct ib_port_immutable *immutable)
 {
-	*immutable = *ib_port_immutable_read(to_vdev(ibdev)->pdev, port);
+	*immutable =
+		*ib_port_immutable_read(to_vdev(ibdev)->parent_ibdev, port);
 	immutable->gid_tbl_len = min(immutable->gid_tbl_len,
 				     VRDMA_GID_TBL_LEN);
 	return 0;
@@ -83,7 +86,7 @@ static int vrdma_get_port_immutable(struct ib_device *ibdev, u32 port,
 static enum rdma_link_layer vrdma_get_link_layer(struct ib_device *ibdev,
 						 u32 port)
 {
-	return rdma_port_get_link_layer(to_vdev(ibdev)->pdev, port);
+	return rdma_port_get_link_layer(to_vdev(ibdev)->parent_ibdev, port);
 }
 
 /*
@@ -96,16 +99,16 @@ static enum rdma_link_layer vrdma_get_link_layer(struct ib_device *ibdev,
  */
 static struct net_device *vrdma_get_netdev(struct ib_device *ibdev, u32 port)
 {
-	struct ib_device *pdev = to_vdev(ibdev)->pdev;
+	struct ib_device *parent_ibdev = to_vdev(ibdev)->parent_ibdev;
 	struct net_device *ndev;
 
-	if (pdev->ops.get_netdev)
-		return pdev->ops.get_netdev(pdev, port);
+	if (parent_ibdev->ops.get_netdev)
+		return parent_ibdev->ops.get_netdev(parent_ibdev, port);
 
-	if (!rdma_is_port_valid(pdev, port))
+	if (!rdma_is_port_valid(parent_ibdev, port))
 		return NULL;
 	rcu_read_lock();
-	ndev = rcu_dereference(pdev->port_data[port].netdev);
+	ndev = rcu_dereference(parent_ibdev->port_data[port].netdev);
 	if (ndev && ndev->reg_state >= NETREG_UNREGISTERING)
 		ndev = NULL;
 	dev_hold(ndev);
@@ -116,16 +119,16 @@ static struct net_device *vrdma_get_netdev(struct ib_device *ibdev, u32 port)
 static int vrdma_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 			    u16 *pkey)
 {
-	struct ib_device *pdev = to_vdev(ibdev)->pdev;
+	struct ib_device *parent_ibdev = to_vdev(ibdev)->parent_ibdev;
 
-	return pdev->ops.query_pkey(pdev, port, index, pkey);
+	return parent_ibdev->ops.query_pkey(parent_ibdev, port, index, pkey);
 }
 
 static void vrdma_get_dev_fw_str(struct ib_device *ibdev, char *str)
 {
-	struct ib_device *pdev = to_vdev(ibdev)->pdev;
+	struct ib_device *parent_ibdev = to_vdev(ibdev)->parent_ibdev;
 
-	pdev->ops.get_dev_fw_str(pdev, str);
+	parent_ibdev->ops.get_dev_fw_str(parent_ibdev, str);
 }
 
 static const struct ib_device_ops vrdma_dev_ops = {
@@ -222,21 +225,21 @@ static const size_t vrdma_optional_ops[] = {
  */
 void vrdma_dev_set_ops(struct vrdma_dev *vdev)
 {
-	const void *pops = &vdev->pdev->ops;
+	const void *pops = &vdev->parent_ibdev->ops;
 	void *ops = &vdev->ibdev.ops;
 	void (*fn)(void);
 	size_t i, off;
 
 	ib_set_device_ops(&vdev->ibdev, &vrdma_dev_ops);
 	/* PDs and CQs carry their shadow: see VRDMA_SHADOW_OFFSET(). */
-	vdev->ibdev.ops.size_ib_pd = VRDMA_SHADOW_OFFSET(ib_pd) +
-				     vdev->pdev->ops.size_ib_pd;
-	vdev->ibdev.ops.size_ib_cq = VRDMA_SHADOW_OFFSET(ib_cq) +
-				     vdev->pdev->ops.size_ib_cq;
-	vdev->ibdev.ops.driver_id = vdev->pdev->ops.driver_id;
-	vdev->ibdev.ops.uverbs_abi_ver = vdev->pdev->ops.uverbs_abi_ver;
+	vdev->ibdev.ops.size_ib_pd =
+		VRDMA_SHADOW_OFFSET(ib_pd) + vdev->parent_ibdev->ops.size_ib_pd;
+	vdev->ibdev.ops.size_ib_cq =
+		VRDMA_SHADOW_OFFSET(ib_cq) + vdev->parent_ibdev->ops.size_ib_cq;
+	vdev->ibdev.ops.driver_id = vdev->parent_ibdev->ops.driver_id;
+	vdev->ibdev.ops.uverbs_abi_ver = vdev->parent_ibdev->ops.uverbs_abi_ver;
 	vdev->ibdev.ops.uverbs_no_driver_id_binding =
-		vdev->pdev->ops.uverbs_no_driver_id_binding;
+		vdev->parent_ibdev->ops.uverbs_no_driver_id_binding;
 	vrdma_fwd_init(vdev);
 
 	for (i = 0; i < ARRAY_SIZE(vrdma_optional_ops); i++) {

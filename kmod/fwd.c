@@ -67,16 +67,16 @@ void vrdma_fwd_ufile_init(struct ib_ucontext *ibuc)
 	void *dev;
 
 	memcpy(&dev, (u8 *)ibuc->ufile + VRDMA_UFILE_OFF_DEVICE, sizeof(dev));
-	memset(vuc->fufile, 0, sizeof(vuc->fufile));
-	vrdma_ufile_set(vuc->fufile, VRDMA_UFILE_OFF_DEVICE, dev);
-	vrdma_ufile_set(vuc->fufile, VRDMA_UFILE_OFF_UCONTEXT,
+	memset(vuc->stand_ufile, 0, sizeof(vuc->stand_ufile));
+	vrdma_ufile_set(vuc->stand_ufile, VRDMA_UFILE_OFF_DEVICE, dev);
+	vrdma_ufile_set(vuc->stand_ufile, VRDMA_UFILE_OFF_UCONTEXT,
 			vuc->holder->shadow);
 }
 
 /* --- resolution against the parent's tree ------------------------------- */
 
-/* Is object @id disabled in @defs for @pdev, as the core would decide? */
-static bool vrdma_fwd_disabled(struct ib_device *pdev,
+/* Is object @id disabled in @defs for @parent_ibdev, as the core decides? */
+static bool vrdma_fwd_disabled(struct ib_device *parent_ibdev,
 			       const struct uapi_definition *defs, u16 id)
 {
 	const struct uapi_definition *def;
@@ -86,7 +86,7 @@ static bool vrdma_fwd_disabled(struct ib_device *pdev,
 	for (def = defs; def && def->kind != UAPI_DEF_END; def++) {
 		switch (def->kind) {
 		case UAPI_DEF_CHAIN:
-			if (vrdma_fwd_disabled(pdev, def->chain, id))
+			if (vrdma_fwd_disabled(parent_ibdev, def->chain, id))
 				return true;
 			break;
 		case UAPI_DEF_CHAIN_OBJ_TREE:
@@ -95,11 +95,11 @@ static bool vrdma_fwd_disabled(struct ib_device *pdev,
 			break;
 		case UAPI_DEF_IS_SUPPORTED_FUNC:
 			if (cur && def->scope == UAPI_SCOPE_OBJECT &&
-			    !def->func_is_supported(pdev))
+			    !def->func_is_supported(parent_ibdev))
 				return true;
 			break;
 		case UAPI_DEF_IS_SUPPORTED_DEV_FN:
-			fn = (void *)&pdev->ops + def->needs_fn_offset;
+			fn = (void *)&parent_ibdev->ops + def->needs_fn_offset;
 			if (cur && def->scope == UAPI_SCOPE_OBJECT && !*fn)
 				return true;
 			break;
@@ -263,7 +263,7 @@ static bool vrdma_fwd_handles_ok(struct vrdma_fwd *fwd,
 static void vrdma_fwd_add_types(struct vrdma_dev *vdev,
 				const struct uapi_definition *defs)
 {
-	const struct uapi_definition *pdefs = vdev->pdev->driver_def;
+	const struct uapi_definition *pdefs = vdev->parent_ibdev->driver_def;
 	struct vrdma_fwd *fwd = &vdev->fwd;
 	struct vrdma_fwd_type *t;
 	const struct uapi_definition *def;
@@ -276,20 +276,21 @@ static void vrdma_fwd_add_types(struct vrdma_dev *vdev,
 		t = &fwd->type[fwd->nr_types++];
 		t->object_id = def->object_start.object_id;
 		t->destroy = NULL;
-		if (!vrdma_fwd_disabled(vdev->pdev, pdefs, t->object_id))
+		if (!vrdma_fwd_disabled(vdev->parent_ibdev, pdefs,
+					t->object_id))
 			vrdma_fwd_each_tree(pdefs, t->object_id,
 					    vrdma_fwd_match_type, &t->destroy);
 		if (!t->destroy)
-			dev_dbg(&vdev->pdev->dev,
+			dev_dbg(&vdev->parent_ibdev->dev,
 				"vrdma: %s has no object 0x%x vrdma can offer\n",
-				vdev->pdev->name, t->object_id);
+				vdev->parent_ibdev->name, t->object_id);
 	}
 }
 
 static void vrdma_fwd_add_methods(struct vrdma_dev *vdev,
 				  const struct uapi_definition *defs)
 {
-	const struct uapi_definition *pdefs = vdev->pdev->driver_def;
+	const struct uapi_definition *pdefs = vdev->parent_ibdev->driver_def;
 	const struct uverbs_object_def *tree;
 	struct vrdma_fwd *fwd = &vdev->fwd;
 	const struct uapi_definition *def;
@@ -312,7 +313,8 @@ static void vrdma_fwd_add_methods(struct vrdma_dev *vdev,
 
 			memset(&m, 0, sizeof(m));
 			m.mine = slot->mine;
-			if (vrdma_fwd_disabled(vdev->pdev, pdefs, tree->id))
+			if (vrdma_fwd_disabled(vdev->parent_ibdev, pdefs,
+					       tree->id))
 				continue;
 			vrdma_fwd_each_tree(pdefs, tree->id,
 					    vrdma_fwd_match_method, &m);
@@ -335,14 +337,14 @@ static void vrdma_fwd_add_methods(struct vrdma_dev *vdev,
 static bool vrdma_fwd_attrs_match(struct vrdma_dev *vdev,
 				  const struct uapi_definition *group)
 {
-	const struct uapi_definition *pdefs = vdev->pdev->driver_def;
+	const struct uapi_definition *pdefs = vdev->parent_ibdev->driver_def;
 	const struct uverbs_object_def *tree = group->chain_obj_tree;
 	const struct uverbs_method_def *mine;
 	struct vrdma_fwd_match m;
 	size_t i, j;
 	u8 type;
 
-	if (vrdma_fwd_disabled(vdev->pdev, pdefs, tree->id))
+	if (vrdma_fwd_disabled(vdev->parent_ibdev, pdefs, tree->id))
 		return false;
 	for (i = 0; i < tree->num_methods; i++) {
 		mine = (*tree->methods)[i];
@@ -389,9 +391,9 @@ static void vrdma_fwd_add_attrs(struct vrdma_dev *vdev,
 		if (vrdma_fwd_attrs_match(vdev, group))
 			defs[n++] = *group;
 		else
-			dev_dbg(&vdev->pdev->dev,
+			dev_dbg(&vdev->parent_ibdev->dev,
 				"vrdma: %s defines attributes on object 0x%x otherwise\n",
-				vdev->pdev->name,
+				vdev->parent_ibdev->name,
 				group->object_start.object_id);
 	}
 	defs[n].kind = UAPI_DEF_END;
@@ -413,10 +415,11 @@ void vrdma_fwd_init(struct vrdma_dev *vdev)
 
 	memset(&vdev->fwd, 0, sizeof(vdev->fwd));
 	for (i = 0; i < ARRAY_SIZE(vrdma_fwd_drivers); i++)
-		if (vrdma_fwd_drivers[i]->driver_id == vdev->pdev->ops.driver_id)
+		if (vrdma_fwd_drivers[i]->driver_id ==
+		    vdev->parent_ibdev->ops.driver_id)
 			drv = vrdma_fwd_drivers[i];
 	vdev->fwd.drv = drv;
-	if (!drv || !vdev->pdev->driver_def)
+	if (!drv || !vdev->parent_ibdev->driver_def)
 		return;
 	vrdma_fwd_add_types(vdev, drv->defs);
 	vrdma_fwd_add_methods(vdev, drv->defs);
@@ -637,7 +640,7 @@ int vrdma_fwd_destroy(struct ib_uobject *uobj, enum rdma_remove_reason why,
 		      struct uverbs_attr_bundle *attrs, u16 object_id)
 {
 	struct ib_ucontext *vctx = uobj->context;
-	struct uverbs_attr_bundle sb;
+	struct uverbs_attr_bundle parent_bundle;
 	struct vrdma_fwd_type *t;
 	struct ib_uobject stand;
 	int ret;
@@ -647,10 +650,10 @@ int vrdma_fwd_destroy(struct ib_uobject *uobj, enum rdma_remove_reason why,
 	if (WARN_ON_ONCE(!t || !t->destroy))
 		return 0;
 	vrdma_fwd_stand_in(&stand, uobj, uobj->object);
-	memset(&sb, 0, sizeof(sb));
-	sb.ufile = stand.ufile;
-	sb.context = stand.context;
-	ret = t->destroy(&stand, why, &sb);
+	memset(&parent_bundle, 0, sizeof(parent_bundle));
+	parent_bundle.ufile = stand.ufile;
+	parent_bundle.context = stand.context;
+	ret = t->destroy(&stand, why, &parent_bundle);
 	if (!ret) {
 		vrdma_obj_dec(VRDMA_OBJ_DRV);
 		vrdma_quota_uncharge(to_vdev(vctx->device), VRDMA_RES_DRV_OBJ,

@@ -33,7 +33,8 @@ static bool vrdma_gid_same_index(struct vrdma_dev *vdev,
 	const struct ib_gid_attr *pattr;
 	bool same;
 
-	pattr = rdma_get_gid_attr(vdev->pdev, attr->port_num, attr->index);
+	pattr = rdma_get_gid_attr(vdev->parent_ibdev, attr->port_num,
+				  attr->index);
 	if (IS_ERR(pattr))
 		return false;
 	/* The netdevs are compared, not used: no read-side section */
@@ -162,7 +163,7 @@ vrdma_gid_translate(struct ib_device *to, const struct ib_gid_attr *from)
 const struct ib_gid_attr *vrdma_gid_to_parent(struct vrdma_dev *vdev,
 					      const struct ib_gid_attr *vattr)
 {
-	return vrdma_gid_translate(vdev->pdev, vattr);
+	return vrdma_gid_translate(vdev->parent_ibdev, vattr);
 }
 
 /**
@@ -218,7 +219,8 @@ int vrdma_ah_attr_from_parent(struct vrdma_dev *vdev, struct rdma_ah_attr *attr)
 	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
 		return 0;
 
-	pattr = rdma_get_gid_attr(vdev->pdev, rdma_ah_get_port_num(attr),
+	pattr = rdma_get_gid_attr(vdev->parent_ibdev,
+				  rdma_ah_get_port_num(attr),
 				  attr->grh.sgid_index);
 	if (IS_ERR(pattr))
 		return -ENOENT;

@@ -138,7 +138,7 @@ static int vrdma_fill_dev(struct sk_buff *skb, struct vrdma_dev *vdev,
 	if (nla_put_string(skb, VRDMA_ATTR_DEV_NAME, vdev->home_name) ||
 	    nla_put_u32(skb, VRDMA_ATTR_DEV_INDEX, vdev->ibdev.index) ||
 	    nla_put_string(skb, VRDMA_ATTR_PARENT_NAME,
-			   vdev->pdev->name) ||
+			   vdev->parent_ibdev->name) ||
 	    nla_put_u32(skb, VRDMA_ATTR_DRIVER_ID, vdev->ibdev.ops.driver_id) ||
 	    nla_put_u32(skb, VRDMA_ATTR_NETNS_INO,
 			vrdma_dev_net(vdev)->ns.inum) ||

@@ -60,25 +60,25 @@ struct vrdma_parent *vrdma_parent_get(struct ib_device *ibdev)
  */
 struct ib_device *vrdma_parent_find(const char *name)
 {
-	struct ib_device *pdev = ERR_PTR(-ENODEV);
+	struct ib_device *parent_ibdev = ERR_PTR(-ENODEV);
 	struct vrdma_parent *parent;
 
 	mutex_lock(&vrdma_mutex);
 	list_for_each_entry(parent, &vrdma_parents, node) {
 		if (parent->dying || strcmp(parent->ibdev->name, name))
 			continue;
-		if (!IS_ERR(pdev)) {
-			ib_device_put(pdev);
-			pdev = ERR_PTR(-ENOTUNIQ);
+		if (!IS_ERR(parent_ibdev)) {
+			ib_device_put(parent_ibdev);
+			parent_ibdev = ERR_PTR(-ENOTUNIQ);
 			break;
 		}
 		if (ib_device_try_get(parent->ibdev))
-			pdev = parent->ibdev;
+			parent_ibdev = parent->ibdev;
 	}
-	if (PTR_ERR(pdev) == -ENODEV && vrdma_dev_find(name))
-		pdev = ERR_PTR(-EINVAL);
+	if (PTR_ERR(parent_ibdev) == -ENODEV && vrdma_dev_find(name))
+		parent_ibdev = ERR_PTR(-EINVAL);
 	mutex_unlock(&vrdma_mutex);
-	return pdev;
+	return parent_ibdev;
 }
 
 /*
@@ -119,10 +119,10 @@ static const struct {
  * ocrdma (doorbell, DPP and queue pages).  Refused here so that the
  * operator learns it at dev add, not from every tenant's failing open.
  */
-static int vrdma_parent_check_mappings(struct ib_device *pdev,
+static int vrdma_parent_check_mappings(struct ib_device *parent_ibdev,
 				       struct netlink_ext_ack *extack)
 {
-	switch (pdev->ops.driver_id) {
+	switch (parent_ibdev->ops.driver_id) {
 	case RDMA_DRIVER_BNXT_RE:
 		NL_SET_ERR_MSG(extack,
 			       "parent is bnxt_re: it maps pages with remap_pfn_range(), which vrdma cannot revoke when a vdevice goes");
@@ -138,13 +138,14 @@ static int vrdma_parent_check_mappings(struct ib_device *pdev,
 	default:
 		return 0;
 	}
-	ibdev_dbg(pdev, "vrdma: parent maps pages vrdma cannot revoke\n");
+	ibdev_dbg(parent_ibdev,
+		  "vrdma: parent maps pages vrdma cannot revoke\n");
 	return -EOPNOTSUPP;
 }
 
 /**
  * vrdma_parent_check() - whether vrdma can serve vdevices on a device
- * @pdev: the would-be parent, not a vdevice
+ * @parent_ibdev: the would-be parent, not a vdevice
  * @extack: where to say why not
  *
  * vrdma forwards user verbs to a RoCE port: the vdevice's GID table is
@@ -158,9 +159,10 @@ static int vrdma_parent_check_mappings(struct ib_device *pdev,
  *
  * Return: 0, or -EOPNOTSUPP with a message in @extack.
  */
-int vrdma_parent_check(struct ib_device *pdev, struct netlink_ext_ack *extack)
+int vrdma_parent_check(struct ib_device *parent_ibdev,
+		       struct netlink_ext_ack *extack)
 {
-	const void *base = pdev;
+	const void *base = parent_ibdev;
 	void (*fn)(void);
 	unsigned int i;
 	u32 port;
@@ -168,7 +170,7 @@ int vrdma_parent_check(struct ib_device *pdev, struct netlink_ext_ack *extack)
 	for (i = 0; i < ARRAY_SIZE(vrdma_parent_ops); i++) {
 		memcpy(&fn, base + vrdma_parent_ops[i].offset, sizeof(fn));
 		if (!fn) {
-			ibdev_dbg(pdev, "vrdma: parent has no %s op\n",
+			ibdev_dbg(parent_ibdev, "vrdma: parent has no %s op\n",
 				  vrdma_parent_ops[i].name);
 			NL_SET_ERR_MSG(extack,
 				       "parent has no user verbs that vrdma can forward (context, mmap, PD, CQ, QP, MR)");
@@ -176,13 +178,13 @@ int vrdma_parent_check(struct ib_device *pdev, struct netlink_ext_ack *extack)
 		}
 	}
 
-	rdma_for_each_port(pdev, port) {
-		if (rdma_protocol_roce(pdev, port))
+	rdma_for_each_port(parent_ibdev, port) {
+		if (rdma_protocol_roce(parent_ibdev, port))
 			continue;
-		if (rdma_protocol_iwarp(pdev, port))
+		if (rdma_protocol_iwarp(parent_ibdev, port))
 			NL_SET_ERR_MSG(extack,
 				       "parent is iWARP: its connections need iw_cm, which vdevices do not offer");
-		else if (rdma_protocol_ib(pdev, port))
+		else if (rdma_protocol_ib(parent_ibdev, port))
 			NL_SET_ERR_MSG(extack,
 				       "parent has an InfiniBand link layer: vrdma supports RoCE parents only");
 		else
@@ -190,7 +192,7 @@ int vrdma_parent_check(struct ib_device *pdev, struct netlink_ext_ack *extack)
 				       "parent is neither RoCE, InfiniBand nor iWARP (EFA, usNIC): vrdma supports RoCE parents only");
 		return -EOPNOTSUPP;
 	}
-	return vrdma_parent_check_mappings(pdev, extack);
+	return vrdma_parent_check_mappings(parent_ibdev, extack);
 }
 
 /* Woken when a parent's last pin goes (vrdma_parent_unpin()). */

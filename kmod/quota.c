@@ -24,7 +24,7 @@ static const char *const vrdma_res_names[VRDMA_NR_RES] = {
 /* The parent's capacity per resource, as its device attributes state it. */
 static u64 vrdma_parent_cap(struct vrdma_dev *vdev, enum vrdma_res res)
 {
-	const struct ib_device_attr *a = &vdev->pdev->attrs;
+	const struct ib_device_attr *a = &vdev->parent_ibdev->attrs;
 
 	switch (res) {
 	case VRDMA_RES_PD:
@@ -152,7 +152,7 @@ static u64 vrdma_clamp(struct vrdma_dev *vdev, u64 parent, enum vrdma_res res)
 void vrdma_quota_clamp_attrs(struct vrdma_dev *vdev,
 			     struct ib_device_attr *attr)
 {
-	const struct ib_device_attr *p = &vdev->pdev->attrs;
+	const struct ib_device_attr *p = &vdev->parent_ibdev->attrs;
 
 	attr->max_pd = vrdma_clamp(vdev, p->max_pd, VRDMA_RES_PD);
 	attr->max_cq = vrdma_clamp(vdev, p->max_cq, VRDMA_RES_CQ);

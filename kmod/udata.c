@@ -176,28 +176,29 @@ struct ib_ucontext *vrdma_udata_vctx(struct ib_udata *udata)
 
 /**
  * vrdma_shadow_udata() - wrap a vdevice udata for a call into the parent
- * @sb: the on-stack bundle to fill
+ * @parent_bundle: the on-stack bundle to fill
  * @udata: driver data of the vdevice verb, or NULL for none
  * @vctx: the vdevice ucontext the call belongs to
  *
- * Only the fields every verbs op may use are valid in @sb; parent methods
- * that reach into the rest of an ioctl bundle are never forwarded.
+ * Only the fields every verbs op may use are valid in @parent_bundle;
+ * parent methods that reach into the rest of an ioctl bundle are never
+ * forwarded.
  *
  * Return: the udata to pass to the parent, or ERR_PTR(-EIO) when @vctx is
  * missing (the context is already disassociated).
  */
-struct ib_udata *vrdma_shadow_udata(struct uverbs_attr_bundle *sb,
+struct ib_udata *vrdma_shadow_udata(struct uverbs_attr_bundle *parent_bundle,
 				    struct ib_udata *udata,
 				    struct ib_ucontext *vctx)
 {
 	if (!vctx)
 		return ERR_PTR(-EIO);
 
-	memset(sb, 0, sizeof(*sb));
+	memset(parent_bundle, 0, sizeof(*parent_bundle));
 	if (udata)
-		sb->driver_udata = *udata;
-	/* ib_uverbs_get_ucontext() of @sb names the shadow too (fwd.c) */
-	sb->ufile = vrdma_fwd_ufile(vctx);
-	sb->context = vrdma_shadow_uctx(vctx);
-	return &sb->driver_udata;
+		parent_bundle->driver_udata = *udata;
+	/* ib_uverbs_get_ucontext() of @parent_bundle names the shadow (fwd.c) */
+	parent_bundle->ufile = vrdma_fwd_ufile(vctx);
+	parent_bundle->context = vrdma_shadow_uctx(vctx);
+	return &parent_bundle->driver_udata;
 }

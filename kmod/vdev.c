@@ -504,18 +504,20 @@ void vrdma_dev_destroy_all(void)
 
 static void vrdma_dev_init_attrs(struct vrdma_dev *vdev)
 {
-	struct ib_device *ibdev = &vdev->ibdev, *pdev = vdev->pdev;
+	struct ib_device *ibdev = &vdev->ibdev,
+			 *parent_ibdev = vdev->parent_ibdev;
 	u64 guid;
 
-	ibdev->node_type = pdev->node_type;
-	ibdev->phys_port_cnt = pdev->phys_port_cnt;
-	ibdev->num_comp_vectors = pdev->num_comp_vectors;
-	ibdev->local_dma_lkey = pdev->local_dma_lkey;
+	ibdev->node_type = parent_ibdev->node_type;
+	ibdev->phys_port_cnt = parent_ibdev->phys_port_cnt;
+	ibdev->num_comp_vectors = parent_ibdev->num_comp_vectors;
+	ibdev->local_dma_lkey = parent_ibdev->local_dma_lkey;
 	/* Commands the parent's provider issues through write(), e.g. rxe's
 	 * doorbell POST_SEND, must be enabled on the vdevice too.
 	 */
-	ibdev->uverbs_cmd_mask |= pdev->uverbs_cmd_mask;
-	strscpy(ibdev->node_desc, pdev->node_desc, sizeof(ibdev->node_desc));
+	ibdev->uverbs_cmd_mask |= parent_ibdev->uverbs_cmd_mask;
+	strscpy(ibdev->node_desc, parent_ibdev->node_desc,
+		sizeof(ibdev->node_desc));
 
 	/* A locally administered EUI-64, distinct from the parent's. */
 	get_random_bytes(&guid, sizeof(guid));
@@ -523,10 +525,10 @@ static void vrdma_dev_init_attrs(struct vrdma_dev *vdev)
 	ibdev->node_guid = cpu_to_be64(guid);
 }
 
-static void vrdma_dev_put_parent(struct ib_device *pdev)
+static void vrdma_dev_put_parent(struct ib_device *parent_ibdev)
 {
-	module_put(pdev->ops.owner);
-	ib_device_put(pdev);
+	module_put(parent_ibdev->ops.owner);
+	ib_device_put(parent_ibdev);
 }
 
 /**
@@ -561,7 +563,7 @@ void vrdma_dealloc_driver(struct ib_device *ibdev)
 	/* the CM's clients left with unregistration: end what they opened */
 	vrdma_cm_proxy_stop(vdev);
 	vrdma_acl_free(vdev);
-	vrdma_dev_put_parent(vdev->pdev);
+	vrdma_dev_put_parent(vdev->parent_ibdev);
 	vrdma_obj_dec(VRDMA_OBJ_VDEV);
 }
 
@@ -585,7 +587,7 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 		     struct netlink_ext_ack *extack)
 {
 	struct vrdma_parent *parent;
-	struct ib_device *pdev;
+	struct ib_device *parent_ibdev;
 	struct vrdma_dev *vdev;
 	struct vrdma_event ev;
 	bool away;
@@ -602,27 +604,28 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 		return -EINVAL;
 	}
 
-	pdev = vrdma_parent_find(params->parent);
-	if (IS_ERR(pdev)) {
-		if (PTR_ERR(pdev) == -EINVAL)
+	parent_ibdev = vrdma_parent_find(params->parent);
+	if (IS_ERR(parent_ibdev)) {
+		if (PTR_ERR(parent_ibdev) == -EINVAL)
 			NL_SET_ERR_MSG(extack, "a vrdma device cannot be a parent");
-		else if (PTR_ERR(pdev) == -ENOTUNIQ)
+		else if (PTR_ERR(parent_ibdev) == -ENOTUNIQ)
 			NL_SET_ERR_MSG(extack,
 				       "parent name is used in several network namespaces");
 		else
 			NL_SET_ERR_MSG(extack, "parent device not found");
-		return PTR_ERR(pdev);
+		return PTR_ERR(parent_ibdev);
 	}
-	ret = vrdma_parent_check(pdev, extack);
+	ret = vrdma_parent_check(parent_ibdev, extack);
 	if (ret)
 		goto err_put_pdev;
-	if ((params->flags & VRDMA_DEV_F_CM) && vrdma_cm_check_parent(pdev)) {
+	if ((params->flags & VRDMA_DEV_F_CM) &&
+	    vrdma_cm_check_parent(parent_ibdev)) {
 		NL_SET_ERR_MSG(extack,
 			       "the parent cannot carry the RDMA CM: one RoCE port and the kernel verbs post_send, post_recv, poll_cq and req_notify_cq are needed");
 		ret = -EOPNOTSUPP;
 		goto err_put_pdev;
 	}
-	if (!try_module_get(pdev->ops.owner)) {
+	if (!try_module_get(parent_ibdev->ops.owner)) {
 		NL_SET_ERR_MSG(extack, "parent driver is being unloaded");
 		ret = -ENODEV;
 		goto err_put_pdev;
@@ -635,7 +638,7 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 	 * is pinned instead; its removal waits for the pin to go.
 	 */
 	mutex_lock(&vrdma_mutex);
-	parent = vrdma_parent_get(pdev);
+	parent = vrdma_parent_get(parent_ibdev);
 	if (parent)
 		vrdma_parent_pin(parent);
 	mutex_unlock(&vrdma_mutex);
@@ -656,7 +659,7 @@ int vrdma_dev_create(const struct vrdma_dev_params *params,
 	 * vrdma_dealloc_driver().
 	 */
 	vdev->parent = parent;
-	vdev->pdev = pdev;
+	vdev->parent_ibdev = parent_ibdev;
 	vrdma_obj_inc(VRDMA_OBJ_VDEV);
 	INIT_LIST_HEAD(&vdev->list);
 	INIT_LIST_HEAD(&vdev->name_node);
@@ -761,8 +764,8 @@ err_dealloc:
 err_unpin:
 	vrdma_dev_unpin(parent);
 err_put_module:
-	module_put(pdev->ops.owner);
+	module_put(parent_ibdev->ops.owner);
 err_put_pdev:
-	ib_device_put(pdev);
+	ib_device_put(parent_ibdev);
 	return ret;
 }

@@ -15,14 +15,15 @@ int vrdma_create_user_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 {
 	struct vrdma_dev *vdev = to_vdev(ibah->device);
 	struct rdma_ah_attr pattr = *init->ah_attr;
-	struct uverbs_attr_bundle sb;
-	struct ib_udata *pudata;
+	struct uverbs_attr_bundle parent_bundle;
+	struct ib_udata *parent_udata;
 	struct ib_ah *shadow;
 	int ret;
 
-	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
-	if (IS_ERR(pudata))
-		return PTR_ERR(pudata);
+	parent_udata = vrdma_shadow_udata(&parent_bundle, udata,
+					  vrdma_udata_vctx(udata));
+	if (IS_ERR(parent_udata))
+		return PTR_ERR(parent_udata);
 
 	ret = vrdma_acl_check_av(vdev, init->ah_attr);
 	if (ret)
@@ -37,7 +38,8 @@ int vrdma_create_user_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		goto err_uncharge;
 
 	shadow = vrdma_fault_ptr(VRDMA_FAULT_AH) ?:
-		 rdma_create_user_ah(vrdma_shadow_pd(ibah->pd), &pattr, pudata);
+			 rdma_create_user_ah(vrdma_shadow_pd(ibah->pd), &pattr,
+					     parent_udata);
 	vrdma_ah_attr_put(&pattr);
 	if (IS_ERR(shadow)) {
 		ret = PTR_ERR(shadow);

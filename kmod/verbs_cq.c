@@ -62,7 +62,7 @@ int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	struct ib_udata *udata = vrdma_create_cq_udata(arg);
 	struct vrdma_dev *vdev = to_vdev(ibcq->device);
 	struct ib_cq *shadow = vrdma_shadow_cq(ibcq);
-	struct ib_device *pdev = vdev->pdev;
+	struct ib_device *parent_ibdev = vdev->parent_ibdev;
 	struct vrdma_lend lend;
 	int ret;
 
@@ -73,7 +73,7 @@ int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return ret;
 
 	/* What rdma_zalloc_drv_obj() and __ib_create_cq() set up, in place. */
-	shadow->device = pdev;
+	shadow->device = parent_ibdev;
 	shadow->uobject = ibcq->uobject;
 	shadow->comp_handler = vrdma_cq_comp;
 	shadow->event_handler = vrdma_cq_event;
@@ -83,8 +83,9 @@ int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	/* The caller's bundle: the parent may read its attributes */
 	ret = vrdma_lend(&lend, udata, VRDMA_LEND_CREATE_CQ) ?:
-	      vrdma_fault(VRDMA_FAULT_CQ) ?:
-	      vrdma_parent_create_cq(pdev, shadow, attr, lend.attrs);
+		      vrdma_fault(VRDMA_FAULT_CQ)	     ?:
+		      vrdma_parent_create_cq(parent_ibdev, shadow, attr,
+					     lend.attrs);
 	vrdma_lend_end(&lend);
 	if (ret)
 		goto err_restrack;
@@ -133,17 +134,18 @@ int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct vrdma_dev *vdev = to_vdev(ibcq->device);
 	struct ib_cq *shadow = vrdma_shadow_cq(ibcq);
-	struct uverbs_attr_bundle sb;
-	struct ib_udata *pudata;
+	struct uverbs_attr_bundle parent_bundle;
+	struct ib_udata *parent_udata;
 	int ret;
 
 	if (rdma_is_kernel_res(&ibcq->res)) {
 		vrdma_kcq_destroy(ibcq);
 		return 0;
 	}
-	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
-	if (IS_ERR(pudata)) {
-		ret = PTR_ERR(pudata);
+	parent_udata = vrdma_shadow_udata(&parent_bundle, udata,
+					  vrdma_udata_vctx(udata));
+	if (IS_ERR(parent_udata)) {
+		ret = PTR_ERR(parent_udata);
 		goto err_detach;
 	}
 
@@ -164,7 +166,7 @@ int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	 * whose destruction failed.  A retry finds the entry already gone.
 	 */
 	rdma_restrack_del(&shadow->res);
-	ret = shadow->device->ops.destroy_cq(shadow, pudata);
+	ret = shadow->device->ops.destroy_cq(shadow, parent_udata);
 	if (ret)
 		goto err_detach;
 	/* Destroyed after all: it calls vrdma_cq_comp() no more */
@@ -191,17 +193,18 @@ int vrdma_resize_cq(struct ib_cq *ibcq, vrdma_resize_cqe cqe,
 		    struct ib_udata *udata)
 {
 	struct ib_cq *shadow = vrdma_shadow_cq(ibcq);
-	struct uverbs_attr_bundle sb;
-	struct ib_udata *pudata;
+	struct uverbs_attr_bundle parent_bundle;
+	struct ib_udata *parent_udata;
 	int ret;
 
 	if (rdma_is_kernel_res(&ibcq->res))
 		return -EOPNOTSUPP;
-	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
-	if (IS_ERR(pudata))
-		return PTR_ERR(pudata);
+	parent_udata = vrdma_shadow_udata(&parent_bundle, udata,
+					  vrdma_udata_vctx(udata));
+	if (IS_ERR(parent_udata))
+		return PTR_ERR(parent_udata);
 
-	ret = vrdma_parent_resize_cq(shadow, cqe, pudata);
+	ret = vrdma_parent_resize_cq(shadow, cqe, parent_udata);
 	if (!ret)
 		ibcq->cqe = shadow->cqe;
 	return ret;

@@ -21,9 +21,9 @@
 int vrdma_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
 	struct vrdma_dev *vdev = to_vdev(ibuc->device);
-	struct ib_device *pdev = vdev->pdev;
+	struct ib_device *parent_ibdev = vdev->parent_ibdev;
 	struct vrdma_uctx_holder *holder;
-	struct uverbs_attr_bundle sb;
+	struct uverbs_attr_bundle parent_bundle;
 	struct ib_ucontext *shadow;
 	int ret;
 
@@ -45,18 +45,18 @@ int vrdma_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	if (ret)
 		return ret;
 
-	holder = vrdma_uctx_holder_create(pdev);
+	holder = vrdma_uctx_holder_create(parent_ibdev);
 	if (!holder) {
 		ret = -ENOMEM;
 		goto err_uncharge;
 	}
-	shadow = rdma_zalloc_drv_obj(pdev, ib_ucontext);
+	shadow = rdma_zalloc_drv_obj(parent_ibdev, ib_ucontext);
 	if (!shadow) {
 		ret = -ENOMEM;
 		goto err_put_holder;
 	}
 	/* What ib_alloc_ucontext() sets up, on the parent's side. */
-	shadow->device = pdev;
+	shadow->device = parent_ibdev;
 	shadow->ufile = ibuc->ufile;
 	xa_init_flags(&shadow->mmap_xa, XA_FLAGS_ALLOC);
 	rdma_restrack_new(&shadow->res, RDMA_RESTRACK_CTX);
@@ -65,12 +65,13 @@ int vrdma_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	holder->shadow = shadow;
 	to_vuctx(ibuc)->holder = holder;
 
-	memset(&sb, 0, sizeof(sb));
-	sb.driver_udata = *udata;
-	sb.ufile = ibuc->ufile;
-	sb.context = shadow;
+	memset(&parent_bundle, 0, sizeof(parent_bundle));
+	parent_bundle.driver_udata = *udata;
+	parent_bundle.ufile = ibuc->ufile;
+	parent_bundle.context = shadow;
 	ret = vrdma_fault(VRDMA_FAULT_UCTX) ?:
-	      pdev->ops.alloc_ucontext(shadow, &sb.driver_udata);
+	      parent_ibdev->ops.alloc_ucontext(shadow,
+					       &parent_bundle.driver_udata);
 	if (ret)
 		goto err_put_restrack;
 	rdma_restrack_add(&shadow->res);
@@ -102,7 +103,7 @@ void vrdma_dealloc_ucontext(struct ib_ucontext *ibuc)
 	struct ib_ucontext *shadow = holder->shadow;
 
 	rdma_restrack_del(&shadow->res);
-	vdev->pdev->ops.dealloc_ucontext(shadow);
+	vdev->parent_ibdev->ops.dealloc_ucontext(shadow);
 	vrdma_uctx_holder_put(holder);
 	vrdma_quota_uncharge(vdev, VRDMA_RES_CTX, 1);
 	vrdma_obj_dec(VRDMA_OBJ_UCTX);
@@ -124,12 +125,12 @@ void vrdma_dealloc_ucontext(struct ib_ucontext *ibuc)
 int vrdma_query_ucontext(struct ib_ucontext *ibuc,
 			 struct uverbs_attr_bundle *attrs)
 {
-	struct ib_device *pdev = to_vdev(ibuc->device)->pdev;
+	struct ib_device *parent_ibdev = to_vdev(ibuc->device)->parent_ibdev;
 	struct vrdma_lend lend;
 	int ret;
 
 	vrdma_lend_bundle(&lend, attrs, ibuc, VRDMA_LEND_QUERY_CONTEXT);
-	ret = pdev->ops.query_ucontext(vrdma_shadow_uctx(ibuc), attrs);
+	ret = parent_ibdev->ops.query_ucontext(vrdma_shadow_uctx(ibuc), attrs);
 	vrdma_lend_end(&lend);
 	return ret;
 }

@@ -56,18 +56,19 @@ static void vrdma_mr_free(struct vrdma_dev *vdev, struct vrdma_mr *vmr)
  * reg_user_mr_dmabuf, for the shadow; then the vdevice MR takes its keys.
  */
 static struct ib_mr *vrdma_mr_set_shadow(struct vrdma_mr *vmr,
-					 struct ib_pd *spd, struct ib_mr *shadow,
-					 u64 iova, u64 length)
+					 struct ib_pd *parent_pd,
+					 struct ib_mr *shadow, u64 iova,
+					 u64 length)
 {
-	shadow->device = spd->device;
-	shadow->pd = spd;
+	shadow->device = parent_pd->device;
+	shadow->pd = parent_pd;
 	shadow->type = IB_MR_TYPE_USER;
 	shadow->uobject = NULL;
 	shadow->dm = NULL;
 	shadow->sig_attrs = NULL;
 	shadow->iova = iova;
 	shadow->length = length;
-	atomic_inc(&spd->usecnt);
+	atomic_inc(&parent_pd->usecnt);
 	rdma_restrack_new(&shadow->res, RDMA_RESTRACK_MR);
 	/* Not in the parent's "rdma res", as shadow PDs (verbs_pd.c) */
 	rdma_restrack_no_track(&shadow->res);
@@ -90,24 +91,24 @@ struct vrdma_reg {
 };
 
 /* The parent's registration op, called with the lent bundle */
-typedef struct ib_mr *(*vrdma_reg_fn)(struct ib_pd *spd,
+typedef struct ib_mr *(*vrdma_reg_fn)(struct ib_pd *parent_pd,
 				      const struct vrdma_reg *reg,
 				      struct uverbs_attr_bundle *attrs);
 
-static struct ib_mr *vrdma_reg_va(struct ib_pd *spd,
+static struct ib_mr *vrdma_reg_va(struct ib_pd *parent_pd,
 				  const struct vrdma_reg *reg,
 				  struct uverbs_attr_bundle *attrs)
 {
-	return vrdma_parent_reg_user_mr(spd, reg->start, reg->length,
+	return vrdma_parent_reg_user_mr(parent_pd, reg->start, reg->length,
 					reg->iova, reg->access,
 					&attrs->driver_udata);
 }
 
-static struct ib_mr *vrdma_reg_dmabuf(struct ib_pd *spd,
+static struct ib_mr *vrdma_reg_dmabuf(struct ib_pd *parent_pd,
 				      const struct vrdma_reg *reg,
 				      struct uverbs_attr_bundle *attrs)
 {
-	return vrdma_parent_reg_dmabuf_mr(spd, reg->start, reg->length,
+	return vrdma_parent_reg_dmabuf_mr(parent_pd, reg->start, reg->length,
 					  reg->iova, reg->fd, reg->access,
 					  attrs);
 }
@@ -122,7 +123,7 @@ static struct ib_mr *vrdma_reg_mr(struct ib_pd *ibpd,
 				  struct ib_udata *udata, vrdma_reg_fn fn)
 {
 	struct vrdma_dev *vdev = to_vdev(ibpd->device);
-	struct ib_pd *spd = vrdma_shadow_pd(ibpd);
+	struct ib_pd *parent_pd = vrdma_shadow_pd(ibpd);
 	struct vrdma_lend lend;
 	struct vrdma_mr *vmr;
 	struct ib_mr *shadow;
@@ -134,13 +135,15 @@ static struct ib_mr *vrdma_reg_mr(struct ib_pd *ibpd,
 
 	ret = vrdma_lend(&lend, udata, VRDMA_LEND_REG_MR);
 	shadow = ret ? ERR_PTR(ret) :
-		 vrdma_fault_ptr(VRDMA_FAULT_MR) ?: fn(spd, reg, lend.attrs);
+		 vrdma_fault_ptr(VRDMA_FAULT_MR) ?:
+		 fn(parent_pd, reg, lend.attrs);
 	vrdma_lend_end(&lend);
 	if (IS_ERR(shadow)) {
 		vrdma_mr_free(vdev, vmr);
 		return shadow;
 	}
-	return vrdma_mr_set_shadow(vmr, spd, shadow, reg->iova, reg->length);
+	return vrdma_mr_set_shadow(vmr, parent_pd, shadow, reg->iova,
+				   reg->length);
 }
 
 /**
@@ -210,15 +213,16 @@ int vrdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct vrdma_dev *vdev = to_vdev(ibmr->device);
 	struct vrdma_mr *vmr = to_vmr(ibmr);
-	struct uverbs_attr_bundle sb;
-	struct ib_udata *pudata;
+	struct uverbs_attr_bundle parent_bundle;
+	struct ib_udata *parent_udata;
 	int ret;
 
-	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
-	if (IS_ERR(pudata))
-		return PTR_ERR(pudata);
+	parent_udata = vrdma_shadow_udata(&parent_bundle, udata,
+					  vrdma_udata_vctx(udata));
+	if (IS_ERR(parent_udata))
+		return PTR_ERR(parent_udata);
 
-	ret = ib_dereg_mr_user(vmr->shadow, pudata);
+	ret = ib_dereg_mr_user(vmr->shadow, parent_udata);
 	if (ret)
 		return ret;
 	vrdma_mr_free(vdev, vmr);
@@ -236,34 +240,35 @@ int vrdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 int vrdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 {
 	struct vrdma_dev *vdev = to_vdev(ibmw->device);
-	struct ib_pd *spd = vrdma_shadow_pd(ibmw->pd);
-	struct uverbs_attr_bundle sb;
-	struct ib_udata *pudata;
+	struct ib_pd *parent_pd = vrdma_shadow_pd(ibmw->pd);
+	struct uverbs_attr_bundle parent_bundle;
+	struct ib_udata *parent_udata;
 	struct ib_mw *shadow;
 	int ret;
 
-	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
-	if (IS_ERR(pudata))
-		return PTR_ERR(pudata);
+	parent_udata = vrdma_shadow_udata(&parent_bundle, udata,
+					  vrdma_udata_vctx(udata));
+	if (IS_ERR(parent_udata))
+		return PTR_ERR(parent_udata);
 
 	ret = vrdma_quota_charge(vdev, VRDMA_RES_MW, 1);
 	if (ret)
 		return ret;
 
-	shadow = rdma_zalloc_drv_obj(spd->device, ib_mw);
+	shadow = rdma_zalloc_drv_obj(parent_pd->device, ib_mw);
 	if (!shadow) {
 		ret = -ENOMEM;
 		goto err_uncharge;
 	}
-	shadow->device = spd->device;
-	shadow->pd = spd;
+	shadow->device = parent_pd->device;
+	shadow->pd = parent_pd;
 	shadow->type = ibmw->type;
 
 	ret = vrdma_fault(VRDMA_FAULT_MW) ?:
-	      spd->device->ops.alloc_mw(shadow, pudata);
+		      parent_pd->device->ops.alloc_mw(shadow, parent_udata);
 	if (ret)
 		goto err_free;
-	atomic_inc(&spd->usecnt);
+	atomic_inc(&parent_pd->usecnt);
 
 	ibmw->rkey = shadow->rkey;
 	to_vmw(ibmw)->shadow = shadow;
@@ -287,13 +292,13 @@ int vrdma_dealloc_mw(struct ib_mw *ibmw)
 {
 	struct vrdma_dev *vdev = to_vdev(ibmw->device);
 	struct ib_mw *shadow = to_vmw(ibmw)->shadow;
-	struct ib_pd *spd = shadow->pd;
+	struct ib_pd *parent_pd = shadow->pd;
 	int ret;
 
 	ret = shadow->device->ops.dealloc_mw(shadow);
 	if (ret)
 		return ret;
-	atomic_dec(&spd->usecnt);
+	atomic_dec(&parent_pd->usecnt);
 	kfree(shadow);
 	vrdma_quota_uncharge(vdev, VRDMA_RES_MW, 1);
 	vrdma_obj_dec(VRDMA_OBJ_MW);

@@ -27,16 +27,17 @@ int vrdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct vrdma_dev *vdev = to_vdev(ibpd->device);
 	struct ib_pd *shadow = vrdma_shadow_pd(ibpd);
-	struct ib_device *pdev = vdev->pdev;
-	struct uverbs_attr_bundle sb;
-	struct ib_udata *pudata;
+	struct ib_device *parent_ibdev = vdev->parent_ibdev;
+	struct uverbs_attr_bundle parent_bundle;
+	struct ib_udata *parent_udata;
 	int ret;
 
 	if (!udata)
 		return vrdma_kpd_alloc(ibpd);
-	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
-	if (IS_ERR(pudata))
-		return PTR_ERR(pudata);
+	parent_udata = vrdma_shadow_udata(&parent_bundle, udata,
+					  vrdma_udata_vctx(udata));
+	if (IS_ERR(parent_udata))
+		return PTR_ERR(parent_udata);
 
 	ret = vrdma_quota_charge(vdev, VRDMA_RES_PD, 1);
 	if (ret)
@@ -50,7 +51,7 @@ int vrdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	 * user SRQ, as the vdevice SRQ is, never a kernel one.  The entry
 	 * holds the task until rdma_restrack_del().
 	 */
-	shadow->device = pdev;
+	shadow->device = parent_ibdev;
 	atomic_set(&shadow->usecnt, 0);
 	rdma_restrack_set_name(&shadow->res, NULL);
 	/*
@@ -67,7 +68,8 @@ int vrdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 		}
 	}
 
-	ret = vrdma_fault(VRDMA_FAULT_PD) ?: pdev->ops.alloc_pd(shadow, pudata);
+	ret = vrdma_fault(VRDMA_FAULT_PD) ?:
+		      parent_ibdev->ops.alloc_pd(shadow, parent_udata);
 	if (ret)
 		goto err_free_uobject;
 	vrdma_obj_inc(VRDMA_OBJ_PD);
@@ -92,20 +94,21 @@ int vrdma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct vrdma_dev *vdev = to_vdev(ibpd->device);
 	struct ib_pd *shadow = vrdma_shadow_pd(ibpd);
-	struct uverbs_attr_bundle sb;
-	struct ib_udata *pudata;
+	struct uverbs_attr_bundle parent_bundle;
+	struct ib_udata *parent_udata;
 	int ret;
 
 	if (rdma_is_kernel_res(&ibpd->res)) {
 		vrdma_kpd_dealloc(ibpd);
 		return 0;
 	}
-	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
-	if (IS_ERR(pudata))
-		return PTR_ERR(pudata);
+	parent_udata = vrdma_shadow_udata(&parent_bundle, udata,
+					  vrdma_udata_vctx(udata));
+	if (IS_ERR(parent_udata))
+		return PTR_ERR(parent_udata);
 
 	/* ib_dealloc_pd_user() without its kfree(): the core frees the shadow. */
-	ret = shadow->device->ops.dealloc_pd(shadow, pudata);
+	ret = shadow->device->ops.dealloc_pd(shadow, parent_udata);
 	if (ret)
 		return ret;
 	rdma_restrack_del(&shadow->res);

@@ -98,10 +98,11 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	/* The caller's bundle: the parent may read its attributes */
 	ret = vrdma_lend(&lend, udata, VRDMA_LEND_CREATE_QP);
-	shadow = ret ? ERR_PTR(ret) :
+	shadow = ret				 ? ERR_PTR(ret) :
 		 vrdma_fault_ptr(VRDMA_FAULT_QP) ?:
-		 vrdma_parent_create_qp(vdev->pdev, vrdma_shadow_pd(ibqp->pd),
-					&pinit, lend.attrs, ibqp->uobject);
+		       vrdma_parent_create_qp(vdev->parent_ibdev,
+					      vrdma_shadow_pd(ibqp->pd), &pinit,
+					      lend.attrs, ibqp->uobject);
 	vrdma_lend_end(&lend);
 	if (IS_ERR(shadow)) {
 		ret = PTR_ERR(shadow);
@@ -240,16 +241,17 @@ int vrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata)
 {
 	struct vrdma_dev *vdev = to_vdev(ibqp->device);
-	struct uverbs_attr_bundle sb;
+	struct uverbs_attr_bundle parent_bundle;
 	struct ib_qp_attr *pattr;
-	struct ib_udata *pudata;
+	struct ib_udata *parent_udata;
 	int ret;
 
 	if (to_vqp(ibqp)->gsi)
 		return vrdma_gsi_modify(ibqp, attr, mask);
-	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
-	if (IS_ERR(pudata))
-		return PTR_ERR(pudata);
+	parent_udata = vrdma_shadow_udata(&parent_bundle, udata,
+					  vrdma_udata_vctx(udata));
+	if (IS_ERR(parent_udata))
+		return PTR_ERR(parent_udata);
 
 	if (mask & IB_QP_AV) {
 		ret = vrdma_acl_check_av(vdev, &attr->ah_attr);
@@ -277,7 +279,8 @@ int vrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			goto out_put_av;
 	}
 
-	ret = vrdma_modify_shadow_qp(to_vqp(ibqp)->shadow, pattr, mask, pudata);
+	ret = vrdma_modify_shadow_qp(to_vqp(ibqp)->shadow, pattr, mask,
+				     parent_udata);
 	if (!ret && (mask & (IB_QP_AV | IB_QP_ALT_PATH)))
 		vrdma_delay(VRDMA_DELAY_QP_AV);
 	if (!ret && (mask & IB_QP_AV))
@@ -344,8 +347,8 @@ int vrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct vrdma_dev *vdev = to_vdev(ibqp->device);
 	struct ib_qp *shadow = to_vqp(ibqp)->shadow;
-	struct uverbs_attr_bundle sb;
-	struct ib_udata *pudata;
+	struct uverbs_attr_bundle parent_bundle;
+	struct ib_udata *parent_udata;
 	int ret;
 
 	if (to_vqp(ibqp)->gsi) {
@@ -357,13 +360,14 @@ int vrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	 * @udata: when the core unwinds a creation it passes a bare udata
 	 * that is in no bundle.  A vdevice PD always has a user object.
 	 */
-	pudata = vrdma_shadow_udata(&sb, udata, ibqp->pd->uobject->context);
-	if (IS_ERR(pudata)) {
-		ret = PTR_ERR(pudata);
+	parent_udata = vrdma_shadow_udata(&parent_bundle, udata,
+					  ibqp->pd->uobject->context);
+	if (IS_ERR(parent_udata)) {
+		ret = PTR_ERR(parent_udata);
 		goto err_detach;
 	}
 
-	ret = ib_destroy_qp_user(shadow, pudata);
+	ret = ib_destroy_qp_user(shadow, parent_udata);
 	if (ret)
 		goto err_detach;
 	vrdma_quota_uncharge(vdev, VRDMA_RES_QP, 1);

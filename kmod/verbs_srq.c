@@ -76,14 +76,15 @@ int vrdma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		     enum ib_srq_attr_mask mask, struct ib_udata *udata)
 {
 	struct ib_srq *shadow = to_vsrq(ibsrq)->shadow;
-	struct uverbs_attr_bundle sb;
-	struct ib_udata *pudata;
+	struct uverbs_attr_bundle parent_bundle;
+	struct ib_udata *parent_udata;
 
-	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
-	if (IS_ERR(pudata))
-		return PTR_ERR(pudata);
+	parent_udata = vrdma_shadow_udata(&parent_bundle, udata,
+					  vrdma_udata_vctx(udata));
+	if (IS_ERR(parent_udata))
+		return PTR_ERR(parent_udata);
 
-	return shadow->device->ops.modify_srq(shadow, attr, mask, pudata);
+	return shadow->device->ops.modify_srq(shadow, attr, mask, parent_udata);
 }
 
 /**
@@ -110,17 +111,18 @@ int vrdma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct vrdma_dev *vdev = to_vdev(ibsrq->device);
 	struct ib_srq *shadow = to_vsrq(ibsrq)->shadow;
-	struct uverbs_attr_bundle sb;
-	struct ib_udata *pudata;
+	struct uverbs_attr_bundle parent_bundle;
+	struct ib_udata *parent_udata;
 	int ret;
 
-	pudata = vrdma_shadow_udata(&sb, udata, vrdma_udata_vctx(udata));
-	if (IS_ERR(pudata)) {
-		ret = PTR_ERR(pudata);
+	parent_udata = vrdma_shadow_udata(&parent_bundle, udata,
+					  vrdma_udata_vctx(udata));
+	if (IS_ERR(parent_udata)) {
+		ret = PTR_ERR(parent_udata);
 		goto err_detach;
 	}
 
-	ret = ib_destroy_srq_user(shadow, pudata);
+	ret = ib_destroy_srq_user(shadow, parent_udata);
 	if (ret)
 		goto err_detach;
 	vrdma_quota_uncharge(vdev, VRDMA_RES_SRQ, 1);

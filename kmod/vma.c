@@ -69,8 +69,8 @@ static void vrdma_uctx_holder_release(struct kref *ref)
 {
 	struct vrdma_uctx_holder *holder =
 		container_of(ref, struct vrdma_uctx_holder, ref);
-	struct ib_device *pdev = holder->pdev;
-	struct module *owner = pdev->ops.owner;
+	struct ib_device *parent_ibdev = holder->parent_ibdev;
+	struct module *owner = parent_ibdev->ops.owner;
 
 	kfree(holder->shadow);
 	kfree(holder);
@@ -80,15 +80,15 @@ static void vrdma_uctx_holder_release(struct kref *ref)
 	 * which the parent driver's module (and with it ib_core) must still
 	 * be loaded for.
 	 */
-	put_device(&pdev->dev);
+	put_device(&parent_ibdev->dev);
 	module_put(owner);
 }
 
 /**
  * vrdma_uctx_holder_create() - a holder for a shadow ucontext on a parent
- * @pdev: the parent device
+ * @parent_ibdev: the parent device
  *
- * Pins @pdev and its driver module until the last reference is dropped;
+ * Pins @parent_ibdev and its driver module until the last reference is dropped;
  * the caller must hold a reference on that module already (a vdevice pins
  * its parent's driver).  The caller then sets ->shadow to the shadow
  * ucontext, kmalloc'ed (rdma_zalloc_drv_obj()), whose memory the last
@@ -97,7 +97,8 @@ static void vrdma_uctx_holder_release(struct kref *ref)
  * Context: process context.
  * Return: the holder, with one reference, or NULL when out of memory.
  */
-struct vrdma_uctx_holder *vrdma_uctx_holder_create(struct ib_device *pdev)
+struct vrdma_uctx_holder *
+vrdma_uctx_holder_create(struct ib_device *parent_ibdev)
 {
 	struct vrdma_uctx_holder *holder;
 
@@ -105,9 +106,9 @@ struct vrdma_uctx_holder *vrdma_uctx_holder_create(struct ib_device *pdev)
 	if (!holder)
 		return NULL;
 	kref_init(&holder->ref);
-	holder->pdev = pdev;
-	get_device(&pdev->dev);
-	__module_get(pdev->ops.owner);
+	holder->parent_ibdev = parent_ibdev;
+	get_device(&parent_ibdev->dev);
+	__module_get(parent_ibdev->ops.owner);
 	atomic_inc(&vrdma_vma_objs[VRDMA_VMA_OBJ_HOLDER]);
 	return holder;
 }
@@ -269,7 +270,7 @@ int vrdma_vma_mmap(struct vrdma_uctx_holder *holder,
 	if (!vv)
 		return -ENOMEM;
 
-	ret = holder->pdev->ops.mmap(holder->shadow, vma);
+	ret = holder->parent_ibdev->ops.mmap(holder->shadow, vma);
 	if (ret) {
 		kfree(vv);
 		return ret;
@@ -284,7 +285,7 @@ int vrdma_vma_mmap(struct vrdma_uctx_holder *holder,
 		if (vrdma_vma_revocable(vma, core_ops))
 			return 0;
 		pr_debug("vrdma_vma: %s: parent mapped page frames the core cannot revoke\n",
-			 holder->pdev->name);
+			 holder->parent_ibdev->name);
 		/* mmap_region() unmaps what the parent's mmap inserted */
 		return -EOPNOTSUPP;
 	}
@@ -294,7 +295,7 @@ int vrdma_vma_mmap(struct vrdma_uctx_holder *holder,
 			vma->vm_ops->close(vma);
 		kfree(vv);
 		pr_debug("vrdma_vma: %s: parent vm_ops %ps have callbacks vrdma cannot forward\n",
-			 holder->pdev->name, vma->vm_ops);
+			 holder->parent_ibdev->name, vma->vm_ops);
 		return -EOPNOTSUPP;
 	}
 

@@ -26,13 +26,13 @@
  * @ref: one for the vdevice ucontext, one per wrapped parent mapping
  * @shadow: the parent-side ucontext, or NULL before the caller set it; its
  *	memory belongs to the holder
- * @pdev: the parent device, whose memory and driver module stay pinned as
- *	long as a mapping may still call into the parent driver
+ * @parent_ibdev: the parent device, whose memory and driver module stay
+ *	pinned as long as a mapping may still call into the parent driver
  */
 struct vrdma_uctx_holder {
 	struct kref ref;
 	struct ib_ucontext *shadow;
-	struct ib_device *pdev;
+	struct ib_device *parent_ibdev;
 };
 
 /* What vrdma_vma_obj_count() counts, for vrdma's leak audit */
@@ -42,7 +42,8 @@ enum vrdma_vma_obj {
 	VRDMA_VMA_NR_OBJ
 };
 
-struct vrdma_uctx_holder *vrdma_uctx_holder_create(struct ib_device *pdev);
+struct vrdma_uctx_holder *
+vrdma_uctx_holder_create(struct ib_device *parent_ibdev);
 void vrdma_uctx_holder_put(struct vrdma_uctx_holder *holder);
 int vrdma_vma_mmap(struct vrdma_uctx_holder *holder,
 		   struct vm_area_struct *vma);

@@ -161,7 +161,7 @@ struct vrdma_dev_cm {
  * struct vrdma_dev - a virtual RDMA device
  * @ibdev: the registered device; must stay first (ib_alloc_device)
  * @parent: the parent state; valid while @ibdev is registered
- * @pdev: the parent ib_device, pinned (registration reference, device
+ * @parent_ibdev: the parent ib_device, pinned (registration reference, device
  *	memory and driver module) until dealloc_driver
  * @list: entry in the global vdevice list (vrdma_mutex)
  * @name_node: entry in the reserved names (names.c; vrdma_mutex), from
@@ -176,7 +176,7 @@ struct vrdma_dev_cm {
 struct vrdma_dev {
 	struct ib_device ibdev;
 	struct vrdma_parent *parent;
-	struct ib_device *pdev;
+	struct ib_device *parent_ibdev;
 	struct list_head list;
 	struct list_head name_node;
 	struct list_head parent_node;
@@ -221,13 +221,13 @@ struct vrdma_dev {
  * struct vrdma_ucontext - a vdevice user context
  * @ibuc: the core's part
  * @holder: holds the shadow ucontext on the parent
- * @fufile: the stand-in uverbs file forwarded driver methods see, whose
+ * @stand_ufile: the stand-in uverbs file forwarded driver methods see, whose
  *	ucontext is the shadow (fwd.c); set up once, constant after
  */
 struct vrdma_ucontext {
 	struct ib_ucontext ibuc;
 	struct vrdma_uctx_holder *holder;
-	u8 fufile[VRDMA_UFILE_SPAN] __aligned(8);
+	u8 stand_ufile[VRDMA_UFILE_SPAN] __aligned(8);
 };
 
 struct vrdma_qp {
@@ -309,7 +309,7 @@ static inline struct ib_ucontext *vrdma_shadow_uctx(struct ib_ucontext *ibuc)
  */
 static inline struct ib_uverbs_file *vrdma_fwd_ufile(struct ib_ucontext *vctx)
 {
-	return (struct ib_uverbs_file *)to_vuctx(vctx)->fufile;
+	return (struct ib_uverbs_file *)to_vuctx(vctx)->stand_ufile;
 }
 
 /*
@@ -391,7 +391,8 @@ int vrdma_parent_init(void);
 void vrdma_parent_exit(void);
 struct vrdma_parent *vrdma_parent_get(struct ib_device *ibdev);
 struct ib_device *vrdma_parent_find(const char *name);
-int vrdma_parent_check(struct ib_device *pdev, struct netlink_ext_ack *extack);
+int vrdma_parent_check(struct ib_device *parent_ibdev,
+		       struct netlink_ext_ack *extack);
 void vrdma_parent_pin(struct vrdma_parent *parent);
 void vrdma_parent_unpin(struct vrdma_parent *parent);
 bool vrdma_is_vdev(const struct ib_device *ibdev);
@@ -457,7 +458,7 @@ struct ib_uobject *vrdma_shadow_uobject_new(struct ib_uobject *uobj,
 					    void *shadow);
 
 /* udata.c: what the parent sees of a forwarded call's bundle */
-struct ib_udata *vrdma_shadow_udata(struct uverbs_attr_bundle *sb,
+struct ib_udata *vrdma_shadow_udata(struct uverbs_attr_bundle *parent_bundle,
 				    struct ib_udata *udata,
 				    struct ib_ucontext *vctx);
 struct ib_ucontext *vrdma_udata_vctx(struct ib_udata *udata);
@@ -591,7 +592,7 @@ struct vrdma_gsi_mad {
 
 int vrdma_cm_init(void);
 void vrdma_cm_exit(void);
-int vrdma_cm_check_parent(struct ib_device *pdev);
+int vrdma_cm_check_parent(struct ib_device *parent_ibdev);
 void vrdma_cm_set_ops(struct vrdma_dev *vdev);
 int vrdma_kpd_alloc(struct ib_pd *ibpd);
 void vrdma_kpd_dealloc(struct ib_pd *ibpd);
