@@ -203,9 +203,9 @@ static void test_dev_text(void)
 	out_init(false, false);
 	s = capture(print_two_devs);
 	CHECK(same_text(s, (const char *const[]){
-		"7: vr0: parent rxe0 driver rxe state ACTIVE netns blue chardev uverbs3 (231:195)\n",
+		"7: vr0: parent rxe0 driver rxe state ACTIVE cm off netns blue chardev uverbs3 (231:195)\n",
 		"    ctx 1/16 pd 2/max mr-bytes 8K/1G\n",
-		"7: vr\"1: parent rxe0 driver 99 state UNKNOWN netns-inode 4026532301\n",
+		"7: vr\"1: parent rxe0 driver 99 state UNKNOWN cm off netns-inode 4026532301\n",
 		NULL }));
 	if (failed)
 		printf("%s", s);
@@ -229,6 +229,7 @@ static void print_acl_dev(void)
 	d.sgids.count = 1;
 	vrdma_acl_entry_parse("10.1.0.5", &d.sgids.entry[0]);
 	d.gid_mode = VRDMA_GID_MODE_SHARED;
+	d.flags |= VRDMA_DEV_F_CM;
 	vctl_print_dev(NULL, &d);
 }
 
@@ -239,16 +240,16 @@ static void test_dev_acl(void)
 	out_init(false, false);
 	s = capture(print_acl_dev);
 	CHECK(same_text(s, (const char *const[]){
-		"7: vr0: parent rxe0 driver rxe state ACTIVE netns blue\n",
+		"7: vr0: parent rxe0 driver rxe state ACTIVE cm off netns blue\n",
 		"    sgid any peer 10.1.0.0/24 peer fd00:1::/64\n",
-		"7: vr0: parent rxe0 driver rxe state ACTIVE gids shared netns blue\n",
+		"7: vr0: parent rxe0 driver rxe state ACTIVE gids shared cm on netns blue\n",
 		"    sgid 10.1.0.5 peer 10.1.0.0/24 peer fd00:1::/64\n",
 		NULL }));
 	out_init(true, false);
 	s = capture(print_acl_dev);
 	CHECK(strstr(s, "\"usage\":{},\"peers\":[\"10.1.0.0/24\",\"fd00:1::/64\"]}"));
 	CHECK(strstr(s, "\"sgids\":[\"10.1.0.5\"],\"peers\":["));
-	CHECK(strstr(s, "\"state\":\"ACTIVE\",\"gids\":\"shared\","));
+	CHECK(strstr(s, "\"state\":\"ACTIVE\",\"gids\":\"shared\",\"cm\":\"on\","));
 }
 
 static void test_dev_json(void)
@@ -259,13 +260,14 @@ static void test_dev_json(void)
 	s = capture(print_two_devs);
 	CHECK(same_text(s, (const char *const[]){
 		"[{\"index\":7,\"name\":\"vr0\",\"parent\":\"rxe0\",\"driver_id\":14,",
-		"\"driver\":\"rxe\",\"state\":\"ACTIVE\",",
+		"\"driver\":\"rxe\",\"state\":\"ACTIVE\",\"cm\":\"off\",",
 		"\"netns\":{\"inode\":4026532301,\"name\":\"blue\"},",
 		"\"chardev\":\"uverbs3\",\"chardev_dev\":\"231:195\",",
 		"\"limits\":{\"ctx\":16,\"pd\":null,\"mr_bytes\":1073741824},",
 		"\"usage\":{\"ctx\":1,\"pd\":2,\"mr_bytes\":8192}},",
 		"{\"index\":7,\"name\":\"vr\\\"1\",\"parent\":\"rxe0\",\"driver_id\":99,",
-		"\"state\":\"UNKNOWN\",\"netns\":{\"inode\":4026532301},",
+		"\"state\":\"UNKNOWN\",\"cm\":\"off\",",
+		"\"netns\":{\"inode\":4026532301},",
 		"\"limits\":{},\"usage\":{}}]\n",
 		NULL }));
 	if (failed)
@@ -301,6 +303,7 @@ static void test_dev_json_pretty(void)
 		"        \"driver_id\": 14,\n",
 		"        \"driver\": \"rxe\",\n",
 		"        \"state\": \"ACTIVE\",\n",
+		"        \"cm\": \"off\",\n",
 		"        \"netns\": {\n",
 		"            \"inode\": 4026532301,\n",
 		"            \"name\": \"blue\"\n",
