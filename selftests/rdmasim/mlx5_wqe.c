@@ -606,7 +606,6 @@ static int sim_mlx5_parse(struct sim_mlx5_hqp *qp, struct sim_mlx5_wqe *w,
 					   SIM_MLX5_SYND_OK;
 }
 
-/* Carry out the parsed WQE @w; a syndrome, or -EAGAIN */
 /*
  * An RC WQE no QP answers: a NIC retransmits it for the QP's budget
  * (sim_mlx5_hqp_modify()) and only then completes it in error, retry
@@ -626,6 +625,7 @@ static int sim_mlx5_unacked(struct sim_mlx5_hqp *qp)
 	return SIM_MLX5_SYND_TRANSPORT_RETRY;
 }
 
+/* Carry out the parsed WQE @w; a syndrome, or -EAGAIN */
 static int sim_mlx5_execute(struct sim_mlx5_hqp *qp,
 			    const struct sim_mlx5_wqe *w)
 {
