@@ -10,11 +10,13 @@
 #   - the kernel's CM clients attach to vC only (ib_cm's counters under
 #     ports/1, three kernel objects: ib_mad's PD, CQ and QP1)
 #   - rping -s binds and listens on C's address; on D's: ENODEV
-#   - rping -c from C to an address where nobody answers (macvlan mvh5
+#   - from 7.1 (rxe before it routes every packet in init_net, where C's
+#     address is not local: the send fails and stalls rxe0's QP1):
+#     rping -c from C to an address where nobody answers (macvlan mvh5
 #     10.72.5.1 in netns H, no RDMA device there): ib_cm on vC sends a
 #     REQ through vC's QP1, which the proxy finds valid and carries on the
 #     parent (its debug message says so); the client is stopped
-#   - a flood from C: 64 connection requests (the proxy's limit per
+#   - a flood from C (from 7.1 too): 64 connection requests (the proxy's limit per
 #     vdevice) left unanswered on the parent; the next one is refused at
 #     once (REJ "no resources"); the host's own CM (rping over rxe0 in
 #     init_net) answers meanwhile; when the client dies, its REJs give
@@ -236,65 +238,71 @@ else
 	else
 		ktap_fail cm_no_flag_enodev "status $rc: $(head -n 3 "$T/ld" | tr '\n' ' ')"
 	fi
-	# a connection request from C reaches the proxy, which finds it valid
-	dyn=/proc/dynamic_debug/control
-	[ -w "$dyn" ] || dyn=/sys/kernel/debug/dynamic_debug/control
-	echo "module vrdma +p" >"$dyn"
-	spawn_in_ns "$C" timeout 120 rping -c -a "$HOST5" -I "$IPC" -p 7482 -C 1 -v \
-		>"$T/rc" 2>&1
-	rcp=$!
-	req="vC: vrdma_cm_proxy_send: MAD class 0x07 attr 0x0010: carried"
-	if wait_for 60 sh -c "dmesg | grep -qF '$req'"; then
-		ktap_ok cm_req_reaches_proxy "$(dmesg | grep -F 'vrdma_cm_proxy_send' | tail -n 3 | tr '\n' ' ')"
+	# Carrying a request on rxe0 needs an rxe that sends from the
+	# tenant's address.  rxe before 7.1 looks every route up in
+	# init_net, where C's address is not local: the send fails and rxe
+	# moves rxe0's QP1 to the error state, so no MAD of the host's CM
+	# completes again and destroying the proxy's cm_id waits forever
+	# (ib_cm: "cm_destroy_id_wait_timeout ... state 2 -> 0").  Not run
+	# there (Documentation/security.rst, "Open defects of the CM proxy").
+	if [ -z "$rxe_ns" ]; then
+		for t in cm_req_reaches_proxy cm_flood_refused cm_host_cm_under_flood cm_flood_slots_freed; do
+			ktap_skip "$t" "rxe of $(uname -r) routes in init_net only (7.1): a request from C's address would stall rxe0's QP1"
+		done
 	else
-		ktap_fail cm_req_reaches_proxy "proxy: $(dmesg | grep -F 'vrdma_cm_proxy_send' | tail -n 3 | tr '\n' ' '); client: $(tr '\n' ' ' <"$T/rc")"
-	fi
-	kill "$rcp" 2>/dev/null
-	wait "$rcp" 2>/dev/null
-	echo "module vrdma -p" >"$dyn"
-	# A flood from C: 64 requests to an address where nobody answers
-	# hold every connection slot of vC; the next request is refused at
-	# once; the host's own CM is not held up; the slots come back when
-	# the client dies (its ib_cm sends a REJ for each request).
-	wait_for 20 cmconn_is 0
-	# The host's loopback rping over rxe0 connects on 7.3; on 6.1 it did
-	# not, flood or not, and the destruction of its requesting cm_id
-	# then never completed (ib_cm: "cm_destroy_id_wait_timeout ...
-	# state 2 -> 0"), which held the whole run: not run before 7.1.
-	host_cm_ok=
-	if [ -n "$rxe_ns" ] && host_cm host_cm0 7486; then
-		host_cm_ok=1
-	fi
-	spawn_in_ns "$C" timeout 120 ucmatose -s "$HOST5" -b "$IPC" -p 7483 -c 64 \
-		>"$T/flood" 2>&1
-	fl=$!
-	if wait_for 60 cmconn_is 64; then
-		in_ns "$C" timeout 20 rping -c -a "$HOST5" -I "$IPC" -p 7484 -C 1 -v \
-			>"$T/over" 2>&1
-		rc=$?
-		if [ "$rc" -ne 0 ] && grep -q "REJECTED, error 3" "$T/over"; then
-			ktap_ok cm_flood_refused "$(tr '\n' ' ' <"$T/over")"
+		# a connection request from C reaches the proxy, which finds it valid
+		dyn=/proc/dynamic_debug/control
+		[ -w "$dyn" ] || dyn=/sys/kernel/debug/dynamic_debug/control
+		echo "module vrdma +p" >"$dyn"
+		spawn_in_ns "$C" timeout 120 rping -c -a "$HOST5" -I "$IPC" -p 7482 -C 1 -v \
+			>"$T/rc" 2>&1
+		rcp=$!
+		req="vC: vrdma_cm_proxy_send: MAD class 0x07 attr 0x0010: carried"
+		if wait_for 60 sh -c "dmesg | grep -qF '$req'"; then
+			ktap_ok cm_req_reaches_proxy "$(dmesg | grep -F 'vrdma_cm_proxy_send' | tail -n 3 | tr '\n' ' ')"
 		else
-			ktap_fail cm_flood_refused "status $rc: $(tr '\n' ' ' <"$T/over")"
+			ktap_fail cm_req_reaches_proxy "proxy: $(dmesg | grep -F 'vrdma_cm_proxy_send' | tail -n 3 | tr '\n' ' '); client: $(tr '\n' ' ' <"$T/rc")"
 		fi
-		if [ -z "$rxe_ns" ]; then
-			ktap_skip cm_host_cm_under_flood "the host's loopback rping over rxe0 does not connect on $(uname -r) (see the script)"
-		elif host_cm host_cm 7485; then
-			ktap_ok cm_host_cm_under_flood "$(grep -c 'ping data' "$T/host_cm.cli") pings, $(cmconn) connections of vC"
+		kill "$rcp" 2>/dev/null
+		wait "$rcp" 2>/dev/null
+		echo "module vrdma -p" >"$dyn"
+		# A flood from C: 64 requests to an address where nobody answers
+		# hold every connection slot of vC; the next request is refused at
+		# once; the host's own CM is not held up; the slots come back when
+		# the client dies (its ib_cm sends a REJ for each request).
+		wait_for 20 cmconn_is 0
+		# the host's own CM before the flood, for the diagnostics
+		host_cm_ok=
+		host_cm host_cm0 7486 && host_cm_ok=1
+		spawn_in_ns "$C" timeout 120 ucmatose -s "$HOST5" -b "$IPC" -p 7483 -c 64 \
+			>"$T/flood" 2>&1
+		fl=$!
+		if wait_for 60 cmconn_is 64; then
+			in_ns "$C" timeout 20 rping -c -a "$HOST5" -I "$IPC" -p 7484 -C 1 -v \
+				>"$T/over" 2>&1
+			rc=$?
+			if [ "$rc" -ne 0 ] && grep -q "REJECTED, error 3" "$T/over"; then
+				ktap_ok cm_flood_refused "$(tr '\n' ' ' <"$T/over")"
+			else
+				ktap_fail cm_flood_refused "status $rc: $(tr '\n' ' ' <"$T/over")"
+			fi
+			if host_cm host_cm 7485; then
+				ktap_ok cm_host_cm_under_flood "$(grep -c 'ping data' "$T/host_cm.cli") pings, $(cmconn) connections of vC"
+			else
+				ktap_fail cm_host_cm_under_flood "before the flood: ${host_cm_ok:-failed too}"
+			fi
 		else
-			ktap_fail cm_host_cm_under_flood "before the flood: ${host_cm_ok:-failed too}"
+			ktap_fail cm_flood_refused "$(cmconn) connections; client: $(tail -n 3 "$T/flood" | tr '\n' ' ')"
+			ktap_fail cm_host_cm_under_flood "no flood"
 		fi
-	else
-		ktap_fail cm_flood_refused "$(cmconn) connections; client: $(tail -n 3 "$T/flood" | tr '\n' ' ')"
-		ktap_fail cm_host_cm_under_flood "no flood"
-	fi
-	n=$(cmconn)
-	kill "$fl" 2>/dev/null
-	wait "$fl" 2>/dev/null
-	if wait_for 20 cmconn_is 0; then
-		ktap_ok cm_flood_slots_freed "$n -> 0"
-	else
-		ktap_fail cm_flood_slots_freed "$n -> $(cmconn)"
+		n=$(cmconn)
+		kill "$fl" 2>/dev/null
+		wait "$fl" 2>/dev/null
+		if wait_for 20 cmconn_is 0; then
+			ktap_ok cm_flood_slots_freed "$n -> 0"
+		else
+			ktap_fail cm_flood_slots_freed "$n -> $(cmconn)"
+		fi
 	fi
 	# the listener learns of the removal and ends
 	if in_init "$VRDMACTL" dev del vC && wait_gone 30 "$lc" &&
