@@ -15,9 +15,10 @@
 # selftests/progs/sim_dp drives the data path (datapath.c: a kernel thread
 # polls the doorbell records and executes SEND, RDMA WRITE and READ between
 # two connected QPs, completions in the mapped CQ ring), natively and
-# through the vdevice; its data phase is traced (raw_syscalls:sys_enter of
-# its pid, the function tracer on vrdma's functions) between two markers
-# it writes, to show zero system calls and zero calls into vrdma.
+# through the vdevice; its data phase is traced (raw_syscalls:sys_enter,
+# sim_dp's picked out, and the function tracer on vrdma's functions)
+# between two markers it writes, to show zero system calls and zero calls
+# into vrdma.
 
 # shellcheck source=selftests/lib/lib.sh
 . "$(dirname "$0")/lib/lib.sh"
@@ -77,15 +78,14 @@ dp_traced() {
 	echo function >"$TR/current_tracer"
 	echo 1 >"$TR/events/raw_syscalls/sys_enter/enable"
 	echo 1 >"$TR/tracing_on"
-	# The shell that execs sim_dp names its own pid for the events
+	# Every task's system calls are traced and sim_dp's picked out later
+	# (window_syscalls): following one pid (set_event_pid) hooks
+	# sched_switch, and patching that static branch in __schedule() under
+	# TCG once killed the guest (Documentation/testing.rst).
 	if [ "$ns" = - ]; then
-		# shellcheck disable=SC2016 # expanded by that shell
-		in_init sh -c 'echo $$ >"$1/set_event_pid"; shift; exec "$@"' \
-			sh "$TR" "$DP" "$@" -m "$TR/trace_marker" >"$out" 2>&1
+		in_init "$DP" "$@" -m "$TR/trace_marker" >"$out" 2>&1
 	else
-		# shellcheck disable=SC2016 # expanded by that shell
-		in_ns "$ns" sh -c 'echo $$ >"$1/set_event_pid"; shift; exec "$@"' \
-			sh "$TR" "$DP" "$@" -m "$TR/trace_marker" >"$out" 2>&1
+		in_ns "$ns" "$DP" "$@" -m "$TR/trace_marker" >"$out" 2>&1
 	fi
 	rc=$?
 	echo 0 >"$TR/tracing_on"
@@ -93,7 +93,6 @@ dp_traced() {
 	echo 0 >"$TR/events/raw_syscalls/sys_enter/enable"
 	echo nop >"$TR/current_tracer"
 	: >"$TR/set_ftrace_filter"
-	: >"$TR/set_event_pid"
 	: >"$TR/trace"
 	awk '/tracing_mark_write: sim_dp data begin/ { w = 1; next }
 	     /tracing_mark_write: sim_dp data end/ { w = 0 } w' \
@@ -102,13 +101,18 @@ dp_traced() {
 	return $rc
 }
 
-# window_syscalls OUT - system calls sim_dp made in its data phase: the
-# sys_enter events between the marks, less the last one if it is the
-# write(2) of the closing mark itself (NR 1).
+# dp_sys_enter OUT - sim_dp's sys_enter events between the marks (the
+# task field of a trace line is COMM-PID)
+dp_sys_enter() {
+	awk '$1 ~ /^sim_dp-[0-9]+$/ && / sys_enter: /' "$1.window"
+}
+
+# window_syscalls OUT - system calls sim_dp made in its data phase, less
+# the last one if it is the write(2) of the closing mark itself (NR 1).
 window_syscalls() {
 	local n
-	n=$(grep -c 'sys_enter:' "$1.window")
-	if grep 'sys_enter:' "$1.window" | tail -n 1 | grep -q 'NR 1 '; then
+	n=$(dp_sys_enter "$1" | grep -c .)
+	if dp_sys_enter "$1" | tail -n 1 | grep -q 'NR 1 '; then
 		n=$((n - 1))
 	fi
 	echo "$n"
@@ -245,7 +249,7 @@ if [ -n "$TRACE_OK" ] && dp_traced "$T/dpn" - sim0 -n "$DP_N" -z "$DP_SIZE" &&
 		ktap_ok native_zero_syscalls "data phase: $sc system calls, $vc vrdma calls"
 	else
 		ktap_fail native_zero_syscalls "data phase: $sc system calls"
-		ktap_diag "$(grep 'sys_enter:' "$T/dpn.window" | head -n 5)"
+		ktap_diag "$(dp_sys_enter "$T/dpn" | head -n 5)"
 	fi
 else
 	ktap_fail native_zero_syscalls "$(grep ' err ' "$T/dpn" 2>/dev/null)"
