@@ -14,7 +14,8 @@ Usage: nlfuzz.py [--count N] [--seed S] [--time-limit SECONDS]
 
 Vdevices it manages to create are named fz*; the caller deletes what is
 left (see selftests/fuzz.sh).  Prints a summary line
-"sent=N acked=N errors={errno: count} created=N elapsed=S" and exits 0, or
+"sent=N acked=N errors={errno: count} created=N answers=N ... elapsed=S"
+(answers: distinct command, errno and extended ACK message) and exits 0, or
 1 with a reason (no answer, family gone, time limit before COUNT).
 """
 
@@ -36,6 +37,9 @@ ANSWER_TIMEOUT = 120
 NLM_F_DUMP = 0x300
 NLA_F_NESTED = 0x8000
 NLA_F_NET_BYTEORDER = 0x4000
+NLM_F_CAPPED = 0x100
+NLM_F_ACK_TLVS = 0x200
+NLMSGERR_ATTR_MSG = 1
 NCMDS = len(nlraw.CMDS)
 NATTRS = len(nlraw.ATTRS)
 NRES = len(nlraw.RES)
@@ -59,6 +63,8 @@ class Fuzzer:
         self.created = 0
         self.last = b""
         self.slowest = (0.0, 0, 0)
+        self.outcomes = set()
+        self.cmd = 0
 
     # --- values ---------------------------------------------------------
 
@@ -223,14 +229,36 @@ class Fuzzer:
         while True:
             data = self.sock.recv(1 << 17)
             while len(data) >= 16:
-                mlen, mtype, _, mseq, _ = struct.unpack_from("IHHII", data)
+                mlen, mtype, mflags, mseq, _ = struct.unpack_from("IHHII",
+                                                                  data)
                 if mlen < 16:
                     break
                 if mseq == seq and mtype == nlraw.NLMSG_ERROR:
-                    return -struct.unpack_from("i", data, 16)[0]
+                    err = -struct.unpack_from("i", data, 16)[0]
+                    self.outcome(data[:mlen], mflags, err)
+                    return err
                 if mseq == seq and mtype == NLMSG_DONE and dump:
                     return 0
                 data = data[(mlen + 3) & ~3:]
+
+    def outcome(self, ack, flags, err):
+        """Count the distinct (command, errno, extended ACK message)
+        answers: the variety of paths through the family's checks that
+        the run reached, to size COUNT by (see selftests/fuzz.sh)."""
+        text = b""
+        # the request's header, and its payload unless the ACK is capped
+        off = 20 + 16
+        if not flags & NLM_F_CAPPED and len(ack) >= off:
+            off = 20 + struct.unpack_from("I", ack, 20)[0]
+        off = (off + 3) & ~3
+        while flags & NLM_F_ACK_TLVS and off + 4 <= len(ack):
+            alen, atype = struct.unpack_from("HH", ack, off)
+            if alen < 4:
+                break
+            if atype == NLMSGERR_ATTR_MSG:
+                text = ack[off + 4:off + alen].rstrip(b"\0")
+            off += (alen + 3) & ~3
+        self.outcomes.add((self.cmd, err, text))
 
     def drain(self):
         # Non-blocking for real: with a timeout set, Python polls first.
@@ -250,9 +278,11 @@ class Fuzzer:
             self.drain()
             return
         msg, seq, _, dump = self.message()
+        self.cmd = msg[16] if len(msg) > 16 else -1
         if self.r.random() < 0.03:
             # several messages in one datagram: wait for the last one
             more, seq, _, dump = self.message()
+            self.cmd = more[16] if len(more) > 16 else -1
             msg = msg + b"\0" * (-len(msg) % 4) + more
         self.last = msg
         t0 = time.monotonic()
@@ -301,11 +331,12 @@ def main():
             if not fz.alive():
                 print(f"nlfuzz: VERSION_GET failed after {sent} messages")
                 return 1
-            print(f"nlfuzz: {sent} sent, {time.monotonic() - start:.0f}s",
-                  flush=True)
+            print(f"nlfuzz: {sent} sent, {time.monotonic() - start:.0f}s, "
+                  f"{len(fz.outcomes)} distinct answers", flush=True)
     errs = " ".join(f"{k}:{v}" for k, v in sorted(fz.errors.items()))
     print(f"sent={sent} acked={fz.acked} errors={{{errs}}} "
-          f"created={fz.created} seed={args.seed} "
+          f"created={fz.created} answers={len(fz.outcomes)} "
+          f"seed={args.seed} "
           f"slowest={fz.slowest[0]:.2f}s(cmd {fz.slowest[1]}, errno {fz.slowest[2]}) "
           f"elapsed={time.monotonic() - start:.1f}")
     return 0 if fz.alive() else 1
