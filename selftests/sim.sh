@@ -101,10 +101,16 @@ dp_traced() {
 	return $rc
 }
 
-# dp_sys_enter OUT - sim_dp's sys_enter events between the marks (the
-# task field of a trace line is COMM-PID)
+# dp_sys_enter OUT - sim_dp's sys_enter events between the marks: those
+# of the task that wrote the opening mark (a trace line's task field is
+# COMM-PID; the PID, as COMM may show as "<...>")
 dp_sys_enter() {
-	awk '$1 ~ /^sim_dp-[0-9]+$/ && / sys_enter: /' "$1.window"
+	local pid
+	pid=$(awk '/tracing_mark_write: sim_dp data begin/ {
+		sub(/.*-/, "", $1); print $1; exit }' "$1.trace")
+	[ -n "$pid" ] || return 0
+	awk -v t="-$pid" 'substr($1, length($1) - length(t) + 1) == t &&
+		/ sys_enter: /' "$1.window"
 }
 
 # window_syscalls OUT - system calls sim_dp made in its data phase, less
