@@ -61,13 +61,11 @@ arm() {
 	echo 1 >"$FAIL_DIR/$1"
 }
 
-if new_ns A a && vdev_add lc_f "$A"; then
-	ktap_ok setup
-else
-	ktap_fail setup
-	ktap_skip_rest "setup failed"
-	ktap_finish
-fi
+# setup - namespace A with the vdevice lc_f.
+setup() {
+	new_ns A a && vdev_add lc_f "$A"
+}
+ktap_setup setup
 BASELINE=$(parent_res)
 VDEVS=$(vdev_count)
 

@@ -140,14 +140,12 @@ mkdir "$T/mnt"
 VDEVS=$(vdev_count)
 # A request the old module blocked may add it after the release.
 cleanup_push "$VRDMACTL" dev del gs_other
-if in_init modprobe fuse && new_ns A a && new_ns B b &&
-   wait_for 30 monitor_listening "$T/mon" && vdev_add gs_vd "$A"; then
-	ktap_ok setup
-else
-	ktap_fail setup
-	ktap_skip_rest "setup failed"
-	ktap_finish
-fi
+# setup - fuse, namespaces A and B, the monitor listening, vdevice gs_vd in A.
+setup() {
+	in_init modprobe fuse && new_ns A a && new_ns B b &&
+		wait_for 30 monitor_listening "$T/mon" && vdev_add gs_vd "$A"
+}
+ktap_setup setup
 BASELINE=$(parent_res)
 ktap_diag "parent baseline: $BASELINE"
 

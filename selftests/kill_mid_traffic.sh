@@ -19,14 +19,7 @@ ktap_plan setup host_sees_shadows host_res_dumps kill9_mid_traffic shadows_relea
 
 baseline=$(parent_res)
 tmpdir T
-if new_ns A a && new_ns B b && link_ns "$A" "$B" 1 &&
-   vdev_add vA "$A" && vdev_add vB "$B"; then
-	ktap_ok setup
-else
-	ktap_fail setup
-	ktap_skip_rest "setup failed"
-	ktap_finish
-fi
+ktap_setup linked_vdev_pair
 
 # Long-running bandwidth test in duration mode.
 spawn_in_ns "$A" ib_write_bw -d vA -x "$GIDX" -D 60 -p 18901 >"$T/srv" 2>&1

@@ -109,14 +109,12 @@ ktap_diag "[init] $VRDMACTL -j monitor &"
 MONPID=$!
 cleanup_push kill "$MONPID"
 
-if new_ns A a && new_ns B b && new_ns C c && new_ns D d && new_ns E e &&
-   new_ns F f && wait_for 30 monitor_listening "$T/mon"; then
-	ktap_ok setup
-else
-	ktap_fail setup
-	ktap_skip_rest "setup failed"
-	ktap_finish
-fi
+# setup - namespaces A to F and the monitor listening.
+setup() {
+	new_ns A a && new_ns B b && new_ns C c && new_ns D d && new_ns E e &&
+		new_ns F f && wait_for 30 monitor_listening "$T/mon"
+}
+ktap_setup setup
 BASELINE=$(parent_res)
 ktap_diag "parent baseline: $BASELINE"
 

@@ -31,13 +31,7 @@ ktap_plan setup qp_is_users cq_is_users srq_is_users no_vrdma_owned \
 
 mark=$(klog_mark)
 tmpdir T
-if [ -x "$EXQ" ] && new_ns A a && vdev_add vA "$A"; then
-	ktap_ok setup
-else
-	ktap_fail setup
-	ktap_skip_rest "setup failed"
-	ktap_finish
-fi
+ktap_setup vdev_in_ns_a "$EXQ"
 
 # owned_by TYPE PID - the parent's `rdma res show TYPE` has an entry of
 # process PID.
@@ -91,14 +85,6 @@ else
 		"native: $(tr '\n' ' ' <"$T/exq.native") vdev: $(tr '\n' ' ' <"$T/exq.vdev")"
 fi
 
-if wait_for 20 vrdma_shadows_zero; then
-	ktap_ok shadows_released
-else
-	ktap_fail shadows_released "$(vrdma_objects)"
-fi
-if klog_clean_since "$mark"; then
-	ktap_ok klog_clean
-else
-	ktap_fail klog_clean
-fi
+check_shadows_released
+ktap_check klog_clean klog_clean_since "$mark"
 ktap_finish

@@ -50,14 +50,7 @@ ktap_plan setup "${names[@]}" shadows_released parent_res_baseline
 baseline=$(parent_res)
 ktap_diag "parent baseline: $baseline"
 tmpdir T
-if new_ns A a && new_ns B b && link_ns "$A" "$B" 1 &&
-   vdev_add vA "$A" && vdev_add vB "$B"; then
-	ktap_ok setup
-else
-	ktap_fail setup
-	ktap_skip_rest "setup failed"
-	ktap_finish
-fi
+ktap_setup linked_vdev_pair
 
 port=18700
 for c in "${CASES[@]}"; do

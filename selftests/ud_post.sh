@@ -24,13 +24,7 @@ ktap_plan setup native_posts vdev_posts same_answer_as_parent \
 
 mark=$(klog_mark)
 tmpdir T
-if [ -x "$PROG" ] && new_ns A a && vdev_add vA "$A"; then
-	ktap_ok setup
-else
-	ktap_fail setup
-	ktap_skip_rest "setup failed"
-	ktap_finish
-fi
+ktap_setup vdev_in_ns_a "$PROG"
 
 if in_init "$PROG" "$PARENT" "$GIDX" "$COUNT" >"$T/native" 2>&1; then
 	ktap_ok native_posts "$(tr '\n' ' ' <"$T/native")"
@@ -47,14 +41,6 @@ if [ -s "$T/native" ] && cmp -s "$T/native" "$T/vdev"; then
 else
 	ktap_fail same_answer_as_parent "native: $(tr '\n' ' ' <"$T/native") vdev: $(tr '\n' ' ' <"$T/vdev")"
 fi
-if wait_for 20 vrdma_shadows_zero; then
-	ktap_ok shadows_released
-else
-	ktap_fail shadows_released "$(vrdma_objects)"
-fi
-if klog_clean_since "$mark"; then
-	ktap_ok klog_clean
-else
-	ktap_fail klog_clean
-fi
+check_shadows_released
+ktap_check klog_clean klog_clean_since "$mark"
 ktap_finish

@@ -23,13 +23,7 @@ ktap_plan setup native_verbs vdev_verbs same_answers_as_parent \
 
 baseline=$(parent_res)
 tmpdir T
-if [ -x "$PROG" ] && new_ns A a && vdev_add vA "$A"; then
-	ktap_ok setup
-else
-	ktap_fail setup
-	ktap_skip_rest "setup failed"
-	ktap_finish
-fi
+ktap_setup vdev_in_ns_a "$PROG"
 
 if in_init timeout 120 "$PROG" "$PARENT" "$GIDX" >"$T/native" 2>&1; then
 	ktap_ok native_verbs

@@ -117,6 +117,19 @@ ktap_check() {
 	fi
 }
 
+# ktap_setup CMD... - report the test "setup": ok if CMD succeeds; if not,
+# not ok, every other planned test skipped and the script ends (ktap_finish).
+# CMD runs in this shell, so the variables it sets (new_ns A a) stay set.
+ktap_setup() {
+	if "$@"; then
+		ktap_ok setup
+	else
+		ktap_fail setup
+		ktap_skip_rest "setup failed"
+		ktap_finish
+	fi
+}
+
 # ktap_skip_rest REASON - skip every planned test not reported yet.
 ktap_skip_rest() {
 	local name

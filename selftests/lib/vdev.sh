@@ -125,16 +125,36 @@ vrdma_shadows_zero() {
 		/sys/kernel/debug/vrdma/objects
 }
 
-# check_released BASELINE - report two results: shadows_released (no user
-# context, shadow object or wrapped mapping left) and parent_res_baseline
-# (the parent's objects back to BASELINE, a parent_res line), each polled
-# for up to 20 s, since the last process may still be exiting.
-check_released() {
+# check_shadows_released - report shadows_released: ok once no user context,
+# shadow object or wrapped mapping is left (polled for up to 20 s), else not
+# ok with the objects file.
+check_shadows_released() {
 	if wait_for 20 vrdma_shadows_zero; then
 		ktap_ok shadows_released
 	else
 		ktap_fail shadows_released "$(vrdma_objects)"
 	fi
+}
+
+# vdev_in_ns_a PROG - PROG is executable, and the new namespace A (new_ns A a)
+# holds the new vdevice vA.
+vdev_in_ns_a() {
+	[ -x "$1" ] && new_ns A a && vdev_add vA "$A"
+}
+
+# linked_vdev_pair - new namespaces A and B (new_ns A a, new_ns B b), linked
+# (link_ns, link 1), with the vdevices vA in A and vB in B.
+linked_vdev_pair() {
+	new_ns A a && new_ns B b && link_ns "$A" "$B" 1 &&
+		vdev_add vA "$A" && vdev_add vB "$B"
+}
+
+# check_released BASELINE - report two results: shadows_released (no user
+# context, shadow object or wrapped mapping left) and parent_res_baseline
+# (the parent's objects back to BASELINE, a parent_res line), each polled
+# for up to 20 s, since the last process may still be exiting.
+check_released() {
+	check_shadows_released
 	if wait_for 20 parent_res_is "$1"; then
 		ktap_ok parent_res_baseline
 	else
