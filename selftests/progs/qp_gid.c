@@ -24,31 +24,9 @@
 
 #include <infiniband/verbs.h>
 
+#include "qp_gid.h"
+#include "rc_self.h"
 #include "util.h"
-
-static int fail(const char *step, int err)
-{
-	printf("error %s errno=%s\n", step, strerrorname_np(err) ?: "?");
-	return 1;
-}
-
-static int query(struct ibv_qp *qp)
-{
-	struct ibv_qp_init_attr init;
-	struct ibv_qp_attr attr;
-	int ret;
-
-	memset(&attr, 0, sizeof(attr));
-	ret = ibv_query_qp(qp, &attr, IBV_QP_AV | IBV_QP_STATE, &init);
-	if (ret)
-		return fail("query_qp", ret);
-	if (!attr.ah_attr.is_global)
-		printf("query=none\n");
-	else
-		printf("query=%u\n", attr.ah_attr.grh.sgid_index);
-	fflush(stdout);
-	return 0;
-}
 
 int main(int argc, char **argv)
 {
@@ -57,7 +35,6 @@ int main(int argc, char **argv)
 		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	struct ibv_qp_attr attr;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
@@ -88,38 +65,20 @@ int main(int argc, char **argv)
 	if (!qp)
 		return fail("create_qp", errno);
 
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IBV_QPS_INIT;
-	attr.port_num = 1;
-	ret = ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	ret = rc_self_init(qp, 0);
 	if (ret)
 		return fail("modify_init", ret);
-
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IBV_QPS_RTR;
-	attr.path_mtu = IBV_MTU_1024;
-	attr.dest_qp_num = qp->qp_num;
-	attr.min_rnr_timer = 12;
-	attr.ah_attr.is_global = 1;
-	attr.ah_attr.port_num = 1;
-	attr.ah_attr.grh.dgid = gid;
-	attr.ah_attr.grh.sgid_index = sgid;
-	attr.ah_attr.grh.hop_limit = 1;
-	ret = ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV |
-			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			    IBV_QP_MIN_RNR_TIMER);
+	ret = rc_self_rtr(qp, sgid, &gid, 0);
 	if (ret)
 		return fail("modify_rtr", ret);
 	printf("set=%d\n", sgid);
-	if (query(qp))
+	if (print_qp_sgid(qp))
 		return 1;
 
 	if (argc > 3) {
 		for (i = 0; i < 600 && access(argv[3], F_OK); i++)
 			usleep(100000);
-		if (query(qp))
+		if (print_qp_sgid(qp))
 			return 1;
 	}
 

@@ -30,6 +30,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "qp_gid.h"
+#include "rc_self.h"
 #include "util.h"
 
 struct rtr {
@@ -39,60 +41,11 @@ struct rtr {
 	int ret;
 };
 
-static int fail(const char *step, int err)
-{
-	printf("error %s errno=%s\n", step, strerrorname_np(err) ?: "?");
-	return 1;
-}
-
-static int query(struct ibv_qp *qp)
-{
-	struct ibv_qp_init_attr init;
-	struct ibv_qp_attr attr;
-	int ret;
-
-	memset(&attr, 0, sizeof(attr));
-	ret = ibv_query_qp(qp, &attr, IBV_QP_AV | IBV_QP_STATE, &init);
-	if (ret)
-		return fail("query_qp", ret);
-	if (!attr.ah_attr.is_global)
-		printf("query=none\n");
-	else
-		printf("query=%u\n", attr.ah_attr.grh.sgid_index);
-	fflush(stdout);
-	return 0;
-}
-
-static int to_init(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IBV_QPS_INIT;
-	attr.port_num = 1;
-	return ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-}
-
 static void *to_rtr(void *arg)
 {
 	struct rtr *r = arg;
-	struct ibv_qp_attr attr;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IBV_QPS_RTR;
-	attr.path_mtu = IBV_MTU_1024;
-	attr.dest_qp_num = r->qp->qp_num;
-	attr.min_rnr_timer = 12;
-	attr.ah_attr.is_global = 1;
-	attr.ah_attr.port_num = 1;
-	attr.ah_attr.grh.dgid = r->gid;
-	attr.ah_attr.grh.sgid_index = r->sgid;
-	attr.ah_attr.grh.hop_limit = 1;
-	r->ret = ibv_modify_qp(r->qp, &attr, IBV_QP_STATE | IBV_QP_AV |
-			       IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			       IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			       IBV_QP_MIN_RNR_TIMER);
+	r->ret = rc_self_rtr(r->qp, r->sgid, &r->gid, 0);
 	return NULL;
 }
 
@@ -137,7 +90,7 @@ int main(int argc, char **argv)
 		return fail("create_qp", errno);
 	first.qp = qp;
 	second.qp = qp;
-	ret = to_init(qp);
+	ret = rc_self_init(qp, 0);
 	if (ret)
 		return fail("modify_init", ret);
 
@@ -151,7 +104,7 @@ int main(int argc, char **argv)
 	ret = ibv_modify_qp(qp, &attr, IBV_QP_STATE);
 	if (ret)
 		return fail("modify_reset", ret);
-	ret = to_init(qp);
+	ret = rc_self_init(qp, 0);
 	if (ret)
 		return fail("modify_init2", ret);
 	to_rtr(&second);
@@ -161,12 +114,12 @@ int main(int argc, char **argv)
 	if (first.ret)
 		return fail("modify_rtr1", first.ret);
 	printf("set=%d,%d\n", first.sgid, second.sgid);
-	if (query(qp))
+	if (print_qp_sgid(qp))
 		return 1;
 
 	for (i = 0; i < 600 && access(argv[4], F_OK); i++)
 		usleep(100000);
-	if (query(qp))
+	if (print_qp_sgid(qp))
 		return 1;
 
 	ibv_destroy_qp(qp);

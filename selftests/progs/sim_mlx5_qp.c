@@ -25,6 +25,7 @@
 #include <time.h>
 #include <infiniband/verbs.h>
 
+#include "rc_self.h"
 #include "report.h"
 #include "verbs_poll.h"
 
@@ -59,50 +60,6 @@ static int post_recv(struct ibv_qp *qp, uint64_t id, void *buf,
 		*bad;
 
 	return ibv_post_recv(qp, &wr, &bad);
-}
-
-static int connect_self(struct ibv_qp *qp, int gidx)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_WRITE,
-	};
-	union ibv_gid gid;
-	int ret;
-
-	ret = ibv_query_gid(qp->context, 1, gidx, &gid);
-	if (ret)
-		return ret;
-	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = qp->qp_num;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = gid;
-	a.ah_attr.grh.sgid_index = gidx;
-	a.ah_attr.grh.hop_limit = 1;
-	a.ah_attr.port_num = 1;
-	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
 /* A completion with @id and @status, or the error and what came */
@@ -192,7 +149,8 @@ int main(int argc, char **argv)
 		report("connect", errno ?: EIO, "PD, CQ, MR or QP");
 		return 1;
 	}
-	ret = connect_self(qp, atoi(argv[2]));
+	ret = rc_connect_self(qp, atoi(argv[2]), IBV_ACCESS_REMOTE_READ |
+			      IBV_ACCESS_REMOTE_WRITE, 1);
 	report("connect", ret, "QP %#x to itself", qp->qp_num);
 	if (ret)
 		return 1;

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <infiniband/verbs.h>
 
+#include "rc_self.h"
 #include "report.h"
 #include "verbs_poll.h"
 
@@ -38,46 +39,6 @@
 #define ROUNDS		200
 #define TIMEOUT_S	20
 #define RECV_ID		1000
-
-static int connect_self(struct ibv_qp *qp, int gidx)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-	};
-	union ibv_gid gid;
-	int ret;
-
-	ret = ibv_query_gid(qp->context, 1, gidx, &gid);
-	if (ret)
-		return ret;
-	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = qp->qp_num;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = gid;
-	a.ah_attr.grh.sgid_index = gidx;
-	a.ah_attr.grh.hop_limit = 1;
-	a.ah_attr.port_num = 1;
-	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
-}
 
 /* Receive buffer @i of @buf: after the send buffer */
 static uint8_t *rbuf(uint8_t *buf, int i)
@@ -251,7 +212,7 @@ int main(int argc, char **argv)
 	init.cap.max_send_wr = 8;
 	init.cap.max_send_sge = 1;
 	qp = ibv_create_qp(pd, &init);
-	ret = qp ? connect_self(qp, atoi(argv[2])) : errno ?: EIO;
+	ret = qp ? rc_connect_self(qp, atoi(argv[2]), 0, 0) : errno ?: EIO;
 	report("connect", ret, "QP %#x with the SRQ", qp ? qp->qp_num : 0);
 	if (ret)
 		return 1;
