@@ -55,8 +55,6 @@
 
 #include "sim.h"
 #include "sim-mlx5.h"
-/* VRDMA_HAVE_*: the probed API of the target kernel (scripts/conftest.sh) */
-#include "vrdma_config.h"
 
 #define UVERBS_MODULE_NAME rdmasim_mlx5
 #include <rdma/uverbs_named_ioctl.h>
@@ -468,11 +466,13 @@ err_free_kbuf:
 	return ret;
 }
 
-#if defined(VRDMA_HAVE_CREATE_USER_CQ)
-/* From 7.1 user CQs only; kernel CQs take sim_dev_ops' create_cq */
-static int sim_mlx5_create_user_cq(struct ib_cq *ibcq,
-				   const struct ib_cq_init_attr *attr,
-				   struct uverbs_attr_bundle *attrs)
+/*
+ * Where the kernel splits them (SIM_USER_CQ_SPLIT) user CQs only, and
+ * kernel CQs take sim_dev_ops' create_cq; else every CQ
+ */
+static int __maybe_unused
+sim_mlx5_create_user_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+			struct uverbs_attr_bundle *attrs)
 {
 	if (!attrs) {
 		sim_strict("create_user_cq: called without a bundle");
@@ -480,18 +480,13 @@ static int sim_mlx5_create_user_cq(struct ib_cq *ibcq,
 	}
 	return sim_mlx5_create_cq_udata(ibcq, attr, &attrs->driver_udata);
 }
-#elif defined(VRDMA_HAVE_CREATE_CQ_ATTRS)
-/* From 6.11 the whole bundle; NULL for a kernel CQ */
-static int sim_mlx5_create_cq(struct ib_cq *ibcq,
-			      const struct ib_cq_init_attr *attr,
-			      struct uverbs_attr_bundle *attrs)
+
+static int __maybe_unused
+sim_mlx5_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		   struct sim_create_cq_arg *arg)
 {
-	return sim_mlx5_create_cq_udata(ibcq, attr,
-					attrs ? &attrs->driver_udata : NULL);
+	return sim_mlx5_create_cq_udata(ibcq, attr, sim_cq_udata(arg));
 }
-#else
-#define sim_mlx5_create_cq sim_mlx5_create_cq_udata
-#endif
 
 static int sim_mlx5_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
@@ -637,11 +632,7 @@ static const struct ib_device_ops sim_mlx5_ops = {
 	.alloc_ucontext = sim_mlx5_alloc_ucontext,
 	.create_ah = sim_mlx5_create_ah,
 	.create_user_ah = sim_mlx5_create_ah,
-#ifdef VRDMA_HAVE_CREATE_USER_CQ
-	.create_user_cq = sim_mlx5_create_user_cq,
-#else
-	.create_cq = sim_mlx5_create_cq,
-#endif
+	SIM_CQ_OPS(sim_mlx5_create_user_cq, sim_mlx5_create_cq),
 	.create_qp = sim_mlx5_create_qp,
 	.create_srq = sim_mlx5_create_srq,
 	.destroy_ah = sim_mlx5_destroy_ah,

@@ -22,6 +22,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
+#include "sim-compat.h"
 #include "sim-dp.h"
 
 struct dentry;
@@ -241,8 +242,11 @@ int sim_uar_cleanup(struct ib_uobject *uobject, enum rdma_remove_reason why,
 struct rdma_user_mmap_entry *sim_uar_get(struct sim_ucontext *uctx,
 					 u32 page_id);
 u8 *sim_kbuf_alloc(bool user);
-struct ib_umem *sim_umem_get(struct ib_device *ibdev, unsigned long addr,
-			     size_t len, int access);
+struct ib_mr *sim_reg_user_mr_udata(struct ib_pd *ibpd, u64 start, u64 length,
+				    u64 virt, int access, struct ib_udata *udata);
+struct ib_mr *sim_reg_user_mr_dmabuf_udata(struct ib_pd *ibpd, u64 offset,
+					   u64 length, u64 virt, int fd,
+					   int access, struct ib_udata *udata);
 int sim_create_cq_udata(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 			struct ib_udata *udata);
 int sim_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);

@@ -45,8 +45,6 @@
 
 #include <rdma/rdmasim-abi.h>
 #include "sim.h"
-/* VRDMA_HAVE_*: the probed API of the target kernel (scripts/conftest.sh) */
-#include "vrdma_config.h"
 
 /* What a kernel object's kernel-only buffer holds, and its size */
 #define SIM_KBUF_LEN	64
@@ -699,7 +697,6 @@ static int sim_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 
 /* --- CQ ----------------------------------------------------------------- */
 
-#ifdef VRDMA_HAVE_UVERBS_BUF_UMEM
 /*
  * From 7.2 the CQ buffer may come as a UMEM attribute (or the legacy CQ
  * buffer attributes): pin it as a driver would, report its length and
@@ -712,8 +709,10 @@ static int sim_create_cq_buf(struct sim_dev *sdev,
 	struct ib_umem *umem;
 	int ret;
 
+	if (!SIM_CQ_BUF_UMEM)
+		return 0;
 	resp->flags |= RDMASIM_CQ_RESP_UMEM_KNOWN;
-	umem = ib_umem_get_cq_buf(&sdev->ibdev, attrs, SIM_CQE_SIZE, 0);
+	umem = sim_umem_get_cq_buf(&sdev->ibdev, attrs, SIM_CQE_SIZE);
 	if (IS_ERR_OR_NULL(umem))
 		return PTR_ERR_OR_ZERO(umem);
 	resp->buf_length = umem->length;
@@ -723,14 +722,6 @@ static int sim_create_cq_buf(struct sim_dev *sdev,
 	ib_umem_release(umem);
 	return ret;
 }
-#else
-static int sim_create_cq_buf(struct sim_dev *sdev,
-			     struct uverbs_attr_bundle *attrs,
-			     struct rdmasim_create_cq_resp *resp)
-{
-	return 0;
-}
-#endif
 
 /*
  * sim_create_cq_attrs - what create_cq reads of the attribute bundle
@@ -848,14 +839,14 @@ err_free_kbuf:
 	return ret;
 }
 
-#if defined(VRDMA_HAVE_CREATE_USER_CQ)
 /*
- * From 7.1 as mlx5: user CQs come through create_user_cq, create_cq makes
- * kernel CQs only; a user CQ arriving there is a caller's mistake.
+ * Where the kernel splits them (SIM_USER_CQ_SPLIT), as mlx5_ib: user CQs
+ * come through create_user_cq, create_cq makes kernel CQs only, and a
+ * user CQ arriving there is a caller's mistake.
  */
-static int sim_create_user_cq(struct ib_cq *ibcq,
-			      const struct ib_cq_init_attr *attr,
-			      struct uverbs_attr_bundle *attrs)
+static int __maybe_unused sim_create_user_cq(struct ib_cq *ibcq,
+					     const struct ib_cq_init_attr *attr,
+					     struct uverbs_attr_bundle *attrs)
 {
 	if (!attrs) {
 		sim_strict("create_user_cq: called without a bundle");
@@ -865,25 +856,16 @@ static int sim_create_user_cq(struct ib_cq *ibcq,
 }
 
 static int sim_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-			 struct uverbs_attr_bundle *attrs)
+			 struct sim_create_cq_arg *arg)
 {
-	if (attrs) {
+	struct ib_udata *udata = sim_cq_udata(arg);
+
+	if (SIM_USER_CQ_SPLIT && udata) {
 		sim_strict("create_cq: a user CQ, not through create_user_cq");
 		return -EINVAL;
 	}
-	return sim_create_cq_udata(ibcq, attr, NULL);
+	return sim_create_cq_udata(ibcq, attr, udata);
 }
-#elif defined(VRDMA_HAVE_CREATE_CQ_ATTRS)
-/* From 6.11 the whole bundle, as mlx5 takes it; NULL for a kernel CQ */
-static int sim_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-			 struct uverbs_attr_bundle *attrs)
-{
-	return sim_create_cq_udata(ibcq, attr,
-				   attrs ? &attrs->driver_udata : NULL);
-}
-#else
-#define sim_create_cq sim_create_cq_udata
-#endif
 
 /**
  * sim_destroy_cq() - destroy a CQ of any personality
@@ -1176,28 +1158,6 @@ static int sim_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 
 /* --- MR ----------------------------------------------------------------- */
 
-/**
- * sim_umem_get() - pin user memory for the device
- * @ibdev: the device, whose DMA device maps it
- * @addr: the user address
- * @len: its length
- * @access: IB_ACCESS_* flags; without IB_ACCESS_LOCAL_WRITE, pinned
- *	read-only
- *
- * ib_umem_get() of every kernel: ib_umem_get_va() from 7.2.
- *
- * Return: the umem, or an ERR_PTR().
- */
-struct ib_umem *sim_umem_get(struct ib_device *ibdev, unsigned long addr,
-			     size_t len, int access)
-{
-#ifdef VRDMA_HAVE_IB_UMEM_GET_VA
-	return ib_umem_get_va(ibdev, addr, len, access);
-#else
-	return ib_umem_get(ibdev, addr, len, access);
-#endif
-}
-
 static struct ib_mr *sim_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	struct sim_dev *sdev = to_sdev(ibpd->device);
@@ -1212,12 +1172,20 @@ static struct ib_mr *sim_get_dma_mr(struct ib_pd *ibpd, int access)
 	return &mr->ibmr;
 }
 
-static struct ib_mr *sim_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-				     u64 virt, int access,
-#ifdef VRDMA_HAVE_REG_USER_MR_DMAH
-				     struct ib_dmah *dmah,
-#endif
-				     struct ib_udata *udata)
+/**
+ * sim_reg_user_mr_udata() - reg_user_mr, whatever the kernel's signature
+ *	(compat.c)
+ * @ibpd: the PD
+ * @start: the user address
+ * @length: its length
+ * @virt: the I/O virtual address
+ * @access: IB_ACCESS_* flags
+ * @udata: rdmasim's driver data (required)
+ *
+ * Return: the MR, or an ERR_PTR().
+ */
+struct ib_mr *sim_reg_user_mr_udata(struct ib_pd *ibpd, u64 start, u64 length,
+				    u64 virt, int access, struct ib_udata *udata)
 {
 	struct sim_dev *sdev = to_sdev(ibpd->device);
 	struct sim_ucontext *uctx;
@@ -1281,15 +1249,26 @@ static int sim_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	return 0;
 }
 
-/*
+/**
+ * sim_reg_user_mr_dmabuf_udata() - reg_user_mr_dmabuf, whatever the
+ *	kernel's signature (compat.c)
+ * @ibpd: the PD
+ * @offset: the offset into the DMA-BUF
+ * @length: the length registered
+ * @virt: the I/O virtual address
+ * @fd: the DMA-BUF
+ * @access: IB_ACCESS_* flags
+ * @udata: rdmasim's driver data (required)
+ *
  * A DMA-BUF MR, as efa (and later irdma and bnxt_re) register one:
  * attached with the device's DMA device and pinned, so that no
  * move_notify is ever needed.  mlx5 attaches dynamically, with ODP.
+ *
+ * Return: the MR, or an ERR_PTR().
  */
-static struct ib_mr *sim_reg_user_mr_dmabuf_udata(struct ib_pd *ibpd,
-						  u64 offset, u64 length,
-						  u64 virt, int fd, int access,
-						  struct ib_udata *udata)
+struct ib_mr *sim_reg_user_mr_dmabuf_udata(struct ib_pd *ibpd, u64 offset,
+					   u64 length, u64 virt, int fd,
+					   int access, struct ib_udata *udata)
 {
 	struct sim_dev *sdev = to_sdev(ibpd->device);
 	struct ib_umem_dmabuf *umem_dmabuf;
@@ -1328,33 +1307,6 @@ static struct ib_mr *sim_reg_user_mr_dmabuf_udata(struct ib_pd *ibpd,
 	atomic_long_inc(&sim_count[SIM_K_MR]);
 	return &mr->ibmr;
 }
-
-#if defined(VRDMA_HAVE_REG_DMABUF_MR_DMAH)
-/* From 6.17 a DMA handle, and the whole bundle */
-static struct ib_mr *sim_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
-					    u64 length, u64 virt, int fd,
-					    int access,
-					    struct ib_dmah *dmah,
-					    struct uverbs_attr_bundle *attrs)
-{
-	return sim_reg_user_mr_dmabuf_udata(ibpd, offset, length, virt, fd,
-					    access,
-					    attrs ? &attrs->driver_udata : NULL);
-}
-#elif defined(VRDMA_HAVE_REG_DMABUF_MR_ATTRS)
-/* From 6.11 the whole bundle */
-static struct ib_mr *sim_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
-					    u64 length, u64 virt, int fd,
-					    int access,
-					    struct uverbs_attr_bundle *attrs)
-{
-	return sim_reg_user_mr_dmabuf_udata(ibpd, offset, length, virt, fd,
-					    access,
-					    attrs ? &attrs->driver_udata : NULL);
-}
-#else
-#define sim_reg_user_mr_dmabuf sim_reg_user_mr_dmabuf_udata
-#endif
 
 /* --- driver uverbs objects and methods ----------------------------------- */
 
@@ -1648,11 +1600,7 @@ MODULE_PARM_DESC(variant,
  */
 #define SIM_PCI_MODALIAS "pci:v000019E5d0000A222sv000019E5sd00000000bc02sc00i00"
 
-#ifdef VRDMA_HAVE_BUS_UEVENT_CONST
-static int sim_pci_uevent(const struct device *dev, struct kobj_uevent_env *env)
-#else
-static int sim_pci_uevent(struct device *dev, struct kobj_uevent_env *env)
-#endif
+static int sim_pci_uevent(sim_uevent_dev *dev, struct kobj_uevent_env *env)
 {
 	return add_uevent_var(env, "MODALIAS=" SIM_PCI_MODALIAS);
 }
@@ -1850,9 +1798,7 @@ static const struct ib_device_ops sim_dev_ops = {
 	.alloc_pd = sim_alloc_pd,
 	.alloc_ucontext = sim_alloc_ucontext,
 	.create_cq = sim_create_cq,
-#ifdef VRDMA_HAVE_CREATE_USER_CQ
-	.create_user_cq = sim_create_user_cq,
-#endif
+	SIM_USER_CQ_OP(sim_create_user_cq)
 	.create_qp = sim_create_qp,
 	.dealloc_driver = sim_dealloc_driver,
 	.dealloc_pd = sim_dealloc_pd,

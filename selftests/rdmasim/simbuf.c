@@ -18,7 +18,7 @@
 #include <linux/slab.h>
 
 #include "simbuf-abi.h"
-#include "vrdma_config.h"
+#include "sim-compat.h"
 
 /* At most 256 MiB a buffer: a test double, not an allocator */
 #define SIMBUF_MAX_PAGES	(SZ_256M >> PAGE_SHIFT)
@@ -217,8 +217,4 @@ module_exit(simbuf_exit);
 
 MODULE_DESCRIPTION("simbuf: a DMA-BUF exporter for vrdma's selftests");
 MODULE_LICENSE("GPL");
-#ifdef VRDMA_HAVE_IMPORT_NS_TOKEN
-MODULE_IMPORT_NS(DMA_BUF);
-#else
-MODULE_IMPORT_NS("DMA_BUF");
-#endif
+SIM_IMPORT_NS_DMA_BUF();

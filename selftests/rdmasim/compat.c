@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The entry points whose ib_device_ops signature differs between kernels
+ * (sim-compat.h), around sim_main.c's verbs, which take the driver data.
+ */
+#include "sim.h"
+
+#ifdef VRDMA_HAVE_REG_USER_MR_DMAH
+struct ib_mr *sim_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+			      u64 virt, int access, struct ib_dmah *dmah,
+			      struct ib_udata *udata)
+#else
+struct ib_mr *sim_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+			      u64 virt, int access, struct ib_udata *udata)
+#endif
+{
+	return sim_reg_user_mr_udata(pd, start, length, virt, access, udata);
+}
+
+#if defined(VRDMA_HAVE_REG_DMABUF_MR_DMAH) || \
+	defined(VRDMA_HAVE_REG_DMABUF_MR_ATTRS)
+/* NULL for a kernel caller */
+static struct ib_udata *sim_dmabuf_mr_udata(struct uverbs_attr_bundle *attrs)
+{
+	return attrs ? &attrs->driver_udata : NULL;
+}
+#else
+static struct ib_udata *sim_dmabuf_mr_udata(struct ib_udata *udata)
+{
+	return udata;
+}
+#endif
+
+#ifdef VRDMA_HAVE_REG_DMABUF_MR_DMAH
+struct ib_mr *sim_reg_user_mr_dmabuf(struct ib_pd *pd, u64 offset,
+				     u64 length, u64 virt, int fd, int access,
+				     struct ib_dmah *dmah,
+				     struct sim_dmabuf_mr_arg *arg)
+#else
+struct ib_mr *sim_reg_user_mr_dmabuf(struct ib_pd *pd, u64 offset,
+				     u64 length, u64 virt, int fd, int access,
+				     struct sim_dmabuf_mr_arg *arg)
+#endif
+{
+	return sim_reg_user_mr_dmabuf_udata(pd, offset, length, virt, fd,
+					    access, sim_dmabuf_mr_udata(arg));
+}
