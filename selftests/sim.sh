@@ -64,9 +64,10 @@ trace_init() {
 }
 
 # dp_traced OUT NS ARGS... - run sim_dp ARGS in netns NS (init_net if
-# NS is "-") with marks around its data phase, tracing its own system
-# calls and every vrdma function any task calls.  sim_dp's output in OUT,
-# the trace between the marks in OUT.window.
+# NS is "-") with marks around its data phase, tracing every task's
+# system calls and every vrdma function any task calls.  sim_dp's output
+# in OUT, the trace between the marks in OUT.window; both marks must be in
+# the trace (the opening one names sim_dp's pid).
 dp_traced() {
 	local out=$1 ns=$2 rc
 	shift 2
@@ -97,7 +98,8 @@ dp_traced() {
 	awk '/tracing_mark_write: sim_dp data begin/ { w = 1; next }
 	     /tracing_mark_write: sim_dp data end/ { w = 0 } w' \
 		"$out.trace" >"$out.window"
-	grep -q 'sim_dp data end' "$out.trace" || rc=1
+	grep -q 'sim_dp data begin' "$out.trace" &&
+		grep -q 'sim_dp data end' "$out.trace" || rc=1
 	return $rc
 }
 

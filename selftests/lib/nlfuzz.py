@@ -290,7 +290,7 @@ class Fuzzer:
         err = self.wait_answer(seq, dump)
         took = time.monotonic() - t0
         if took > self.slowest[0]:
-            self.slowest = (took, msg[16], err)
+            self.slowest = (took, self.cmd, err)
         self.acked += 1
         self.errors[err] += 1
         if err == 0 and msg[16:17] == bytes([2]):
