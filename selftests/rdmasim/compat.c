@@ -19,16 +19,9 @@ struct ib_mr *sim_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 
 #if defined(VRDMA_HAVE_REG_DMABUF_MR_DMAH) || \
 	defined(VRDMA_HAVE_REG_DMABUF_MR_ATTRS)
-/* NULL for a kernel caller */
-static struct ib_udata *sim_dmabuf_mr_udata(struct uverbs_attr_bundle *attrs)
-{
-	return attrs ? &attrs->driver_udata : NULL;
-}
+#define sim_dmabuf_mr_udata(attrs)	sim_bundle_udata(attrs)
 #else
-static struct ib_udata *sim_dmabuf_mr_udata(struct ib_udata *udata)
-{
-	return udata;
-}
+#define sim_dmabuf_mr_udata(udata)	(udata)
 #endif
 
 #ifdef VRDMA_HAVE_REG_DMABUF_MR_DMAH

@@ -17,6 +17,13 @@
 
 #include "vrdma_config.h"
 
+/* The driver data of a verb's attribute bundle: NULL for a kernel caller */
+static inline struct ib_udata *
+sim_bundle_udata(struct uverbs_attr_bundle *attrs)
+{
+	return attrs ? &attrs->driver_udata : NULL;
+}
+
 /*
  * create_cq's last argument: the driver data up to 6.10, the whole
  * attribute bundle from 6.11 (NULL for a kernel CQ).  sim_cq_udata()
@@ -27,7 +34,7 @@
 
 static inline struct ib_udata *sim_cq_udata(struct uverbs_attr_bundle *attrs)
 {
-	return attrs ? &attrs->driver_udata : NULL;
+	return sim_bundle_udata(attrs);
 }
 #else
 #define sim_create_cq_arg ib_udata
