@@ -16,13 +16,17 @@
 #                on the oldest and the newest
 #   KDIR         the default kernel's tree, if set (make check-debug's)
 #
-# The tree's modules (vrdma.ko, vrdma_vma.ko, rdmasim.ko) are rebuilt for
-# each kernel whose release their vermagic does not name, before its boot
-# (kbuild's stamp, scripts/compat.mk, makes that a real rebuild; a 7.x
-# kernel builds in its Debian 13 chroot, scripts/kmake.sh, as root), and
-# at the end again for the release they were built for when check.sh
-# started (else the first kernel's), so that the tree is left as "make"
-# built it: KERNEL=6.12 alone boots 6.12 with modules built for 6.12.
+# The first kernel boots from the tree, whose modules (vrdma.ko,
+# vrdma_vma.ko, rdmasim.ko) are rebuilt first if their vermagic names
+# another release.  The others boot alongside it, one after the other,
+# each from a copy of the tree under build/kernels/REL whose modules are
+# built for it (kbuild's stamp, scripts/compat.mk, makes that a real
+# rebuild; a 7.x kernel builds in its Debian 13 chroot, scripts/kmake.sh,
+# as root); their output follows the first kernel's.  CHECK_SERIAL=1
+# boots them after it from the tree instead, rebuilding its modules for
+# each, and at the end again for the release they were built for when
+# check.sh started (else the first kernel's), so that the tree is left as
+# "make" built it.
 # The last line is the total, "P passed, F failed, S skipped"; the exit
 # status is non-zero if any boot failed.
 
@@ -106,17 +110,17 @@ else
 	fi
 fi
 
-build_for() {	# KVER: the modules and rdmasim.ko of the tree, for KVER
-	echo "check: kernel $1: building the modules"
-	make -s -C "$TOP" modules rdmasim KDIR="/lib/modules/$1/build" >/dev/null
+build_for() {	# TREE KVER: the modules and rdmasim.ko of TREE, for KVER
+	echo "check: kernel $2: building the modules"
+	make -s -C "$1" modules rdmasim KDIR="/lib/modules/$2/build" >/dev/null
 }
 
-# The release the tree's modules are all built for; empty if one is
-# missing or they disagree.
+# tree_release TREE - the release TREE's modules are all built for; empty
+# if one is missing or they disagree.
 tree_release() {
 	local ko r rel=
 	for ko in kmod/vrdma.ko kmod/vrdma_vma.ko selftests/rdmasim/rdmasim.ko; do
-		r=$(modinfo -F vermagic "$TOP/$ko" 2>/dev/null) || r=
+		r=$(modinfo -F vermagic "$1/$ko" 2>/dev/null) || r=
 		r=${r%% *}
 		if [ -z "$r" ] || { [ -n "$rel" ] && [ "$r" != "$rel" ]; }; then
 			return 0
@@ -126,47 +130,117 @@ tree_release() {
 	echo "$rel"
 }
 
-LOG=$(mktemp)
-trap 'rm -f "$LOG"' EXIT
-P=0 F=0 S=0
-status=0
-summary=()
-first_rel=${plan[0]%%|*}
-found_rel=$(tree_release)
-re='^([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$'
-for entry in "${plan[@]}"; do
-	rel=${entry%%|*}
-	tests=${entry#*|}
-	start=$SECONDS
-	[ "${#plan[@]}" -eq 1 ] || echo "check: kernel $rel: ${tests:-the full suite}"
-	if [ "$(tree_release)" != "$rel" ] && ! build_for "$rel"; then
+# A copy of the tree for booting REL alongside the first kernel's boot:
+# the modules are built in the tree, for one kernel at a time, and the
+# guest loads them from there.  Everything else (tools, programs, the
+# library) is the same for every kernel and comes over as "make" built it.
+tree_copy() {	# REL
+	local dst=$TOP/build/kernels/$1
+	rm -rf "$dst"
+	mkdir -p "$dst"
+	tar -C "$TOP" --exclude=./build --exclude=./.cache -cf - . |
+		tar -C "$dst" -xf -
+	echo "$dst"
+}
+
+# boot TREE REL TESTS - build TREE's modules for REL if they are not, boot
+# REL on TREE's selftests/vm/run.sh, and add a line to $RESULTS:
+# "REL|TESTS|P F S|exit status|seconds" (P F S empty: no verdict).
+boot() {
+	local tree=$1 rel=$2 tests=$3 start=$SECONDS log rc=0 last pfs=
+	log=$(mktemp)
+	if [ "$(tree_release "$tree")" != "$rel" ] &&
+	   ! build_for "$tree" "$rel"; then
 		echo "check: kernel $rel: the modules do not build"
+		echo "$rel|$tests||build|$((SECONDS - start))" >> "$RESULTS"
+		rm -f "$log"
+		return
+	fi
+	KDIR=/lib/modules/$rel/build "$tree/selftests/vm/run.sh" \
+		${tests:+--tests "$tests"} | tee "$log" || rc=$?
+	last=$(tail -n 1 "$log")
+	rm -f "$log"
+	if [[ $last =~ $re ]]; then
+		pfs="${BASH_REMATCH[1]} ${BASH_REMATCH[2]} ${BASH_REMATCH[3]}"
+	fi
+	echo "$rel|$tests|$pfs|$rc|$((SECONDS - start))" >> "$RESULTS"
+}
+
+# kill_tree PID - PID and every process under it (run.sh, qemu)
+kill_tree() {
+	local child
+	for child in $(pgrep -P "$1"); do
+		kill_tree "$child"
+	done
+	kill "$1" 2>/dev/null || true
+}
+
+RESULTS=$(mktemp)
+others_pid=
+trap '[ -z "$others_pid" ] || kill_tree "$others_pid"; rm -f "$RESULTS"' EXIT
+re='^([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$'
+first_rel=${plan[0]%%|*}
+found_rel=$(tree_release "$TOP")
+
+# The other kernels boot one after the other from copies of the tree
+# (tree_copy), while the first one boots from the tree itself: a guest
+# under TCG keeps about one host core busy (most tests run one process at
+# a time), and the host has two.  Their output is shown after the first
+# kernel's, from OTHERS_LOG.  CHECK_SERIAL=1 boots every kernel from the
+# tree, one after the other.
+OTHERS_LOG=$TOP/build/check-others.log
+several=$(( ${#plan[@]} > 1 ))
+if [ "$several" = 1 ] && [ -z "${CHECK_SERIAL:-}" ]; then
+	mkdir -p "$TOP/build"
+	echo "check: the other kernels boot alongside, one after the other (log: ${OTHERS_LOG#"$TOP"/})"
+	(
+		for entry in "${plan[@]:1}"; do
+			rel=${entry%%|*}
+			echo "check: kernel $rel: ${entry#*|}"
+			boot "$(tree_copy "$rel")" "$rel" "${entry#*|}"
+		done
+	) > "$OTHERS_LOG" 2>&1 < /dev/null &
+	others_pid=$!
+	plan=("${plan[0]}")
+fi
+
+for entry in "${plan[@]}"; do
+	[ "$several" = 0 ] || echo "check: kernel ${entry%%|*}: ${entry#*|}"
+	boot "$TOP" "${entry%%|*}" "${entry#*|}"
+done
+if [ -n "$others_pid" ]; then
+	wait "$others_pid" || true
+	others_pid=
+	cat "$OTHERS_LOG"
+fi
+
+restore=${found_rel:-$first_rel}
+status=0
+if [ "$(tree_release "$TOP")" != "$restore" ]; then
+	build_for "$TOP" "$restore" || status=1
+fi
+
+P=0 F=0 S=0
+summary=()
+while IFS='|' read -r rel tests pfs rc secs; do
+	if [ "$rc" = build ]; then
 		summary+=("$rel: does not build")
 		F=$((F + 1))
 		status=1
 		continue
 	fi
-	rc=0
-	KDIR=/lib/modules/$rel/build "$TOP/selftests/vm/run.sh" \
-		${tests:+--tests "$tests"} | tee "$LOG" || rc=$?
-	last=$(tail -n 1 "$LOG")
-	if [[ $last =~ $re ]]; then
-		P=$((P + BASH_REMATCH[1]))
-		F=$((F + BASH_REMATCH[2]))
-		S=$((S + BASH_REMATCH[3]))
+	if [ -n "$pfs" ]; then
+		read -r p f s <<< "$pfs"
+		P=$((P + p)) F=$((F + f)) S=$((S + s))
+		last="$p passed, $f failed, $s skipped"
 	else
 		F=$((F + 1))
 		last="no verdict"
 	fi
 	[ "$rc" -eq 0 ] || status=1
-	summary+=("$rel (${tests:-full suite}): $last, $((SECONDS - start)) s")
-done
-
-restore=${found_rel:-$first_rel}
-if [ "$(tree_release)" != "$restore" ]; then
-	build_for "$restore" || status=1
-fi
-if [ "${#plan[@]}" -gt 1 ]; then
+	summary+=("$rel (${tests:-full suite}): $last, $secs s")
+done < "$RESULTS"
+if [ "$several" = 1 ]; then
 	echo "check: per kernel:"
 	printf 'check:   %s\n' "${summary[@]}"
 	echo "$P passed, $F failed, $S skipped"
