@@ -53,7 +53,7 @@ manifest_ok() {
 			echo "check: selftests/TESTS: bad entry '$name $scope $rest'" >&2
 			bad=1
 		fi
-		case $scope in all | ends | default) ;; *)
+		case $scope in all | ends | default | default2) ;; *)
 			echo "check: selftests/TESTS: $name: unknown scope '$scope'" >&2
 			bad=1 ;;
 		esac
@@ -143,16 +143,18 @@ tree_copy() {	# REL
 	echo "$dst"
 }
 
-# boot TREE REL TESTS - build TREE's modules for REL if they are not, boot
-# REL on TREE's selftests/vm/run.sh, and add a line to $RESULTS:
-# "REL|TESTS|P F S|exit status|seconds" (P F S empty: no verdict).
+# boot TREE REL TESTS [WHAT] - build TREE's modules for REL if they are
+# not, boot REL on TREE's selftests/vm/run.sh, and add a line to $RESULTS:
+# "REL|WHAT|P F S|exit status|seconds" (WHAT: TESTS, or the full suite;
+# P F S empty: no verdict).
 boot() {
-	local tree=$1 rel=$2 tests=$3 start=$SECONDS log rc=0 last pfs=
+	local tree=$1 rel=$2 tests=$3 what=${4:-${3:-full suite}}
+	local start=$SECONDS log rc=0 last pfs=
 	log=$(mktemp)
 	if [ "$(tree_release "$tree")" != "$rel" ] &&
 	   ! build_for "$tree" "$rel"; then
 		echo "check: kernel $rel: the modules do not build"
-		echo "$rel|$tests||build|$((SECONDS - start))" >> "$RESULTS"
+		echo "$rel|$what||build|$((SECONDS - start))" >> "$RESULTS"
 		rm -f "$log"
 		return
 	fi
@@ -163,7 +165,7 @@ boot() {
 	if [[ $last =~ $re ]]; then
 		pfs="${BASH_REMATCH[1]} ${BASH_REMATCH[2]} ${BASH_REMATCH[3]}"
 	fi
-	echo "$rel|$tests|$pfs|$rc|$((SECONDS - start))" >> "$RESULTS"
+	echo "$rel|$what|$pfs|$rc|$((SECONDS - start))" >> "$RESULTS"
 }
 
 # kill_tree PID - PID and every process under it (run.sh, qemu)
@@ -185,19 +187,39 @@ found_rel=$(tree_release "$TOP")
 # The other kernels boot one after the other from copies of the tree
 # (tree_copy), while the first one boots from the tree itself: a guest
 # under TCG keeps about one host core busy (most tests run one process at
-# a time), and the host has two.  Their output is shown after the first
-# kernel's, from OTHERS_LOG.  CHECK_SERIAL=1 boots every kernel from the
-# tree, one after the other.
+# a time), and the host has two.  Each guest then gets one vCPU (VM_SMP
+# overrides it): a two-vCPU guest whose vCPU threads wait for a host core
+# stalls in every TCG exclusive section and IPI, and two such guests at
+# once ran each script 2.4 times slower, while two one-vCPU guests ran
+# most at the speed of one (Documentation/testing.rst, "How long make
+# check takes").  The first kernel's "default2" tests (selftests/TESTS)
+# boot last in the other line, so that both end at about the same time.
+# Their output is shown after the first kernel's, from OTHERS_LOG.
+# CHECK_SERIAL=1 boots every kernel from the tree, one after the other.
 OTHERS_LOG=$TOP/build/check-others.log
+first_what=
 several=$(( ${#plan[@]} > 1 ))
 if [ "$several" = 1 ] && [ -z "${CHECK_SERIAL:-}" ]; then
+	export VM_SMP=${VM_SMP:-1}
+	if [ -z "${plan[0]#*|}" ]; then
+		# the full suite, in two boots
+		first_what="full suite but default2 tests"
+		plan[0]="$first_rel|$(manifest_tests all ends default)"
+		plan+=("$first_rel|$(manifest_tests default2)")
+	fi
 	mkdir -p "$TOP/build"
-	echo "check: the other kernels boot alongside, one after the other (log: ${OTHERS_LOG#"$TOP"/})"
+	echo "check: the other boots run alongside, one after the other (log: ${OTHERS_LOG#"$TOP"/})"
 	(
 		for entry in "${plan[@]:1}"; do
 			rel=${entry%%|*}
-			echo "check: kernel $rel: ${entry#*|}"
-			boot "$(tree_copy "$rel")" "$rel" "${entry#*|}"
+			tests=${entry#*|}
+			if [ "$rel" = "$first_rel" ]; then
+				echo "check: kernel $rel: the full suite's default2 tests"
+				boot "$TOP" "$rel" "$tests" "full suite, default2 tests"
+				continue
+			fi
+			echo "check: kernel $rel: ${tests:-the full suite}"
+			boot "$(tree_copy "$rel")" "$rel" "$tests"
 		done
 	) > "$OTHERS_LOG" 2>&1 < /dev/null &
 	others_pid=$!
@@ -205,8 +227,11 @@ if [ "$several" = 1 ] && [ -z "${CHECK_SERIAL:-}" ]; then
 fi
 
 for entry in "${plan[@]}"; do
-	[ "$several" = 0 ] || echo "check: kernel ${entry%%|*}: ${entry#*|}"
-	boot "$TOP" "${entry%%|*}" "${entry#*|}"
+	rel=${entry%%|*}
+	tests=${entry#*|}
+	what=${first_what:-${tests:-full suite}}
+	[ "$several" = 0 ] || echo "check: kernel $rel: $what"
+	boot "$TOP" "$rel" "$tests" "$what"
 done
 if [ -n "$others_pid" ]; then
 	wait "$others_pid" || true
@@ -222,7 +247,7 @@ fi
 
 P=0 F=0 S=0
 summary=()
-while IFS='|' read -r rel tests pfs rc secs; do
+while IFS='|' read -r rel what pfs rc secs; do
 	if [ "$rc" = build ]; then
 		summary+=("$rel: does not build")
 		F=$((F + 1))
@@ -238,7 +263,7 @@ while IFS='|' read -r rel tests pfs rc secs; do
 		last="no verdict"
 	fi
 	[ "$rc" -eq 0 ] || status=1
-	summary+=("$rel (${tests:-full suite}): $last, $secs s")
+	summary+=("$rel ($what): $last, $secs s")
 done < "$RESULTS"
 if [ "$several" = 1 ]; then
 	echo "check: per kernel:"
