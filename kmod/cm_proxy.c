@@ -609,6 +609,7 @@ static int vrdma_cm_handler(struct ib_cm_id *pid, const struct ib_cm_event *ev)
 	bool done = false;
 	u8 *mad;
 
+	vrdma_delay(VRDMA_DELAY_CM_EVENT);
 	mad = kzalloc(IB_MGMT_MAD_SIZE, GFP_KERNEL);
 	mutex_lock(&vdev->cm.conn_lock);
 	if (list_empty(&c->node)) {

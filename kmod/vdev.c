@@ -559,6 +559,7 @@ void vrdma_dealloc_driver(struct ib_device *ibdev)
 	WRITE_ONCE(vrdma_dying_seq, vrdma_dying_seq + 1);
 	mutex_unlock(&vrdma_mutex);
 	wake_up_all(&vrdma_dying_wq);
+	vrdma_delay(VRDMA_DELAY_RELEASED);
 
 	/* the CM's clients left with unregistration: end what they opened */
 	vrdma_cm_proxy_stop(vdev);

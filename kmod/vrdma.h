@@ -710,6 +710,12 @@ enum vrdma_delay {
 	VRDMA_DELAY_QP_AV,	/* modify_qp: the shadow has the AV, its GID
 				 * indices are not recorded yet
 				 */
+	VRDMA_DELAY_CM_EVENT,	/* the CM proxy's handler has its connection,
+				 * has not yet locked the vdevice's list
+				 */
+	VRDMA_DELAY_RELEASED,	/* a vdevice left vrdma_dying: its parent's
+				 * removal may go on
+				 */
 	VRDMA_NR_DELAY
 };
 
