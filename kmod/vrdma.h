@@ -38,6 +38,10 @@
  *   vdev->cm.conn_lock  (mutex) the connections the CM proxy carries;
  *                       taken by the proxy's work item and the parent's
  *                       ib_cm handlers, outside vdev->cm.lock
+ *   vrdma_cm_handles    (xarray lock, cm_proxy.c) the proxy's connections
+ *                       by the handle their parent cm_id carries, and the
+ *                       references handlers take on them; taken under
+ *                       vdev->cm.conn_lock, never around it
  */
 #ifndef _VRDMA_H
 #define _VRDMA_H
