@@ -29,6 +29,9 @@
 #include <linux/in.h>
 #include <linux/ip.h>
 #include <linux/random.h>
+#include <linux/refcount.h>
+#include <linux/wait_bit.h>
+#include <linux/xarray.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
@@ -45,6 +48,9 @@
  * @vdev: the vdevice
  * @pid: the parent's cm_id; destroyed by returning non-zero from its
  *	handler, or by vrdma_cm_proxy_stop()
+ * @handle: @pid's context: the connection's index in vrdma_cm_handles
+ * @ref: one for the connection while it is linked or being ended, one per
+ *	handler running on it (vrdma_cm_get())
  * @vid: the vdevice's comm ID for the connection (its ib_cm's local ID)
  * @xid: the comm ID the proxy shows the vdevice for the peer
  * @xguid: the CA GUID it shows the vdevice for the peer
@@ -56,6 +62,8 @@ struct vrdma_cm_conn {
 	struct list_head node;
 	struct vrdma_dev *vdev;
 	struct ib_cm_id *pid;
+	u32 handle;
+	refcount_t ref;
 	u32 vid;
 	u32 xid;
 	u64 xguid;
@@ -193,6 +201,55 @@ static bool vrdma_cm_req_ok(struct vrdma_dev *vdev,
 	return vrdma_cm_own_qp(vdev, vrdma_mad_qpn(mad, VRDMA_REQ_LOCAL_QPN));
 }
 
+/*
+ * The connections by handle, for the parent's ib_cm handlers.  ib_cm
+ * reports a failed send (IB_CM_REQ_ERROR, IB_CM_DREQ_ERROR) from its MAD
+ * send completion without a reference on the cm_id, so ib_destroy_cm_id()
+ * does not wait for that handler: it may run after its connection was
+ * ended and freed, and after its vdevice was.  A cm_id's context is
+ * therefore a handle, looked up under the xarray's lock, and a handler
+ * holds the connection (@ref) while it runs; whoever ends a connection
+ * removes its handle first (vrdma_cm_unlink()) and waits for those
+ * handlers before freeing it (vrdma_cm_free()).  The xarray's own lock
+ * protects the mapping and the references taken under it.
+ */
+static DEFINE_XARRAY_ALLOC1(vrdma_cm_handles);
+static u32 vrdma_cm_handle_next;	/* the next handle (the xarray's lock) */
+
+/* The connection of @pid, held; NULL once it is being ended. */
+static struct vrdma_cm_conn *vrdma_cm_get(struct ib_cm_id *pid)
+{
+	struct vrdma_cm_conn *c;
+
+	xa_lock(&vrdma_cm_handles);
+	c = xa_load(&vrdma_cm_handles, (unsigned long)pid->context);
+	if (c)
+		refcount_inc(&c->ref);
+	xa_unlock(&vrdma_cm_handles);
+	return c;
+}
+
+/*
+ * Drops a handler's reference.  Never the last one (the connection's own
+ * stays until vrdma_cm_free()), so @c may be freed as soon as it is
+ * dropped: wake_up_var() uses the address only.
+ */
+static void vrdma_cm_put(struct vrdma_cm_conn *c)
+{
+	refcount_dec(&c->ref);
+	wake_up_var(&c->ref);
+}
+
+/*
+ * Frees an unlinked connection once no handler but the caller's (@held:
+ * 1 from a handler, else 0) holds it.
+ */
+static void vrdma_cm_free(struct vrdma_cm_conn *c, unsigned int held)
+{
+	wait_var_event(&c->ref, refcount_read(&c->ref) == 1 + held);
+	kfree(c);
+}
+
 static struct vrdma_cm_conn *vrdma_cm_find(struct vrdma_dev *vdev, u32 vid)
 {
 	struct vrdma_cm_conn *c;
@@ -204,14 +261,21 @@ static struct vrdma_cm_conn *vrdma_cm_find(struct vrdma_dev *vdev, u32 vid)
 	return NULL;
 }
 
-static void vrdma_cm_link(struct vrdma_cm_conn *c)
+static int vrdma_cm_link(struct vrdma_cm_conn *c)
 {
 	struct vrdma_dev *vdev = c->vdev;
+	int ret;
 
 	lockdep_assert_held(&vdev->cm.conn_lock);
+	refcount_set(&c->ref, 1);
+	ret = xa_alloc_cyclic(&vrdma_cm_handles, &c->handle, c, xa_limit_32b,
+			      &vrdma_cm_handle_next, GFP_KERNEL);
+	if (ret < 0)
+		return ret;
 	list_add_tail(&c->node, &vdev->cm.conns);
 	vdev->cm.nconns++;
 	vrdma_obj_inc(VRDMA_OBJ_CMCONN);
+	return 0;
 }
 
 static void vrdma_cm_unlink(struct vrdma_cm_conn *c)
@@ -219,6 +283,8 @@ static void vrdma_cm_unlink(struct vrdma_cm_conn *c)
 	struct vrdma_dev *vdev = c->vdev;
 
 	lockdep_assert_held(&vdev->cm.conn_lock);
+	/* no handler finds it from now on */
+	xa_erase(&vrdma_cm_handles, c->handle);
 	list_del_init(&c->node);
 	vdev->cm.nconns--;
 	vrdma_obj_dec(VRDMA_OBJ_CMCONN);
@@ -304,13 +370,18 @@ static enum vrdma_cm_verdict vrdma_cm_req(struct vrdma_dev *vdev,
 		v = VRDMA_CM_QUOTA;
 		goto err_unlock;
 	}
-	pid = ib_create_cm_id(vdev->parent_ibdev, vrdma_cm_handler, c);
+	if (vrdma_cm_link(c)) {
+		v = VRDMA_CM_FAILED;
+		goto err_unlock;
+	}
+	pid = ib_create_cm_id(vdev->parent_ibdev, vrdma_cm_handler,
+			      (void *)(unsigned long)c->handle);
 	if (IS_ERR(pid)) {
+		vrdma_cm_unlink(c);
 		v = VRDMA_CM_FAILED;
 		goto err_unlock;
 	}
 	c->pid = pid;
-	vrdma_cm_link(c);
 
 	req.primary_path = &path;
 	req.ppath_sgid_attr = sgid_attr;
@@ -341,7 +412,7 @@ static enum vrdma_cm_verdict vrdma_cm_req(struct vrdma_dev *vdev,
 		mutex_unlock(&vdev->cm.conn_lock);
 		/* no handler runs for an ID that sent nothing */
 		ib_destroy_cm_id(pid);
-		kfree(c);
+		vrdma_cm_free(c, 0);
 		vrdma_dbg(vdev, "ib_send_cm_req: %d\n", ret);
 		return VRDMA_CM_FAILED;
 	}
@@ -413,9 +484,9 @@ static enum vrdma_cm_verdict vrdma_cm_conn_msg(struct vrdma_dev *vdev,
 	}
 	mutex_unlock(&vdev->cm.conn_lock);
 	if (attr == VRDMA_CM_REJ) {
-		/* its handler, if running, finds it unlinked and leaves it */
+		/* a handler, if running, finds it unlinked and leaves it */
 		ib_destroy_cm_id(c->pid);
-		kfree(c);
+		vrdma_cm_free(c, 0);
 	}
 	/* a retry of a message the parent's CM already sent: its state moved */
 	return ret ? VRDMA_CM_DUP : VRDMA_CM_CARRIED;
@@ -599,22 +670,31 @@ static void vrdma_cm_refuse_req(struct vrdma_dev *vdev,
 
 /*
  * The parent's ib_cm reports on a connection.  Returning non-zero makes
- * ib_cm destroy @pid; the connection is unlinked and freed first.
- * Context: ib_cm's work queue; may sleep.
+ * ib_cm destroy @pid; the connection is unlinked and freed first.  The
+ * connection is held while the handler runs: the vdevice outlives it
+ * (vrdma_cm_proxy_stop() waits).
+ * Context: ib_cm's work queue, or the parent's MAD send completion for a
+ * failed send; may sleep.
  */
 static int vrdma_cm_handler(struct ib_cm_id *pid, const struct ib_cm_event *ev)
 {
-	struct vrdma_cm_conn *c = pid->context;
-	struct vrdma_dev *vdev = c->vdev;
+	struct vrdma_cm_conn *c;
+	struct vrdma_dev *vdev;
 	bool done = false;
 	u8 *mad;
 
+	c = vrdma_cm_get(pid);
+	if (!c)
+		return 0;	/* being ended: its owner destroys @pid */
+	vdev = c->vdev;
+	vrdma_delay(VRDMA_DELAY_CM_EVENT);
 	mad = kzalloc(IB_MGMT_MAD_SIZE, GFP_KERNEL);
 	mutex_lock(&vdev->cm.conn_lock);
 	if (list_empty(&c->node)) {
-		/* vrdma_cm_proxy_stop() owns it */
+		/* ended meanwhile: its owner destroys @pid */
 		mutex_unlock(&vdev->cm.conn_lock);
 		kfree(mad);
+		vrdma_cm_put(c);
 		return 0;
 	}
 	switch (ev->event) {
@@ -658,9 +738,12 @@ static int vrdma_cm_handler(struct ib_cm_id *pid, const struct ib_cm_event *ev)
 		vrdma_cm_unlink(c);
 	mutex_unlock(&vdev->cm.conn_lock);
 	kfree(mad);
-	if (done)
-		kfree(c);
-	return done;
+	if (done) {
+		vrdma_cm_free(c, 1);
+		return 1;
+	}
+	vrdma_cm_put(c);
+	return 0;
 }
 
 /**
@@ -679,7 +762,10 @@ void vrdma_cm_proxy_init(struct vrdma_dev *vdev)
  * @vdev: the vdevice, unregistered (its QP1 is gone: nothing new comes)
  *
  * ib_destroy_cm_id() sends what the state needs (DREQ, REJ) and waits for
- * the ID's handler: it is called without the lock the handler takes.
+ * the ID's handlers that ib_cm runs from its work queue: it is called
+ * without the lock the handler takes.  A handler of a failed send, which
+ * ib_destroy_cm_id() does not wait for, is waited for by vrdma_cm_free():
+ * when this returns, no handler uses the vdevice.
  * Context: process context; sleeps.
  */
 void vrdma_cm_proxy_stop(struct vrdma_dev *vdev)
@@ -696,7 +782,7 @@ void vrdma_cm_proxy_stop(struct vrdma_dev *vdev)
 		if (!c)
 			break;
 		ib_destroy_cm_id(c->pid);
-		kfree(c);
+		vrdma_cm_free(c, 0);
 	}
 	mutex_destroy(&vdev->cm.conn_lock);
 }

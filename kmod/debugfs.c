@@ -68,6 +68,8 @@ static const char * const vrdma_delay_names[VRDMA_NR_DELAY] = {
 	[VRDMA_DELAY_REGISTERED] = "registered",
 	[VRDMA_DELAY_HOME] = "home",
 	[VRDMA_DELAY_QP_AV] = "qp_av",
+	[VRDMA_DELAY_CM_EVENT] = "cm_event",
+	[VRDMA_DELAY_RELEASED] = "released",
 };
 
 /* Bounds a test's mistake: the windows are in syscalls that hold nothing */

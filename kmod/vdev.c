@@ -545,6 +545,18 @@ void vrdma_dealloc_driver(struct ib_device *ibdev)
 {
 	struct vrdma_dev *vdev = to_vdev(ibdev);
 
+	/*
+	 * First, while the vdevice is whole and still on vrdma_dying: the
+	 * CM's clients left with unregistration, so nothing new comes from
+	 * its QP1, and ending the connections waits for every parent ib_cm
+	 * handler that uses the vdevice.  Leaving vrdma_dying lets the
+	 * parent's removal (vrdma_client_remove()) go on to ib_cm's, which
+	 * comes after vrdma's (ib_cm registered first): a parent cm_id must
+	 * not outlive ib_cm on the parent, where destroying an established
+	 * one never leaves its state and spins.  The parent itself stays
+	 * referenced until the end.
+	 */
+	vrdma_cm_proxy_stop(vdev);
 	/* Gone before its name is free: a new vdevice of it adds its own */
 	vrdma_alias_del(vdev);
 	mutex_lock(&vrdma_mutex);
@@ -559,9 +571,8 @@ void vrdma_dealloc_driver(struct ib_device *ibdev)
 	WRITE_ONCE(vrdma_dying_seq, vrdma_dying_seq + 1);
 	mutex_unlock(&vrdma_mutex);
 	wake_up_all(&vrdma_dying_wq);
+	vrdma_delay(VRDMA_DELAY_RELEASED);
 
-	/* the CM's clients left with unregistration: end what they opened */
-	vrdma_cm_proxy_stop(vdev);
 	vrdma_acl_free(vdev);
 	vrdma_dev_put_parent(vdev->parent_ibdev);
 	vrdma_obj_dec(VRDMA_OBJ_VDEV);

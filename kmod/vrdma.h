@@ -38,6 +38,10 @@
  *   vdev->cm.conn_lock  (mutex) the connections the CM proxy carries;
  *                       taken by the proxy's work item and the parent's
  *                       ib_cm handlers, outside vdev->cm.lock
+ *   vrdma_cm_handles    (xarray lock, cm_proxy.c) the proxy's connections
+ *                       by the handle their parent cm_id carries, and the
+ *                       references handlers take on them; taken under
+ *                       vdev->cm.conn_lock, never around it
  */
 #ifndef _VRDMA_H
 #define _VRDMA_H
@@ -709,6 +713,12 @@ enum vrdma_delay {
 	VRDMA_DELAY_HOME,	/* moved or renamed, not yet undone */
 	VRDMA_DELAY_QP_AV,	/* modify_qp: the shadow has the AV, its GID
 				 * indices are not recorded yet
+				 */
+	VRDMA_DELAY_CM_EVENT,	/* the CM proxy's handler has its connection,
+				 * has not yet locked the vdevice's list
+				 */
+	VRDMA_DELAY_RELEASED,	/* a vdevice left vrdma_dying: its parent's
+				 * removal may go on
 				 */
 	VRDMA_NR_DELAY
 };

@@ -24,6 +24,11 @@
 #   - deleting vC under a listener, the death of a namespace with an
 #     opted-in vdevice and unloading vrdma with one leave no kernel
 #     object behind and the log clean
+#   - from 7.1: vC made again, a request nobody answers until the
+#     parent's CM gives up (about 70 s); ib_cm reports that failed send
+#     without a reference on the cm_id, and the proxy's handler is held
+#     inside (debugfs delay cm_event) while vC is deleted: vC is freed
+#     only after the handler is done
 #
 # The traffic, from 7.1:
 #   init_net: rxe0 on veth0 10.99.0.1/24 (the guest's parent)
@@ -35,7 +40,10 @@
 #   netns A:  macvlan mva 10.72.1.2/24, rxeA on it (init_net), vAe on rxeA
 #             in A: the tenant, as tenancy.sh sets it up
 #   - rping and ucmatose from A to the host; then a live rping connection
-#     ended by deleting vAe, by deleting rxeA (vAe's parent), and by the
+#     ended by deleting vAe, by deleting rxeA (vAe's parent; with vAe's
+#     release held open by the debugfs delay "released", so that ib_cm's
+#     own removal from rxeA would come first if the proxy were stopped
+#     after it), and by the
 #     death of A (its processes killed, its name deleted): each time the
 #     host's rping ends on the proxy's DREQ and no connection of the
 #     proxy (parent cm_id) nor kernel object is left
@@ -64,7 +72,7 @@ IPD=10.72.6.2
 CONTROL=(cm_flag_shown cm_clients_attach_opted_in cm_listen_on_own_address
 	 cm_no_flag_enodev cm_req_reaches_proxy cm_flood_refused
 	 cm_host_cm_under_flood cm_flood_slots_freed cm_del_under_listener
-	 cm_netns_death)
+	 cm_send_error_holds_vdev cm_netns_death)
 TRAFFIC=(native_ns_rping vdev_rping_to_host vdev_ucmatose_to_host
 	 vdev_del_live_connection parent_del_live_connection
 	 netns_death_live_connection)
@@ -145,6 +153,23 @@ cmconn() {
 # cmconn_is N - for wait_for.
 cmconn_is() {
 	[ "$(cmconn)" = "$1" ]
+}
+
+# vdevs - the vdevices vrdma holds, freed or not yet.
+vdevs() {
+	awk '$1 == "vdev" { print $2 }' /sys/kernel/debug/vrdma/objects
+}
+
+# vdevs_is N - for wait_for.
+vdevs_is() {
+	[ "$(vdevs)" = "$1" ]
+}
+
+DELAY=/sys/kernel/debug/vrdma/delay
+
+# delay_taken POINT - the delay set at POINT was consumed (for wait_for).
+delay_taken() {
+	[ "$(cat "$DELAY/$1")" = 0 ]
 }
 
 # host_cm NAME PORT - an rping connection of the host's own, over rxe0 in
@@ -311,6 +336,42 @@ else
 	else
 		ktap_fail cm_del_under_listener "kernel objects $(kobj): $(tail -n 3 "$T/lc" | tr '\n' ' ')"
 	fi
+	# A failed send on the parent (the request's last retry unanswered)
+	# reaches the proxy's handler from ib_cm's send completion, which
+	# holds no reference on the cm_id; destroying the connection meanwhile
+	# (here: deleting vC) must wait for that handler, which the delay
+	# point keeps inside for 8 s, before the vdevice is freed.
+	if [ -z "$rxe_ns" ]; then
+		ktap_skip cm_send_error_holds_vdev "rxe of $(uname -r) routes in init_net only (7.1): a request from C's address would stall rxe0's QP1"
+	elif in_init "$VRDMACTL" dev add vC parent "$PARENT" netns "$C" cm on &&
+	     wait_for 30 has_gid "$C" vC "$IPC"; then
+		nv=$(vdevs)
+		echo 8000 >"$DELAY/cm_event"
+		spawn_in_ns "$C" timeout 150 rping -c -a "$HOST5" -I "$IPC" -p 7487 -C 1 -v \
+			>"$T/se" 2>&1
+		sp=$!
+		if wait_for 130 delay_taken cm_event; then
+			spawn_in_ns init "$VRDMACTL" dev del vC >"$T/se.del" 2>&1
+			dp=$!
+			sleep 4
+			held=$(vdevs)
+			if [ "$held" = "$nv" ] && wait_for 30 vdevs_is $((nv - 1)) &&
+			   wait_for 10 cmconn_is 0; then
+				ktap_ok cm_send_error_holds_vdev "vdevices $nv, 4 s into the handler $held, then $(vdevs); client: $(tail -n 1 "$T/se")"
+			else
+				ktap_fail cm_send_error_holds_vdev "vdevices $nv, 4 s into the handler $held (vC freed under it), then $(vdevs); connections $(cmconn)"
+			fi
+			wait "$dp" 2>/dev/null
+		else
+			ktap_fail cm_send_error_holds_vdev "the parent's CM reported nothing: $(tail -n 2 "$T/se" | tr '\n' ' ')"
+			echo 0 >"$DELAY/cm_event"
+			in_init "$VRDMACTL" dev del vC
+		fi
+		kill "$sp" 2>/dev/null
+		wait "$sp" 2>/dev/null
+	else
+		ktap_fail cm_send_error_holds_vdev "vC not made again"
+	fi
 	new_ns E e && in_init "$VRDMACTL" dev add vE parent "$PARENT" netns "$E" cm on &&
 		wait_for 10 kobj_is $((kobj0 + 3))
 	rc=$?
@@ -369,6 +430,12 @@ setup() {
 # vdev_absent NAME - vdevice NAME does not exist (for wait_for).
 vdev_absent() {
 	! "$VRDMACTL" dev show "$1" >/dev/null 2>&1
+}
+
+# parent_del_late - deletes rxeA with vAe's release held open 3 s just
+# after vAe leaves vrdma_dying, where rxeA's removal goes on to ib_cm's.
+parent_del_late() {
+	echo 3000 >"$DELAY/released" && in_init rdma link delete rxeA
 }
 
 # netns_kill NS - what a container's death does: its name is deleted and
@@ -480,8 +547,7 @@ else
 	live_end vdev_del_live_connection 7474 in_init "$VRDMACTL" dev del vAe
 	if in_init "$VRDMACTL" dev add vAe parent rxeA netns "$A" cm on &&
 	   wait_for 30 has_gid "$A" vAe "$IPA"; then
-		live_end parent_del_live_connection 7475 \
-			in_init rdma link delete rxeA
+		live_end parent_del_live_connection 7475 parent_del_late
 	else
 		ktap_fail parent_del_live_connection "vAe not made again"
 	fi
