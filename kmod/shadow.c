@@ -7,15 +7,16 @@
  * VRDMA_NR_FAULT_KIND, its fault point) and the core method of the
  * bundle its creation lends the parent.  Every kind lives the same life:
  *
- *   vrdma_shadow_charge()  the quota, before anything is made
+ *   vrdma_shadow_charge()  the quota, before the parent is asked
  *   vrdma_shadow_fault()   the kind's fault point, just before the parent's
  *                          op, so that an injected failure runs the same
- *                          unwinding as the parent refusing; inside
- *                          vrdma_shadow_make() for the kinds whose creation
- *                          lends the parent the caller's bundle
+ *                          unwinding as the parent refusing
  *   vrdma_shadow_done()    the end of a creation: count the new object, or
  *                          give the charge back
  *   vrdma_shadow_gone()    the parent destroyed it: uncharge and uncount
+ *
+ * vrdma_shadow_make() is the first three and the fourth in one, for the
+ * creations that lend the parent the caller's bundle (CQ, QP, SRQ, MR).
  *
  * Adding a kind is a value of enum vrdma_kind, its row here, and the verbs
  * that differ; a kind with a limit of its own also needs a VRDMA_RES_*
@@ -65,7 +66,9 @@ int vrdma_shadow_fault(enum vrdma_kind kind)
 }
 
 /**
- * vrdma_shadow_make() - create a shadow with the caller's bundle lent
+ * vrdma_shadow_make() - charge, create and count a shadow, with the
+ *	caller's bundle lent to the parent
+ * @vdev: the vdevice
  * @kind: the kind, whose row names the core method of the bundle
  * @udata: the driver data of the vdevice verb, inside the core's bundle
  * @make: the parent's constructor
@@ -73,22 +76,29 @@ int vrdma_shadow_fault(enum vrdma_kind kind)
  * @init: the creation attributes, for @make
  *
  * The bundle is lent (vrdma_lend()) for the fault point and @make, and
- * given back before this returns.
+ * given back before this returns.  What the caller does with a new shadow
+ * must not fail: it is counted already.
  *
- * Return: what @make returned, or an ERR_PTR when the bundle could not
- * be lent or a failure was injected.
+ * Return: what @make returned, or an ERR_PTR (-EDQUOT past the limit,
+ * -EIO when the bundle cannot be lent, an injected failure); on error
+ * nothing stays charged.
  */
-void *vrdma_shadow_make(enum vrdma_kind kind, struct ib_udata *udata,
-			vrdma_make_fn make, void *obj, void *init)
+void *vrdma_shadow_make(struct vrdma_dev *vdev, enum vrdma_kind kind,
+			struct ib_udata *udata, vrdma_make_fn make, void *obj,
+			void *init)
 {
 	struct vrdma_lend lend;
 	void *shadow;
 	int ret;
 
+	ret = vrdma_shadow_charge(vdev, kind);
+	if (ret)
+		return ERR_PTR(ret);
 	ret = vrdma_lend(&lend, udata, vrdma_kinds[kind].lend) ?:
 	      vrdma_shadow_fault(kind);
 	shadow = ret ? ERR_PTR(ret) : make(obj, init, lend.attrs);
 	vrdma_lend_end(&lend);
+	vrdma_shadow_done(vdev, kind, PTR_ERR_OR_ZERO(shadow));
 	return shadow;
 }
 
@@ -118,6 +128,37 @@ void vrdma_shadow_gone(struct vrdma_dev *vdev, enum vrdma_kind kind)
 {
 	vrdma_quota_uncharge(vdev, vrdma_kinds[kind].res, 1);
 	vrdma_obj_dec(VRDMA_OBJ_OF(kind));
+}
+
+/**
+ * vrdma_shadow_event() - forward a shadow's async event to its vdevice object
+ * @kind: the kind of both, VRDMA_KIND_CQ, _QP or _SRQ
+ * @pev: the parent's event, naming the shadow
+ * @obj: the vdevice object
+ * @ibdev: its device
+ * @handler: its event handler, which belongs to uverbs, or NULL
+ * @context: the handler's context
+ *
+ * The handler sees the same event, naming the vdevice object.  Parents
+ * call this from any context (rxe from a tasklet): it never sleeps.
+ */
+void vrdma_shadow_event(enum vrdma_kind kind, const struct ib_event *pev,
+			void *obj, struct ib_device *ibdev,
+			void (*handler)(struct ib_event *ev, void *context),
+			void *context)
+{
+	struct ib_event ev = *pev;
+
+	if (!handler)
+		return;
+	ev.device = ibdev;
+	if (kind == VRDMA_KIND_CQ)
+		ev.element.cq = obj;
+	else if (kind == VRDMA_KIND_QP)
+		ev.element.qp = obj;
+	else
+		ev.element.srq = obj;
+	handler(&ev, context);
 }
 
 /* --- the core's setup of objects, for shadows ---------------------------- */

@@ -16,19 +16,12 @@ int vrdma_create_user_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	struct vrdma_dev *vdev = to_vdev(ibah->device);
 	struct rdma_ah_attr pattr = *init->ah_attr;
 	struct uverbs_attr_bundle parent_bundle;
-	struct ib_udata *parent_udata;
 	struct ib_ah *shadow;
 	int ret;
 
-	parent_udata = vrdma_parent_udata(&parent_bundle, udata);
-	if (IS_ERR(parent_udata))
-		return PTR_ERR(parent_udata);
-
-	ret = vrdma_acl_check_av(vdev, init->ah_attr);
-	if (ret)
-		return ret;
-
-	ret = vrdma_shadow_charge(vdev, VRDMA_KIND_AH);
+	ret = vrdma_parent_udata(&parent_bundle, udata) ?:
+	      vrdma_acl_check_av(vdev, init->ah_attr) ?:
+	      vrdma_shadow_charge(vdev, VRDMA_KIND_AH);
 	if (ret)
 		return ret;
 
@@ -38,7 +31,7 @@ int vrdma_create_user_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	ret = vrdma_shadow_fault(VRDMA_KIND_AH);
 	shadow = ret ? ERR_PTR(ret) :
 		 rdma_create_user_ah(vrdma_shadow_pd(ibah->pd), &pattr,
-				     parent_udata);
+				     &parent_bundle.driver_udata);
 	vrdma_ah_attr_put(&pattr);
 	if (!IS_ERR(shadow))
 		to_vah(ibah)->shadow = shadow;

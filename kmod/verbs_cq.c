@@ -24,13 +24,11 @@ static void vrdma_cq_comp(struct ib_cq *shadow, void *ctx)
 static void vrdma_cq_event(struct ib_event *pev, void *ctx)
 {
 	struct ib_cq *ibcq = ctx;
-	struct ib_event ev = *pev;
 
-	if (!ibcq || !ibcq->event_handler)
-		return;
-	ev.device = ibcq->device;
-	ev.element.cq = ibcq;
-	ibcq->event_handler(&ev, ibcq->cq_context);
+	/* Detached, as above */
+	if (ibcq)
+		vrdma_shadow_event(VRDMA_KIND_CQ, pev, ibcq, ibcq->device,
+				   ibcq->event_handler, ibcq->cq_context);
 }
 
 static void *vrdma_cq_make(void *obj, void *init,
@@ -62,28 +60,23 @@ int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	if (!udata)
 		return vrdma_kcq_create(ibcq, attr);
-	ret = vrdma_shadow_charge(vdev, VRDMA_KIND_CQ);
-	if (ret)
-		return ret;
-
 	vrdma_core_cq_init(shadow, vdev->parent_ibdev, ibcq->uobject);
 	shadow->comp_handler = vrdma_cq_comp;
 	shadow->event_handler = vrdma_cq_event;
 	shadow->cq_context = ibcq;
 	/* @attr only passes through, to a parent op that takes it const */
-	ret = PTR_ERR_OR_ZERO(vrdma_shadow_make(VRDMA_KIND_CQ, udata,
+	ret = PTR_ERR_OR_ZERO(vrdma_shadow_make(vdev, VRDMA_KIND_CQ, udata,
 						vrdma_cq_make, ibcq,
 						(void *)attr));
 	if (ret)
 		goto err_restrack;
 	rdma_restrack_add(&shadow->res);
-
 	ibcq->cqe = shadow->cqe;
-	return vrdma_shadow_done(vdev, VRDMA_KIND_CQ, 0);
+	return 0;
 
 err_restrack:
 	rdma_restrack_put(&shadow->res);
-	return vrdma_shadow_done(vdev, VRDMA_KIND_CQ, ret);
+	return ret;
 }
 
 /*
@@ -119,18 +112,15 @@ int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct ib_cq *shadow = vrdma_shadow_cq(ibcq);
 	struct uverbs_attr_bundle parent_bundle;
-	struct ib_udata *parent_udata;
 	int ret;
 
 	if (rdma_is_kernel_res(&ibcq->res)) {
 		vrdma_kcq_destroy(ibcq);
 		return 0;
 	}
-	parent_udata = vrdma_parent_udata(&parent_bundle, udata);
-	if (IS_ERR(parent_udata)) {
-		ret = PTR_ERR(parent_udata);
+	ret = vrdma_parent_udata(&parent_bundle, udata);
+	if (ret)
 		goto err_detach;
-	}
 
 	/* Shadow QPs hold it; the core checked the vdevice CQ already. */
 	if (atomic_read(&shadow->usecnt)) {
@@ -149,7 +139,8 @@ int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	 * whose destruction failed.  A retry finds the entry already gone.
 	 */
 	rdma_restrack_del(&shadow->res);
-	ret = shadow->device->ops.destroy_cq(shadow, parent_udata);
+	ret = shadow->device->ops.destroy_cq(shadow,
+					     &parent_bundle.driver_udata);
 	if (ret)
 		goto err_detach;
 	/* Destroyed after all: it calls vrdma_cq_comp() no more */
@@ -176,16 +167,12 @@ int vrdma_resize_cq(struct ib_cq *ibcq, vrdma_resize_cqe cqe,
 {
 	struct ib_cq *shadow = vrdma_shadow_cq(ibcq);
 	struct uverbs_attr_bundle parent_bundle;
-	struct ib_udata *parent_udata;
 	int ret;
 
 	if (rdma_is_kernel_res(&ibcq->res))
 		return -EOPNOTSUPP;
-	parent_udata = vrdma_parent_udata(&parent_bundle, udata);
-	if (IS_ERR(parent_udata))
-		return PTR_ERR(parent_udata);
-
-	ret = vrdma_parent_resize_cq(shadow, cqe, parent_udata);
+	ret = vrdma_parent_udata(&parent_bundle, udata) ?:
+	      vrdma_parent_resize_cq(shadow, cqe, &parent_bundle.driver_udata);
 	if (!ret)
 		ibcq->cqe = shadow->cqe;
 	return ret;

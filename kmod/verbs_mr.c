@@ -10,9 +10,9 @@
 #include "vrdma.h"
 
 /*
- * A vdevice MR for @pinned bytes from offset @start: the MR and its bytes
- * charged to the quota.  Undone by vrdma_mr_free() for the bytes, and
- * vrdma_shadow_done() or vrdma_shadow_gone() for the MR.
+ * A vdevice MR for @pinned bytes from offset @start, its bytes charged to
+ * the quota (the MR itself is charged as every shadow is).  Undone by
+ * vrdma_mr_free().
  */
 static struct vrdma_mr *vrdma_mr_alloc(struct vrdma_dev *vdev, u64 start,
 				       u64 length)
@@ -30,22 +30,14 @@ static struct vrdma_mr *vrdma_mr_alloc(struct vrdma_dev *vdev, u64 start,
 		return ERR_PTR(-ENOMEM);
 	vmr->pinned = PAGE_ALIGN(end) - ALIGN_DOWN(start, PAGE_SIZE);
 
-	ret = vrdma_shadow_charge(vdev, VRDMA_KIND_MR);
-	if (ret)
-		goto err_free;
 	ret = vrdma_quota_charge(vdev, VRDMA_RES_MR_BYTES, vmr->pinned);
 	if (ret) {
-		vrdma_shadow_done(vdev, VRDMA_KIND_MR, ret);
-		goto err_free;
+		kfree(vmr);
+		return ERR_PTR(ret);
 	}
 	return vmr;
-
-err_free:
-	kfree(vmr);
-	return ERR_PTR(ret);
 }
 
-/* Its bytes uncharged; the MR itself is the caller's to account for */
 static void vrdma_mr_free(struct vrdma_dev *vdev, struct vrdma_mr *vmr)
 {
 	vrdma_quota_uncharge(vdev, VRDMA_RES_MR_BYTES, vmr->pinned);
@@ -84,8 +76,8 @@ static void *vrdma_reg_dmabuf(void *parent_pd, void *init,
 
 /*
  * vrdma_reg_mr - the steps both registrations share: charge the quota,
- * call the parent's @fn with the caller's bundle lent, take the shadow's
- * keys; on failure nothing is left behind.
+ * call the parent's @fn with the caller's bundle lent, set the shadow up
+ * as the core would, take its keys; on failure nothing is left behind.
  */
 static struct ib_mr *vrdma_reg_mr(struct ib_pd *ibpd,
 				  const struct vrdma_reg *reg,
@@ -100,18 +92,17 @@ static struct ib_mr *vrdma_reg_mr(struct ib_pd *ibpd,
 	if (IS_ERR(vmr))
 		return ERR_CAST(vmr);
 
-	shadow = vrdma_shadow_make(VRDMA_KIND_MR, udata, fn, parent_pd,
+	/* @reg only passes through, to @fn, which reads it only */
+	shadow = vrdma_shadow_make(vdev, VRDMA_KIND_MR, udata, fn, parent_pd,
 				   (void *)reg);
 	if (IS_ERR(shadow)) {
 		vrdma_mr_free(vdev, vmr);
-		vrdma_shadow_done(vdev, VRDMA_KIND_MR, PTR_ERR(shadow));
 		return shadow;
 	}
 	vrdma_core_mr_init(shadow, parent_pd, reg->iova, reg->length);
 	vmr->shadow = shadow;
 	vmr->ibmr.lkey = shadow->lkey;
 	vmr->ibmr.rkey = shadow->rkey;
-	vrdma_shadow_done(vdev, VRDMA_KIND_MR, 0);
 	return &vmr->ibmr;
 }
 
@@ -183,14 +174,10 @@ int vrdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct vrdma_dev *vdev = to_vdev(ibmr->device);
 	struct vrdma_mr *vmr = to_vmr(ibmr);
 	struct uverbs_attr_bundle parent_bundle;
-	struct ib_udata *parent_udata;
 	int ret;
 
-	parent_udata = vrdma_parent_udata(&parent_bundle, udata);
-	if (IS_ERR(parent_udata))
-		return PTR_ERR(parent_udata);
-
-	ret = ib_dereg_mr_user(vmr->shadow, parent_udata);
+	ret = vrdma_parent_udata(&parent_bundle, udata) ?:
+	      ib_dereg_mr_user(vmr->shadow, &parent_bundle.driver_udata);
 	if (ret)
 		return ret;
 	vrdma_mr_free(vdev, vmr);
@@ -210,15 +197,11 @@ int vrdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	struct vrdma_dev *vdev = to_vdev(ibmw->device);
 	struct ib_pd *parent_pd = vrdma_shadow_pd(ibmw->pd);
 	struct uverbs_attr_bundle parent_bundle;
-	struct ib_udata *parent_udata;
 	struct ib_mw *shadow;
 	int ret;
 
-	parent_udata = vrdma_parent_udata(&parent_bundle, udata);
-	if (IS_ERR(parent_udata))
-		return PTR_ERR(parent_udata);
-
-	ret = vrdma_shadow_charge(vdev, VRDMA_KIND_MW);
+	ret = vrdma_parent_udata(&parent_bundle, udata) ?:
+	      vrdma_shadow_charge(vdev, VRDMA_KIND_MW);
 	if (ret)
 		return ret;
 
@@ -226,7 +209,8 @@ int vrdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	if (!shadow)
 		return vrdma_shadow_done(vdev, VRDMA_KIND_MW, -ENOMEM);
 	ret = vrdma_shadow_fault(VRDMA_KIND_MW) ?:
-	      parent_pd->device->ops.alloc_mw(shadow, parent_udata);
+	      parent_pd->device->ops.alloc_mw(shadow,
+					      &parent_bundle.driver_udata);
 	if (ret)
 		goto err_free;
 	atomic_inc(&parent_pd->usecnt);

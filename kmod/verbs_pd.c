@@ -28,16 +28,12 @@ int vrdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct vrdma_dev *vdev = to_vdev(ibpd->device);
 	struct ib_pd *shadow = vrdma_shadow_pd(ibpd);
 	struct uverbs_attr_bundle parent_bundle;
-	struct ib_udata *parent_udata;
 	int ret;
 
 	if (!udata)
 		return vrdma_kpd_alloc(ibpd);
-	parent_udata = vrdma_parent_udata(&parent_bundle, udata);
-	if (IS_ERR(parent_udata))
-		return PTR_ERR(parent_udata);
-
-	ret = vrdma_shadow_charge(vdev, VRDMA_KIND_PD);
+	ret = vrdma_parent_udata(&parent_bundle, udata) ?:
+	      vrdma_shadow_charge(vdev, VRDMA_KIND_PD);
 	if (ret)
 		return ret;
 	vrdma_core_pd_init(shadow, vdev->parent_ibdev);
@@ -56,7 +52,7 @@ int vrdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	}
 
 	ret = vrdma_shadow_fault(VRDMA_KIND_PD) ?:
-	      shadow->device->ops.alloc_pd(shadow, parent_udata);
+	      shadow->device->ops.alloc_pd(shadow, &parent_bundle.driver_udata);
 	if (ret)
 		goto err_free_uobject;
 	return vrdma_shadow_done(vdev, VRDMA_KIND_PD, 0);
@@ -79,19 +75,16 @@ int vrdma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct ib_pd *shadow = vrdma_shadow_pd(ibpd);
 	struct uverbs_attr_bundle parent_bundle;
-	struct ib_udata *parent_udata;
 	int ret;
 
 	if (rdma_is_kernel_res(&ibpd->res)) {
 		vrdma_kpd_dealloc(ibpd);
 		return 0;
 	}
-	parent_udata = vrdma_parent_udata(&parent_bundle, udata);
-	if (IS_ERR(parent_udata))
-		return PTR_ERR(parent_udata);
-
 	/* ib_dealloc_pd_user() without its kfree(): the core frees the shadow. */
-	ret = shadow->device->ops.dealloc_pd(shadow, parent_udata);
+	ret = vrdma_parent_udata(&parent_bundle, udata) ?:
+	      shadow->device->ops.dealloc_pd(shadow,
+					     &parent_bundle.driver_udata);
 	if (ret)
 		return ret;
 	rdma_restrack_del(&shadow->res);

@@ -11,13 +11,9 @@
 static void vrdma_qp_event(struct ib_event *pev, void *ctx)
 {
 	struct ib_qp *ibqp = ctx;
-	struct ib_event ev = *pev;
 
-	if (!ibqp->event_handler)
-		return;
-	ev.device = ibqp->device;
-	ev.element.qp = ibqp;
-	ibqp->event_handler(&ev, ibqp->qp_context);
+	vrdma_shadow_event(VRDMA_KIND_QP, pev, ibqp, ibqp->device,
+			   ibqp->event_handler, ibqp->qp_context);
 }
 
 static struct ib_cq *vrdma_shadow_cq_or_null(struct ib_cq *ibcq)
@@ -101,13 +97,10 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	pinit.event_handler = vrdma_qp_event;
 	pinit.qp_context = ibqp;
 
-	ret = vrdma_shadow_charge(vdev, VRDMA_KIND_QP);
-	if (ret)
-		goto err_ud_put;
-	shadow = vrdma_shadow_make(VRDMA_KIND_QP, udata, vrdma_qp_make, ibqp,
-				   &pinit);
+	shadow = vrdma_shadow_make(vdev, VRDMA_KIND_QP, udata, vrdma_qp_make,
+				   ibqp, &pinit);
 	if (IS_ERR(shadow)) {
-		ret = vrdma_shadow_done(vdev, VRDMA_KIND_QP, PTR_ERR(shadow));
+		ret = PTR_ERR(shadow);
 		goto err_ud_put;
 	}
 	/* ib_create_qp_user() leaves this to its caller; destroy undoes it. */
@@ -116,7 +109,7 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	init->cap = pinit.cap;
 	ibqp->qp_num = shadow->qp_num;
 	to_vqp(ibqp)->shadow = shadow;
-	return vrdma_shadow_done(vdev, VRDMA_KIND_QP, 0);
+	return 0;
 
 err_ud_put:
 	if (init->qp_type == IB_QPT_UD)
@@ -249,23 +242,17 @@ int vrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 {
 	struct vrdma_dev *vdev = to_vdev(ibqp->device);
 	struct uverbs_attr_bundle parent_bundle;
-	struct ib_udata *parent_udata;
 	struct ib_qp_attr *pattr;
 	int i, n, ret;
 
 	if (to_vqp(ibqp)->gsi)
 		return vrdma_gsi_modify(ibqp, attr, mask);
-	parent_udata = vrdma_parent_udata(&parent_bundle, udata);
-	if (IS_ERR(parent_udata))
-		return PTR_ERR(parent_udata);
-
-	for (i = 0; i < ARRAY_SIZE(vrdma_qp_av_mask); i++) {
-		if (!(mask & vrdma_qp_av_mask[i]))
-			continue;
-		ret = vrdma_acl_check_av(vdev, vrdma_qp_av(attr, i));
-		if (ret)
-			return ret;
-	}
+	ret = vrdma_parent_udata(&parent_bundle, udata);
+	for (i = 0; !ret && i < ARRAY_SIZE(vrdma_qp_av_mask); i++)
+		if (mask & vrdma_qp_av_mask[i])
+			ret = vrdma_acl_check_av(vdev, vrdma_qp_av(attr, i));
+	if (ret)
+		return ret;
 
 	pattr = kmemdup(attr, sizeof(*attr), GFP_KERNEL);
 	if (!pattr)
@@ -281,7 +268,7 @@ int vrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 
 	ret = vrdma_modify_shadow_qp(to_vqp(ibqp)->shadow, pattr, mask,
-				     parent_udata);
+				     &parent_bundle.driver_udata);
 	if (!ret && (mask & (IB_QP_AV | IB_QP_ALT_PATH)))
 		vrdma_delay(VRDMA_DELAY_QP_AV);
 	for (i = 0; !ret && i < ARRAY_SIZE(vrdma_qp_av_mask); i++)

@@ -5,13 +5,9 @@
 static void vrdma_srq_event(struct ib_event *pev, void *ctx)
 {
 	struct ib_srq *ibsrq = ctx;
-	struct ib_event ev = *pev;
 
-	if (!ibsrq->event_handler)
-		return;
-	ev.device = ibsrq->device;
-	ev.element.srq = ibsrq;
-	ibsrq->event_handler(&ev, ibsrq->srq_context);
+	vrdma_shadow_event(VRDMA_KIND_SRQ, pev, ibsrq, ibsrq->device,
+			   ibsrq->event_handler, ibsrq->srq_context);
 }
 
 static void *vrdma_srq_make(void *obj, void *init,
@@ -34,10 +30,8 @@ static void *vrdma_srq_make(void *obj, void *init,
 int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		     struct ib_udata *udata)
 {
-	struct vrdma_dev *vdev = to_vdev(ibsrq->device);
 	struct ib_srq_init_attr pinit = *init;
 	struct ib_srq *shadow;
-	int ret;
 
 	/* XRC and tag-matching SRQs need objects vrdma does not proxy. */
 	if (init->srq_type != IB_SRQT_BASIC)
@@ -46,16 +40,13 @@ int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	pinit.event_handler = vrdma_srq_event;
 	pinit.srq_context = ibsrq;
 
-	ret = vrdma_shadow_charge(vdev, VRDMA_KIND_SRQ);
-	if (ret)
-		return ret;
-	shadow = vrdma_shadow_make(VRDMA_KIND_SRQ, udata, vrdma_srq_make, ibsrq,
-				   &pinit);
+	shadow = vrdma_shadow_make(to_vdev(ibsrq->device), VRDMA_KIND_SRQ,
+				   udata, vrdma_srq_make, ibsrq, &pinit);
 	if (IS_ERR(shadow))
-		return vrdma_shadow_done(vdev, VRDMA_KIND_SRQ, PTR_ERR(shadow));
+		return PTR_ERR(shadow);
 	init->attr = pinit.attr;
 	to_vsrq(ibsrq)->shadow = shadow;
-	return vrdma_shadow_done(vdev, VRDMA_KIND_SRQ, 0);
+	return 0;
 }
 
 /**
@@ -72,13 +63,10 @@ int vrdma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 {
 	struct ib_srq *shadow = to_vsrq(ibsrq)->shadow;
 	struct uverbs_attr_bundle parent_bundle;
-	struct ib_udata *parent_udata;
 
-	parent_udata = vrdma_parent_udata(&parent_bundle, udata);
-	if (IS_ERR(parent_udata))
-		return PTR_ERR(parent_udata);
-
-	return shadow->device->ops.modify_srq(shadow, attr, mask, parent_udata);
+	return vrdma_parent_udata(&parent_bundle, udata) ?:
+	       shadow->device->ops.modify_srq(shadow, attr, mask,
+					      &parent_bundle.driver_udata);
 }
 
 /**
@@ -105,16 +93,10 @@ int vrdma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct ib_srq *shadow = to_vsrq(ibsrq)->shadow;
 	struct uverbs_attr_bundle parent_bundle;
-	struct ib_udata *parent_udata;
 	int ret;
 
-	parent_udata = vrdma_parent_udata(&parent_bundle, udata);
-	if (IS_ERR(parent_udata)) {
-		ret = PTR_ERR(parent_udata);
-		goto err_detach;
-	}
-
-	ret = ib_destroy_srq_user(shadow, parent_udata);
+	ret = vrdma_parent_udata(&parent_bundle, udata) ?:
+	      ib_destroy_srq_user(shadow, &parent_bundle.driver_udata);
 	if (ret)
 		goto err_detach;
 	vrdma_shadow_gone(to_vdev(ibsrq->device), VRDMA_KIND_SRQ);

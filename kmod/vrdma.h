@@ -465,17 +465,19 @@ struct ib_ucontext *vrdma_udata_vctx(struct ib_udata *udata);
 
 /**
  * vrdma_parent_udata() - wrap a vdevice udata for a verb of its own context
- * @parent_bundle: the on-stack bundle to fill
+ * @parent_bundle: the on-stack bundle to fill; its driver_udata is what
+ *	the parent gets
  * @udata: driver data of the vdevice verb, inside the core's bundle
  *
- * Return: vrdma_shadow_udata() for the context of the bundle around @udata.
+ * vrdma_shadow_udata() for the context of the bundle around @udata.
+ *
+ * Return: 0, or -EIO when that context is already disassociated.
  */
-static inline struct ib_udata *
-vrdma_parent_udata(struct uverbs_attr_bundle *parent_bundle,
-		   struct ib_udata *udata)
+static inline int vrdma_parent_udata(struct uverbs_attr_bundle *parent_bundle,
+				     struct ib_udata *udata)
 {
-	return vrdma_shadow_udata(parent_bundle, udata,
-				  vrdma_udata_vctx(udata));
+	return PTR_ERR_OR_ZERO(vrdma_shadow_udata(parent_bundle, udata,
+						  vrdma_udata_vctx(udata)));
 }
 
 /* The core methods whose buffer attributes a parent may read (udata.c) */
@@ -564,10 +566,15 @@ typedef void *(*vrdma_make_fn)(void *obj, void *init,
 
 int vrdma_shadow_charge(struct vrdma_dev *vdev, enum vrdma_kind kind);
 int vrdma_shadow_fault(enum vrdma_kind kind);
-void *vrdma_shadow_make(enum vrdma_kind kind, struct ib_udata *udata,
-			vrdma_make_fn make, void *obj, void *init);
+void *vrdma_shadow_make(struct vrdma_dev *vdev, enum vrdma_kind kind,
+			struct ib_udata *udata, vrdma_make_fn make, void *obj,
+			void *init);
 int vrdma_shadow_done(struct vrdma_dev *vdev, enum vrdma_kind kind, int ret);
 void vrdma_shadow_gone(struct vrdma_dev *vdev, enum vrdma_kind kind);
+void vrdma_shadow_event(enum vrdma_kind kind, const struct ib_event *pev,
+			void *obj, struct ib_device *ibdev,
+			void (*handler)(struct ib_event *ev, void *context),
+			void *context);
 
 /* shadow.c: the RDMA core's setup of an object, for a shadow */
 void vrdma_core_pd_init(struct ib_pd *shadow, struct ib_device *parent_ibdev);
