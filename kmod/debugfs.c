@@ -20,17 +20,9 @@
 
 atomic_t vrdma_obj_count[VRDMA_NR_OBJ];
 
+/* The counters of the kinds are named by vrdma_kinds[] */
 static const char * const vrdma_obj_names[VRDMA_NR_OBJ] = {
 	[VRDMA_OBJ_VDEV] = "vdev",
-	[VRDMA_OBJ_UCTX] = "ucontext",
-	[VRDMA_OBJ_PD] = "pd",
-	[VRDMA_OBJ_CQ] = "cq",
-	[VRDMA_OBJ_QP] = "qp",
-	[VRDMA_OBJ_SRQ] = "srq",
-	[VRDMA_OBJ_MR] = "mr",
-	[VRDMA_OBJ_MW] = "mw",
-	[VRDMA_OBJ_AH] = "ah",
-	[VRDMA_OBJ_DRV] = "drvobj",
 	[VRDMA_OBJ_ALIAS] = "alias",
 	[VRDMA_OBJ_KOBJ] = "kobj",
 	[VRDMA_OBJ_CMCONN] = "cmconn",
@@ -47,15 +39,8 @@ static struct dentry *vrdma_debugfs_root;
 /* Pending injected failures per point; lock-free (atomic). */
 static atomic_t vrdma_fault_count[VRDMA_NR_FAULT];
 
+/* The fault points of the kinds are named by vrdma_kinds[] */
 static const char * const vrdma_fault_names[VRDMA_NR_FAULT] = {
-	[VRDMA_FAULT_UCTX] = "ucontext",
-	[VRDMA_FAULT_PD] = "pd",
-	[VRDMA_FAULT_CQ] = "cq",
-	[VRDMA_FAULT_QP] = "qp",
-	[VRDMA_FAULT_SRQ] = "srq",
-	[VRDMA_FAULT_MR] = "mr",
-	[VRDMA_FAULT_MW] = "mw",
-	[VRDMA_FAULT_AH] = "ah",
 	[VRDMA_FAULT_REGISTER] = "register",
 	[VRDMA_FAULT_NETNS] = "netns",
 	[VRDMA_FAULT_ALIAS] = "alias",
@@ -71,6 +56,20 @@ static const char * const vrdma_delay_names[VRDMA_NR_DELAY] = {
 	[VRDMA_DELAY_CM_EVENT] = "cm_event",
 	[VRDMA_DELAY_RELEASED] = "released",
 };
+
+static const char *vrdma_obj_name(int i)
+{
+	if (i >= VRDMA_OBJ_KIND && i < VRDMA_OBJ_KIND + VRDMA_NR_KIND)
+		return vrdma_kinds[i - VRDMA_OBJ_KIND].name;
+	return vrdma_obj_names[i];
+}
+
+static const char *vrdma_fault_name(int i)
+{
+	if (i >= VRDMA_FAULT_KIND && i < VRDMA_FAULT_KIND + VRDMA_NR_FAULT_KIND)
+		return vrdma_kinds[i - VRDMA_FAULT_KIND].name;
+	return vrdma_fault_names[i];
+}
 
 /* Bounds a test's mistake: the windows are in syscalls that hold nothing */
 #define VRDMA_DELAY_MAX_MS	10000
@@ -104,7 +103,7 @@ int vrdma_fault(enum vrdma_fault point)
 {
 	if (atomic_dec_if_positive(&vrdma_fault_count[point]) < 0)
 		return 0;
-	pr_debug("vrdma: injected failure at %s\n", vrdma_fault_names[point]);
+	pr_debug("vrdma: injected failure at %s\n", vrdma_fault_name(point));
 	return -ENOMEM;
 }
 
@@ -113,7 +112,7 @@ static int vrdma_objects_show(struct seq_file *m, void *unused)
 	int i;
 
 	for (i = 0; i < VRDMA_NR_OBJ; i++)
-		seq_printf(m, "%s %d\n", vrdma_obj_names[i],
+		seq_printf(m, "%s %d\n", vrdma_obj_name(i),
 			   atomic_read(&vrdma_obj_count[i]));
 	for (i = 0; i < VRDMA_VMA_NR_OBJ; i++)
 		seq_printf(m, "%s %d\n", vrdma_vma_obj_names[i],
@@ -137,7 +136,7 @@ void vrdma_debugfs_init(void)
 			    &vrdma_objects_fops);
 	fail = debugfs_create_dir("fail", vrdma_debugfs_root);
 	for (i = 0; i < VRDMA_NR_FAULT; i++)
-		debugfs_create_atomic_t(vrdma_fault_names[i], 0600, fail,
+		debugfs_create_atomic_t(vrdma_fault_name(i), 0600, fail,
 					&vrdma_fault_count[i]);
 	delay = debugfs_create_dir("delay", vrdma_debugfs_root);
 	for (i = 0; i < VRDMA_NR_DELAY; i++)
@@ -165,5 +164,5 @@ void vrdma_debugfs_exit(void)
 	for (i = 0; i < VRDMA_NR_OBJ; i++)
 		WARN(atomic_read(&vrdma_obj_count[i]),
 		     "vrdma: %d %s object(s) leaked\n",
-		     atomic_read(&vrdma_obj_count[i]), vrdma_obj_names[i]);
+		     atomic_read(&vrdma_obj_count[i]), vrdma_obj_name(i));
 }

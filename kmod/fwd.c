@@ -579,7 +579,7 @@ int vrdma_fwd_call(struct uverbs_attr_bundle *attrs, u16 object_id,
 		 * bound in the parent per context: the drv-obj limit is it.
 		 */
 		if (is_new[n]) {
-			ret = vrdma_quota_charge(vdev, VRDMA_RES_DRV_OBJ, 1);
+			ret = vrdma_shadow_charge(vdev, VRDMA_KIND_DRV);
 			if (ret)
 				goto err_uncharge;
 		}
@@ -607,12 +607,11 @@ int vrdma_fwd_call(struct uverbs_attr_bundle *attrs, u16 object_id,
 		 * Also on failure: a finalized object is destroyed by the
 		 * core, through vrdma_fwd_destroy(), which uncharges it.
 		 */
-		if (stand[i].object) {
+		if (stand[i].object)
 			real[i]->object = stand[i].object;
-			vrdma_obj_inc(VRDMA_OBJ_DRV);
-		} else {
-			vrdma_quota_uncharge(vdev, VRDMA_RES_DRV_OBJ, 1);
-		}
+		/* Nothing made: the error only gives the charge back */
+		vrdma_shadow_done(vdev, VRDMA_KIND_DRV,
+				  stand[i].object ? 0 : -ENOENT);
 	}
 	return ret;
 
@@ -621,7 +620,7 @@ err_uncharge:
 	for (i = 0; i < n; i++) {
 		attr[i]->obj_attr.uobject = real[i];
 		if (is_new[i])
-			vrdma_quota_uncharge(vdev, VRDMA_RES_DRV_OBJ, 1);
+			vrdma_shadow_done(vdev, VRDMA_KIND_DRV, ret);
 	}
 	return ret;
 }
@@ -654,10 +653,7 @@ int vrdma_fwd_destroy(struct ib_uobject *uobj, enum rdma_remove_reason why,
 	parent_bundle.ufile = stand.ufile;
 	parent_bundle.context = stand.context;
 	ret = t->destroy(&stand, why, &parent_bundle);
-	if (!ret) {
-		vrdma_obj_dec(VRDMA_OBJ_DRV);
-		vrdma_quota_uncharge(to_vdev(vctx->device), VRDMA_RES_DRV_OBJ,
-				     1);
-	}
+	if (!ret)
+		vrdma_shadow_gone(to_vdev(vctx->device), VRDMA_KIND_DRV);
 	return ret;
 }

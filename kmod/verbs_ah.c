@@ -16,42 +16,26 @@ int vrdma_create_user_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	struct vrdma_dev *vdev = to_vdev(ibah->device);
 	struct rdma_ah_attr pattr = *init->ah_attr;
 	struct uverbs_attr_bundle parent_bundle;
-	struct ib_udata *parent_udata;
 	struct ib_ah *shadow;
 	int ret;
 
-	parent_udata = vrdma_shadow_udata(&parent_bundle, udata,
-					  vrdma_udata_vctx(udata));
-	if (IS_ERR(parent_udata))
-		return PTR_ERR(parent_udata);
-
-	ret = vrdma_acl_check_av(vdev, init->ah_attr);
-	if (ret)
-		return ret;
-
-	ret = vrdma_quota_charge(vdev, VRDMA_RES_AH, 1);
+	ret = vrdma_parent_udata(&parent_bundle, udata) ?:
+	      vrdma_acl_check_av(vdev, init->ah_attr) ?:
+	      vrdma_shadow_charge(vdev, VRDMA_KIND_AH);
 	if (ret)
 		return ret;
 
 	ret = vrdma_ah_attr_to_parent(vdev, &pattr);
 	if (ret)
-		goto err_uncharge;
-
-	shadow = vrdma_fault_ptr(VRDMA_FAULT_AH) ?:
-			 rdma_create_user_ah(vrdma_shadow_pd(ibah->pd), &pattr,
-					     parent_udata);
+		return vrdma_shadow_done(vdev, VRDMA_KIND_AH, ret);
+	ret = vrdma_shadow_fault(VRDMA_KIND_AH);
+	shadow = ret ? ERR_PTR(ret) :
+		 rdma_create_user_ah(vrdma_shadow_pd(ibah->pd), &pattr,
+				     &parent_bundle.driver_udata);
 	vrdma_ah_attr_put(&pattr);
-	if (IS_ERR(shadow)) {
-		ret = PTR_ERR(shadow);
-		goto err_uncharge;
-	}
-	to_vah(ibah)->shadow = shadow;
-	vrdma_obj_inc(VRDMA_OBJ_AH);
-	return 0;
-
-err_uncharge:
-	vrdma_quota_uncharge(vdev, VRDMA_RES_AH, 1);
-	return ret;
+	if (!IS_ERR(shadow))
+		to_vah(ibah)->shadow = shadow;
+	return vrdma_shadow_done(vdev, VRDMA_KIND_AH, PTR_ERR_OR_ZERO(shadow));
 }
 
 /**
@@ -63,7 +47,6 @@ err_uncharge:
  */
 int vrdma_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
-	struct vrdma_dev *vdev = to_vdev(ibah->device);
 	int ret;
 
 	if (!to_vah(ibah)->shadow) {
@@ -73,7 +56,6 @@ int vrdma_destroy_ah(struct ib_ah *ibah, u32 flags)
 	ret = rdma_destroy_ah_user(to_vah(ibah)->shadow, flags, NULL);
 	if (ret)
 		return ret;
-	vrdma_quota_uncharge(vdev, VRDMA_RES_AH, 1);
-	vrdma_obj_dec(VRDMA_OBJ_AH);
+	vrdma_shadow_gone(to_vdev(ibah->device), VRDMA_KIND_AH);
 	return 0;
 }

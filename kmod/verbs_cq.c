@@ -24,27 +24,21 @@ static void vrdma_cq_comp(struct ib_cq *shadow, void *ctx)
 static void vrdma_cq_event(struct ib_event *pev, void *ctx)
 {
 	struct ib_cq *ibcq = ctx;
-	struct ib_event ev = *pev;
 
-	if (!ibcq || !ibcq->event_handler)
-		return;
-	ev.device = ibcq->device;
-	ev.element.cq = ibcq;
-	ibcq->event_handler(&ev, ibcq->cq_context);
+	/* Detached, as above */
+	if (ibcq)
+		vrdma_shadow_event(VRDMA_KIND_CQ, pev, ibcq, ibcq->device,
+				   ibcq->event_handler, ibcq->cq_context);
 }
 
-/*
- * The shadow's entry in the parent's "rdma res": a user CQ of the calling
- * task, as the vdevice CQ is.  Parent drivers tell user CQs from kernel
- * ones by that entry (siw, erdma) or by the uobject (mlx4, hns), and treat
- * a kernel CQ's queue as a kernel buffer: a shadow must never look like
- * one.  nldev reports a user CQ's context through its uobject, the vdevice
- * CQ's, so the parent's dump names the vdevice context.
- */
-static void vrdma_cq_restrack_new(struct ib_cq *shadow)
+static void *vrdma_cq_make(void *obj, void *init,
+			   struct uverbs_attr_bundle *attrs)
 {
-	rdma_restrack_new(&shadow->res, RDMA_RESTRACK_CQ);
-	rdma_restrack_set_name(&shadow->res, NULL);
+	struct ib_cq *shadow = vrdma_shadow_cq(obj);
+	int ret;
+
+	ret = vrdma_parent_create_cq(shadow->device, shadow, init, attrs);
+	return ret ? ERR_PTR(ret) : shadow;
 }
 
 /**
@@ -62,42 +56,26 @@ int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	struct ib_udata *udata = vrdma_create_cq_udata(arg);
 	struct vrdma_dev *vdev = to_vdev(ibcq->device);
 	struct ib_cq *shadow = vrdma_shadow_cq(ibcq);
-	struct ib_device *parent_ibdev = vdev->parent_ibdev;
-	struct vrdma_lend lend;
 	int ret;
 
 	if (!udata)
 		return vrdma_kcq_create(ibcq, attr);
-	ret = vrdma_quota_charge(vdev, VRDMA_RES_CQ, 1);
-	if (ret)
-		return ret;
-
-	/* What rdma_zalloc_drv_obj() and __ib_create_cq() set up, in place. */
-	shadow->device = parent_ibdev;
-	shadow->uobject = ibcq->uobject;
+	vrdma_core_cq_init(shadow, vdev->parent_ibdev, ibcq->uobject);
 	shadow->comp_handler = vrdma_cq_comp;
 	shadow->event_handler = vrdma_cq_event;
 	shadow->cq_context = ibcq;
-	atomic_set(&shadow->usecnt, 0);
-	vrdma_cq_restrack_new(shadow);
-
-	/* The caller's bundle: the parent may read its attributes */
-	ret = vrdma_lend(&lend, udata, VRDMA_LEND_CREATE_CQ) ?:
-		      vrdma_fault(VRDMA_FAULT_CQ)	     ?:
-		      vrdma_parent_create_cq(parent_ibdev, shadow, attr,
-					     lend.attrs);
-	vrdma_lend_end(&lend);
+	/* @attr only passes through, to a parent op that takes it const */
+	ret = PTR_ERR_OR_ZERO(vrdma_shadow_make(vdev, VRDMA_KIND_CQ, udata,
+						vrdma_cq_make, ibcq,
+						(void *)attr));
 	if (ret)
 		goto err_restrack;
 	rdma_restrack_add(&shadow->res);
-
 	ibcq->cqe = shadow->cqe;
-	vrdma_obj_inc(VRDMA_OBJ_CQ);
 	return 0;
 
 err_restrack:
 	rdma_restrack_put(&shadow->res);
-	vrdma_quota_uncharge(vdev, VRDMA_RES_CQ, 1);
 	return ret;
 }
 
@@ -132,22 +110,17 @@ static void vrdma_cq_detach(struct ib_cq *shadow)
  */
 int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
-	struct vrdma_dev *vdev = to_vdev(ibcq->device);
 	struct ib_cq *shadow = vrdma_shadow_cq(ibcq);
 	struct uverbs_attr_bundle parent_bundle;
-	struct ib_udata *parent_udata;
 	int ret;
 
 	if (rdma_is_kernel_res(&ibcq->res)) {
 		vrdma_kcq_destroy(ibcq);
 		return 0;
 	}
-	parent_udata = vrdma_shadow_udata(&parent_bundle, udata,
-					  vrdma_udata_vctx(udata));
-	if (IS_ERR(parent_udata)) {
-		ret = PTR_ERR(parent_udata);
+	ret = vrdma_parent_udata(&parent_bundle, udata);
+	if (ret)
 		goto err_detach;
-	}
 
 	/* Shadow QPs hold it; the core checked the vdevice CQ already. */
 	if (atomic_read(&shadow->usecnt)) {
@@ -166,14 +139,14 @@ int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	 * whose destruction failed.  A retry finds the entry already gone.
 	 */
 	rdma_restrack_del(&shadow->res);
-	ret = shadow->device->ops.destroy_cq(shadow, parent_udata);
+	ret = shadow->device->ops.destroy_cq(shadow,
+					     &parent_bundle.driver_udata);
 	if (ret)
 		goto err_detach;
 	/* Destroyed after all: it calls vrdma_cq_comp() no more */
 	if (!shadow->cq_context)
 		module_put(THIS_MODULE);
-	vrdma_quota_uncharge(vdev, VRDMA_RES_CQ, 1);
-	vrdma_obj_dec(VRDMA_OBJ_CQ);
+	vrdma_shadow_gone(to_vdev(ibcq->device), VRDMA_KIND_CQ);
 	return 0;
 
 err_detach:
@@ -194,17 +167,12 @@ int vrdma_resize_cq(struct ib_cq *ibcq, vrdma_resize_cqe cqe,
 {
 	struct ib_cq *shadow = vrdma_shadow_cq(ibcq);
 	struct uverbs_attr_bundle parent_bundle;
-	struct ib_udata *parent_udata;
 	int ret;
 
 	if (rdma_is_kernel_res(&ibcq->res))
 		return -EOPNOTSUPP;
-	parent_udata = vrdma_shadow_udata(&parent_bundle, udata,
-					  vrdma_udata_vctx(udata));
-	if (IS_ERR(parent_udata))
-		return PTR_ERR(parent_udata);
-
-	ret = vrdma_parent_resize_cq(shadow, cqe, parent_udata);
+	ret = vrdma_parent_udata(&parent_bundle, udata) ?:
+	      vrdma_parent_resize_cq(shadow, cqe, &parent_bundle.driver_udata);
 	if (!ret)
 		ibcq->cqe = shadow->cqe;
 	return ret;

@@ -41,7 +41,7 @@ int vrdma_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	if (ret)
 		return ret;
 
-	ret = vrdma_quota_charge(vdev, VRDMA_RES_CTX, 1);
+	ret = vrdma_shadow_charge(vdev, VRDMA_KIND_UCTX);
 	if (ret)
 		return ret;
 
@@ -50,17 +50,11 @@ int vrdma_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 		ret = -ENOMEM;
 		goto err_uncharge;
 	}
-	shadow = rdma_zalloc_drv_obj(parent_ibdev, ib_ucontext);
+	shadow = vrdma_core_uctx_alloc(parent_ibdev, ibuc->ufile);
 	if (!shadow) {
 		ret = -ENOMEM;
 		goto err_put_holder;
 	}
-	/* What ib_alloc_ucontext() sets up, on the parent's side. */
-	shadow->device = parent_ibdev;
-	shadow->ufile = ibuc->ufile;
-	xa_init_flags(&shadow->mmap_xa, XA_FLAGS_ALLOC);
-	rdma_restrack_new(&shadow->res, RDMA_RESTRACK_CTX);
-	rdma_restrack_set_name(&shadow->res, NULL);
 	/* The holder frees the shadow's memory with its last reference. */
 	holder->shadow = shadow;
 	to_vuctx(ibuc)->holder = holder;
@@ -69,15 +63,14 @@ int vrdma_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	parent_bundle.driver_udata = *udata;
 	parent_bundle.ufile = ibuc->ufile;
 	parent_bundle.context = shadow;
-	ret = vrdma_fault(VRDMA_FAULT_UCTX) ?:
+	ret = vrdma_shadow_fault(VRDMA_KIND_UCTX) ?:
 	      parent_ibdev->ops.alloc_ucontext(shadow,
 					       &parent_bundle.driver_udata);
 	if (ret)
 		goto err_put_restrack;
 	rdma_restrack_add(&shadow->res);
 	vrdma_fwd_ufile_init(ibuc);
-	vrdma_obj_inc(VRDMA_OBJ_UCTX);
-	return 0;
+	return vrdma_shadow_done(vdev, VRDMA_KIND_UCTX, 0);
 
 err_put_restrack:
 	rdma_restrack_put(&shadow->res);
@@ -85,8 +78,7 @@ err_put_restrack:
 err_put_holder:
 	vrdma_uctx_holder_put(holder);
 err_uncharge:
-	vrdma_quota_uncharge(vdev, VRDMA_RES_CTX, 1);
-	return ret;
+	return vrdma_shadow_done(vdev, VRDMA_KIND_UCTX, ret);
 }
 
 /**
@@ -105,8 +97,7 @@ void vrdma_dealloc_ucontext(struct ib_ucontext *ibuc)
 	rdma_restrack_del(&shadow->res);
 	vdev->parent_ibdev->ops.dealloc_ucontext(shadow);
 	vrdma_uctx_holder_put(holder);
-	vrdma_quota_uncharge(vdev, VRDMA_RES_CTX, 1);
-	vrdma_obj_dec(VRDMA_OBJ_UCTX);
+	vrdma_shadow_gone(vdev, VRDMA_KIND_UCTX);
 }
 
 /**

@@ -10,8 +10,9 @@
 #include "vrdma.h"
 
 /*
- * A vdevice MR for @pinned bytes from offset @start: the MR and its bytes
- * charged to the quota.  Undone by vrdma_mr_free().
+ * A vdevice MR for @pinned bytes from offset @start, its bytes charged to
+ * the quota (the MR itself is charged as every shadow is).  Undone by
+ * vrdma_mr_free().
  */
 static struct vrdma_mr *vrdma_mr_alloc(struct vrdma_dev *vdev, u64 start,
 				       u64 length)
@@ -29,56 +30,18 @@ static struct vrdma_mr *vrdma_mr_alloc(struct vrdma_dev *vdev, u64 start,
 		return ERR_PTR(-ENOMEM);
 	vmr->pinned = PAGE_ALIGN(end) - ALIGN_DOWN(start, PAGE_SIZE);
 
-	ret = vrdma_quota_charge(vdev, VRDMA_RES_MR, 1);
-	if (ret)
-		goto err_free;
 	ret = vrdma_quota_charge(vdev, VRDMA_RES_MR_BYTES, vmr->pinned);
-	if (ret)
-		goto err_uncharge_mr;
+	if (ret) {
+		kfree(vmr);
+		return ERR_PTR(ret);
+	}
 	return vmr;
-
-err_uncharge_mr:
-	vrdma_quota_uncharge(vdev, VRDMA_RES_MR, 1);
-err_free:
-	kfree(vmr);
-	return ERR_PTR(ret);
 }
 
 static void vrdma_mr_free(struct vrdma_dev *vdev, struct vrdma_mr *vmr)
 {
 	vrdma_quota_uncharge(vdev, VRDMA_RES_MR_BYTES, vmr->pinned);
-	vrdma_quota_uncharge(vdev, VRDMA_RES_MR, 1);
 	kfree(vmr);
-}
-
-/*
- * What the core sets up after a driver's reg_user_mr or
- * reg_user_mr_dmabuf, for the shadow; then the vdevice MR takes its keys.
- */
-static struct ib_mr *vrdma_mr_set_shadow(struct vrdma_mr *vmr,
-					 struct ib_pd *parent_pd,
-					 struct ib_mr *shadow, u64 iova,
-					 u64 length)
-{
-	shadow->device = parent_pd->device;
-	shadow->pd = parent_pd;
-	shadow->type = IB_MR_TYPE_USER;
-	shadow->uobject = NULL;
-	shadow->dm = NULL;
-	shadow->sig_attrs = NULL;
-	shadow->iova = iova;
-	shadow->length = length;
-	atomic_inc(&parent_pd->usecnt);
-	rdma_restrack_new(&shadow->res, RDMA_RESTRACK_MR);
-	/* Not in the parent's "rdma res", as shadow PDs (verbs_pd.c) */
-	rdma_restrack_no_track(&shadow->res);
-	rdma_restrack_add(&shadow->res);
-
-	vmr->shadow = shadow;
-	vmr->ibmr.lkey = shadow->lkey;
-	vmr->ibmr.rkey = shadow->rkey;
-	vrdma_obj_inc(VRDMA_OBJ_MR);
-	return &vmr->ibmr;
 }
 
 /* A registration as the core asked for it */
@@ -90,24 +53,22 @@ struct vrdma_reg {
 	int access;
 };
 
-/* The parent's registration op, called with the lent bundle */
-typedef struct ib_mr *(*vrdma_reg_fn)(struct ib_pd *parent_pd,
-				      const struct vrdma_reg *reg,
-				      struct uverbs_attr_bundle *attrs);
-
-static struct ib_mr *vrdma_reg_va(struct ib_pd *parent_pd,
-				  const struct vrdma_reg *reg,
-				  struct uverbs_attr_bundle *attrs)
+/* The parent's registration ops, on the shadow PD with the lent bundle */
+static void *vrdma_reg_va(void *parent_pd, void *init,
+			  struct uverbs_attr_bundle *attrs)
 {
+	const struct vrdma_reg *reg = init;
+
 	return vrdma_parent_reg_user_mr(parent_pd, reg->start, reg->length,
 					reg->iova, reg->access,
 					&attrs->driver_udata);
 }
 
-static struct ib_mr *vrdma_reg_dmabuf(struct ib_pd *parent_pd,
-				      const struct vrdma_reg *reg,
-				      struct uverbs_attr_bundle *attrs)
+static void *vrdma_reg_dmabuf(void *parent_pd, void *init,
+			      struct uverbs_attr_bundle *attrs)
 {
+	const struct vrdma_reg *reg = init;
+
 	return vrdma_parent_reg_dmabuf_mr(parent_pd, reg->start, reg->length,
 					  reg->iova, reg->fd, reg->access,
 					  attrs);
@@ -115,35 +76,34 @@ static struct ib_mr *vrdma_reg_dmabuf(struct ib_pd *parent_pd,
 
 /*
  * vrdma_reg_mr - the steps both registrations share: charge the quota,
- * call the parent's @fn with the caller's bundle lent, take the shadow's
- * keys; on failure nothing is left behind.
+ * call the parent's @fn with the caller's bundle lent, set the shadow up
+ * as the core would, take its keys; on failure nothing is left behind.
  */
 static struct ib_mr *vrdma_reg_mr(struct ib_pd *ibpd,
 				  const struct vrdma_reg *reg,
-				  struct ib_udata *udata, vrdma_reg_fn fn)
+				  struct ib_udata *udata, vrdma_make_fn fn)
 {
 	struct vrdma_dev *vdev = to_vdev(ibpd->device);
 	struct ib_pd *parent_pd = vrdma_shadow_pd(ibpd);
-	struct vrdma_lend lend;
 	struct vrdma_mr *vmr;
 	struct ib_mr *shadow;
-	int ret;
 
 	vmr = vrdma_mr_alloc(vdev, reg->start, reg->length);
 	if (IS_ERR(vmr))
 		return ERR_CAST(vmr);
 
-	ret = vrdma_lend(&lend, udata, VRDMA_LEND_REG_MR);
-	shadow = ret ? ERR_PTR(ret) :
-		 vrdma_fault_ptr(VRDMA_FAULT_MR) ?:
-		 fn(parent_pd, reg, lend.attrs);
-	vrdma_lend_end(&lend);
+	/* @reg only passes through, to @fn, which reads it only */
+	shadow = vrdma_shadow_make(vdev, VRDMA_KIND_MR, udata, fn, parent_pd,
+				   (void *)reg);
 	if (IS_ERR(shadow)) {
 		vrdma_mr_free(vdev, vmr);
 		return shadow;
 	}
-	return vrdma_mr_set_shadow(vmr, parent_pd, shadow, reg->iova,
-				   reg->length);
+	vrdma_core_mr_init(shadow, parent_pd, reg->iova, reg->length);
+	vmr->shadow = shadow;
+	vmr->ibmr.lkey = shadow->lkey;
+	vmr->ibmr.rkey = shadow->rkey;
+	return &vmr->ibmr;
 }
 
 /**
@@ -214,19 +174,14 @@ int vrdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct vrdma_dev *vdev = to_vdev(ibmr->device);
 	struct vrdma_mr *vmr = to_vmr(ibmr);
 	struct uverbs_attr_bundle parent_bundle;
-	struct ib_udata *parent_udata;
 	int ret;
 
-	parent_udata = vrdma_shadow_udata(&parent_bundle, udata,
-					  vrdma_udata_vctx(udata));
-	if (IS_ERR(parent_udata))
-		return PTR_ERR(parent_udata);
-
-	ret = ib_dereg_mr_user(vmr->shadow, parent_udata);
+	ret = vrdma_parent_udata(&parent_bundle, udata) ?:
+	      ib_dereg_mr_user(vmr->shadow, &parent_bundle.driver_udata);
 	if (ret)
 		return ret;
 	vrdma_mr_free(vdev, vmr);
-	vrdma_obj_dec(VRDMA_OBJ_MR);
+	vrdma_shadow_gone(vdev, VRDMA_KIND_MR);
 	return 0;
 }
 
@@ -242,44 +197,31 @@ int vrdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	struct vrdma_dev *vdev = to_vdev(ibmw->device);
 	struct ib_pd *parent_pd = vrdma_shadow_pd(ibmw->pd);
 	struct uverbs_attr_bundle parent_bundle;
-	struct ib_udata *parent_udata;
 	struct ib_mw *shadow;
 	int ret;
 
-	parent_udata = vrdma_shadow_udata(&parent_bundle, udata,
-					  vrdma_udata_vctx(udata));
-	if (IS_ERR(parent_udata))
-		return PTR_ERR(parent_udata);
-
-	ret = vrdma_quota_charge(vdev, VRDMA_RES_MW, 1);
+	ret = vrdma_parent_udata(&parent_bundle, udata) ?:
+	      vrdma_shadow_charge(vdev, VRDMA_KIND_MW);
 	if (ret)
 		return ret;
 
-	shadow = rdma_zalloc_drv_obj(parent_pd->device, ib_mw);
-	if (!shadow) {
-		ret = -ENOMEM;
-		goto err_uncharge;
-	}
-	shadow->device = parent_pd->device;
-	shadow->pd = parent_pd;
-	shadow->type = ibmw->type;
-
-	ret = vrdma_fault(VRDMA_FAULT_MW) ?:
-		      parent_pd->device->ops.alloc_mw(shadow, parent_udata);
+	shadow = vrdma_core_mw_alloc(parent_pd, ibmw->type);
+	if (!shadow)
+		return vrdma_shadow_done(vdev, VRDMA_KIND_MW, -ENOMEM);
+	ret = vrdma_shadow_fault(VRDMA_KIND_MW) ?:
+	      parent_pd->device->ops.alloc_mw(shadow,
+					      &parent_bundle.driver_udata);
 	if (ret)
 		goto err_free;
 	atomic_inc(&parent_pd->usecnt);
 
 	ibmw->rkey = shadow->rkey;
 	to_vmw(ibmw)->shadow = shadow;
-	vrdma_obj_inc(VRDMA_OBJ_MW);
-	return 0;
+	return vrdma_shadow_done(vdev, VRDMA_KIND_MW, 0);
 
 err_free:
 	kfree(shadow);
-err_uncharge:
-	vrdma_quota_uncharge(vdev, VRDMA_RES_MW, 1);
-	return ret;
+	return vrdma_shadow_done(vdev, VRDMA_KIND_MW, ret);
 }
 
 /**
@@ -290,7 +232,6 @@ err_uncharge:
  */
 int vrdma_dealloc_mw(struct ib_mw *ibmw)
 {
-	struct vrdma_dev *vdev = to_vdev(ibmw->device);
 	struct ib_mw *shadow = to_vmw(ibmw)->shadow;
 	struct ib_pd *parent_pd = shadow->pd;
 	int ret;
@@ -300,7 +241,6 @@ int vrdma_dealloc_mw(struct ib_mw *ibmw)
 		return ret;
 	atomic_dec(&parent_pd->usecnt);
 	kfree(shadow);
-	vrdma_quota_uncharge(vdev, VRDMA_RES_MW, 1);
-	vrdma_obj_dec(VRDMA_OBJ_MW);
+	vrdma_shadow_gone(to_vdev(ibmw->device), VRDMA_KIND_MW);
 	return 0;
 }

@@ -27,33 +27,16 @@ int vrdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct vrdma_dev *vdev = to_vdev(ibpd->device);
 	struct ib_pd *shadow = vrdma_shadow_pd(ibpd);
-	struct ib_device *parent_ibdev = vdev->parent_ibdev;
 	struct uverbs_attr_bundle parent_bundle;
-	struct ib_udata *parent_udata;
 	int ret;
 
 	if (!udata)
 		return vrdma_kpd_alloc(ibpd);
-	parent_udata = vrdma_shadow_udata(&parent_bundle, udata,
-					  vrdma_udata_vctx(udata));
-	if (IS_ERR(parent_udata))
-		return PTR_ERR(parent_udata);
-
-	ret = vrdma_quota_charge(vdev, VRDMA_RES_PD, 1);
+	ret = vrdma_parent_udata(&parent_bundle, udata) ?:
+	      vrdma_shadow_charge(vdev, VRDMA_KIND_PD);
 	if (ret)
 		return ret;
-
-	/*
-	 * What rdma_zalloc_drv_obj() and ib_uverbs_alloc_pd() set up, in
-	 * place and never added to the parent's restrack (see the top of
-	 * this file).  The entry still needs its owner: a shadow SRQ inherits
-	 * it (rdma_restrack_parent_name()), and must be the calling task's
-	 * user SRQ, as the vdevice SRQ is, never a kernel one.  The entry
-	 * holds the task until rdma_restrack_del().
-	 */
-	shadow->device = parent_ibdev;
-	atomic_set(&shadow->usecnt, 0);
-	rdma_restrack_set_name(&shadow->res, NULL);
+	vrdma_core_pd_init(shadow, vdev->parent_ibdev);
 	/*
 	 * A user PD's shadow has a uobject of its own, naming the shadow
 	 * ucontext: parents reach the ucontext through it (rdmasim checks).
@@ -68,19 +51,17 @@ int vrdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 		}
 	}
 
-	ret = vrdma_fault(VRDMA_FAULT_PD) ?:
-		      parent_ibdev->ops.alloc_pd(shadow, parent_udata);
+	ret = vrdma_shadow_fault(VRDMA_KIND_PD) ?:
+	      shadow->device->ops.alloc_pd(shadow, &parent_bundle.driver_udata);
 	if (ret)
 		goto err_free_uobject;
-	vrdma_obj_inc(VRDMA_OBJ_PD);
-	return 0;
+	return vrdma_shadow_done(vdev, VRDMA_KIND_PD, 0);
 
 err_free_uobject:
 	kfree(shadow->uobject);
 err_put_task:
 	rdma_restrack_del(&shadow->res);
-	vrdma_quota_uncharge(vdev, VRDMA_RES_PD, 1);
-	return ret;
+	return vrdma_shadow_done(vdev, VRDMA_KIND_PD, ret);
 }
 
 /**
@@ -92,28 +73,22 @@ err_put_task:
  */
 int vrdma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	struct vrdma_dev *vdev = to_vdev(ibpd->device);
 	struct ib_pd *shadow = vrdma_shadow_pd(ibpd);
 	struct uverbs_attr_bundle parent_bundle;
-	struct ib_udata *parent_udata;
 	int ret;
 
 	if (rdma_is_kernel_res(&ibpd->res)) {
 		vrdma_kpd_dealloc(ibpd);
 		return 0;
 	}
-	parent_udata = vrdma_shadow_udata(&parent_bundle, udata,
-					  vrdma_udata_vctx(udata));
-	if (IS_ERR(parent_udata))
-		return PTR_ERR(parent_udata);
-
 	/* ib_dealloc_pd_user() without its kfree(): the core frees the shadow. */
-	ret = shadow->device->ops.dealloc_pd(shadow, parent_udata);
+	ret = vrdma_parent_udata(&parent_bundle, udata) ?:
+	      shadow->device->ops.dealloc_pd(shadow,
+					     &parent_bundle.driver_udata);
 	if (ret)
 		return ret;
 	rdma_restrack_del(&shadow->res);
 	kfree(shadow->uobject);
-	vrdma_quota_uncharge(vdev, VRDMA_RES_PD, 1);
-	vrdma_obj_dec(VRDMA_OBJ_PD);
+	vrdma_shadow_gone(to_vdev(ibpd->device), VRDMA_KIND_PD);
 	return 0;
 }

@@ -11,18 +11,29 @@
 static void vrdma_qp_event(struct ib_event *pev, void *ctx)
 {
 	struct ib_qp *ibqp = ctx;
-	struct ib_event ev = *pev;
 
-	if (!ibqp->event_handler)
-		return;
-	ev.device = ibqp->device;
-	ev.element.qp = ibqp;
-	ibqp->event_handler(&ev, ibqp->qp_context);
+	vrdma_shadow_event(VRDMA_KIND_QP, pev, ibqp, ibqp->device,
+			   ibqp->event_handler, ibqp->qp_context);
 }
 
 static struct ib_cq *vrdma_shadow_cq_or_null(struct ib_cq *ibcq)
 {
 	return ibcq ? vrdma_shadow_cq(ibcq) : NULL;
+}
+
+static void *vrdma_qp_make(void *obj, void *init,
+			   struct uverbs_attr_bundle *attrs)
+{
+	struct ib_qp *ibqp = obj;
+
+	/*
+	 * The shadow carries the caller's uobject: parents treat a QP
+	 * without one as a kernel QP (mlx5 enables the reserved lkey and
+	 * cleans its CQs as kernel buffers, hns too).
+	 */
+	return vrdma_parent_create_qp(to_vdev(ibqp->device)->parent_ibdev,
+				      vrdma_shadow_pd(ibqp->pd), init, attrs,
+				      ibqp->uobject);
 }
 
 /*
@@ -51,7 +62,6 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 {
 	struct vrdma_dev *vdev = to_vdev(ibqp->device);
 	struct ib_qp_init_attr pinit = *init;
-	struct vrdma_lend lend;
 	struct ib_qp *shadow;
 	int ret;
 
@@ -86,27 +96,12 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	pinit.srq = init->srq ? to_vsrq(init->srq)->shadow : NULL;
 	pinit.event_handler = vrdma_qp_event;
 	pinit.qp_context = ibqp;
-	/*
-	 * The shadow carries the caller's uobject: parents treat a QP
-	 * without one as a kernel QP (mlx5 enables the reserved lkey and
-	 * cleans its CQs as kernel buffers, hns too).
-	 */
 
-	ret = vrdma_quota_charge(vdev, VRDMA_RES_QP, 1);
-	if (ret)
-		goto err_ud_put;
-
-	/* The caller's bundle: the parent may read its attributes */
-	ret = vrdma_lend(&lend, udata, VRDMA_LEND_CREATE_QP);
-	shadow = ret				 ? ERR_PTR(ret) :
-		 vrdma_fault_ptr(VRDMA_FAULT_QP) ?:
-		       vrdma_parent_create_qp(vdev->parent_ibdev,
-					      vrdma_shadow_pd(ibqp->pd), &pinit,
-					      lend.attrs, ibqp->uobject);
-	vrdma_lend_end(&lend);
+	shadow = vrdma_shadow_make(vdev, VRDMA_KIND_QP, udata, vrdma_qp_make,
+				   ibqp, &pinit);
 	if (IS_ERR(shadow)) {
 		ret = PTR_ERR(shadow);
-		goto err_uncharge;
+		goto err_ud_put;
 	}
 	/* ib_create_qp_user() leaves this to its caller; destroy undoes it. */
 	ib_qp_usecnt_inc(shadow);
@@ -114,11 +109,8 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	init->cap = pinit.cap;
 	ibqp->qp_num = shadow->qp_num;
 	to_vqp(ibqp)->shadow = shadow;
-	vrdma_obj_inc(VRDMA_OBJ_QP);
 	return 0;
 
-err_uncharge:
-	vrdma_quota_uncharge(vdev, VRDMA_RES_QP, 1);
 err_ud_put:
 	if (init->qp_type == IB_QPT_UD)
 		vrdma_gid_ud_put(vdev);
@@ -228,6 +220,14 @@ static void vrdma_qp_sgid_from_parent(struct vrdma_dev *vdev, u64 *slot,
 		attr->grh.sgid_index = (u32)v;
 }
 
+/* A QP's address vectors: the primary [0] and the alternate [1] */
+static const int vrdma_qp_av_mask[2] = { IB_QP_AV, IB_QP_ALT_PATH };
+
+static struct rdma_ah_attr *vrdma_qp_av(struct ib_qp_attr *attr, int i)
+{
+	return i ? &attr->alt_ah_attr : &attr->ah_attr;
+}
+
 /**
  * vrdma_modify_qp() - modify the shadow QP
  * @ibqp: the vdevice QP
@@ -243,59 +243,44 @@ int vrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct vrdma_dev *vdev = to_vdev(ibqp->device);
 	struct uverbs_attr_bundle parent_bundle;
 	struct ib_qp_attr *pattr;
-	struct ib_udata *parent_udata;
-	int ret;
+	int i, n, ret;
 
 	if (to_vqp(ibqp)->gsi)
 		return vrdma_gsi_modify(ibqp, attr, mask);
-	parent_udata = vrdma_shadow_udata(&parent_bundle, udata,
-					  vrdma_udata_vctx(udata));
-	if (IS_ERR(parent_udata))
-		return PTR_ERR(parent_udata);
-
-	if (mask & IB_QP_AV) {
-		ret = vrdma_acl_check_av(vdev, &attr->ah_attr);
-		if (ret)
-			return ret;
-	}
-	if (mask & IB_QP_ALT_PATH) {
-		ret = vrdma_acl_check_av(vdev, &attr->alt_ah_attr);
-		if (ret)
-			return ret;
-	}
+	ret = vrdma_parent_udata(&parent_bundle, udata);
+	for (i = 0; !ret && i < ARRAY_SIZE(vrdma_qp_av_mask); i++)
+		if (mask & vrdma_qp_av_mask[i])
+			ret = vrdma_acl_check_av(vdev, vrdma_qp_av(attr, i));
+	if (ret)
+		return ret;
 
 	pattr = kmemdup(attr, sizeof(*attr), GFP_KERNEL);
 	if (!pattr)
 		return -ENOMEM;
 
-	if (mask & IB_QP_AV) {
-		ret = vrdma_ah_attr_to_parent(vdev, &pattr->ah_attr);
+	/* The first @n address vectors are translated, their GIDs held */
+	for (n = 0; n < ARRAY_SIZE(vrdma_qp_av_mask); n++) {
+		if (!(mask & vrdma_qp_av_mask[n]))
+			continue;
+		ret = vrdma_ah_attr_to_parent(vdev, vrdma_qp_av(pattr, n));
 		if (ret)
-			goto out_free;
-	}
-	if (mask & IB_QP_ALT_PATH) {
-		ret = vrdma_ah_attr_to_parent(vdev, &pattr->alt_ah_attr);
-		if (ret)
-			goto out_put_av;
+			goto out_put_avs;
 	}
 
 	ret = vrdma_modify_shadow_qp(to_vqp(ibqp)->shadow, pattr, mask,
-				     parent_udata);
+				     &parent_bundle.driver_udata);
 	if (!ret && (mask & (IB_QP_AV | IB_QP_ALT_PATH)))
 		vrdma_delay(VRDMA_DELAY_QP_AV);
-	if (!ret && (mask & IB_QP_AV))
-		vrdma_qp_keep_sgid(&to_vqp(ibqp)->sgid[0], &attr->ah_attr,
-				   &pattr->ah_attr);
-	if (!ret && (mask & IB_QP_ALT_PATH))
-		vrdma_qp_keep_sgid(&to_vqp(ibqp)->sgid[1], &attr->alt_ah_attr,
-				   &pattr->alt_ah_attr);
+	for (i = 0; !ret && i < ARRAY_SIZE(vrdma_qp_av_mask); i++)
+		if (mask & vrdma_qp_av_mask[i])
+			vrdma_qp_keep_sgid(&to_vqp(ibqp)->sgid[i],
+					   vrdma_qp_av(attr, i),
+					   vrdma_qp_av(pattr, i));
 
-	if (mask & IB_QP_ALT_PATH)
-		vrdma_ah_attr_put(&pattr->alt_ah_attr);
-out_put_av:
-	if (mask & IB_QP_AV)
-		vrdma_ah_attr_put(&pattr->ah_attr);
-out_free:
+out_put_avs:
+	while (n--)
+		if (mask & vrdma_qp_av_mask[n])
+			vrdma_ah_attr_put(vrdma_qp_av(pattr, n));
 	kfree(pattr);
 	return ret;
 }
@@ -370,10 +355,9 @@ int vrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	ret = ib_destroy_qp_user(shadow, parent_udata);
 	if (ret)
 		goto err_detach;
-	vrdma_quota_uncharge(vdev, VRDMA_RES_QP, 1);
+	vrdma_shadow_gone(vdev, VRDMA_KIND_QP);
 	if (ibqp->qp_type == IB_QPT_UD)
 		vrdma_gid_ud_put(vdev);
-	vrdma_obj_dec(VRDMA_OBJ_QP);
 	return 0;
 
 err_detach:

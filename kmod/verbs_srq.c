@@ -5,13 +5,18 @@
 static void vrdma_srq_event(struct ib_event *pev, void *ctx)
 {
 	struct ib_srq *ibsrq = ctx;
-	struct ib_event ev = *pev;
 
-	if (!ibsrq->event_handler)
-		return;
-	ev.device = ibsrq->device;
-	ev.element.srq = ibsrq;
-	ibsrq->event_handler(&ev, ibsrq->srq_context);
+	vrdma_shadow_event(VRDMA_KIND_SRQ, pev, ibsrq, ibsrq->device,
+			   ibsrq->event_handler, ibsrq->srq_context);
+}
+
+static void *vrdma_srq_make(void *obj, void *init,
+			    struct uverbs_attr_bundle *attrs)
+{
+	struct ib_srq *ibsrq = obj;
+
+	return ib_create_srq_user(vrdma_shadow_pd(ibsrq->pd), init,
+				  ibsrq->uobject, &attrs->driver_udata);
 }
 
 /**
@@ -25,11 +30,8 @@ static void vrdma_srq_event(struct ib_event *pev, void *ctx)
 int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		     struct ib_udata *udata)
 {
-	struct vrdma_dev *vdev = to_vdev(ibsrq->device);
 	struct ib_srq_init_attr pinit = *init;
-	struct vrdma_lend lend;
 	struct ib_srq *shadow;
-	int ret;
 
 	/* XRC and tag-matching SRQs need objects vrdma does not proxy. */
 	if (init->srq_type != IB_SRQT_BASIC)
@@ -38,29 +40,13 @@ int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	pinit.event_handler = vrdma_srq_event;
 	pinit.srq_context = ibsrq;
 
-	ret = vrdma_quota_charge(vdev, VRDMA_RES_SRQ, 1);
-	if (ret)
-		return ret;
-
-	/* The caller's bundle: the parent may read its attributes */
-	ret = vrdma_lend(&lend, udata, VRDMA_LEND_CREATE_SRQ);
-	shadow = ret ? ERR_PTR(ret) :
-		 vrdma_fault_ptr(VRDMA_FAULT_SRQ) ?:
-		 ib_create_srq_user(vrdma_shadow_pd(ibsrq->pd), &pinit,
-				    ibsrq->uobject, vrdma_lent_udata(&lend));
-	vrdma_lend_end(&lend);
-	if (IS_ERR(shadow)) {
-		ret = PTR_ERR(shadow);
-		goto err_uncharge;
-	}
+	shadow = vrdma_shadow_make(to_vdev(ibsrq->device), VRDMA_KIND_SRQ,
+				   udata, vrdma_srq_make, ibsrq, &pinit);
+	if (IS_ERR(shadow))
+		return PTR_ERR(shadow);
 	init->attr = pinit.attr;
 	to_vsrq(ibsrq)->shadow = shadow;
-	vrdma_obj_inc(VRDMA_OBJ_SRQ);
 	return 0;
-
-err_uncharge:
-	vrdma_quota_uncharge(vdev, VRDMA_RES_SRQ, 1);
-	return ret;
 }
 
 /**
@@ -77,14 +63,10 @@ int vrdma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 {
 	struct ib_srq *shadow = to_vsrq(ibsrq)->shadow;
 	struct uverbs_attr_bundle parent_bundle;
-	struct ib_udata *parent_udata;
 
-	parent_udata = vrdma_shadow_udata(&parent_bundle, udata,
-					  vrdma_udata_vctx(udata));
-	if (IS_ERR(parent_udata))
-		return PTR_ERR(parent_udata);
-
-	return shadow->device->ops.modify_srq(shadow, attr, mask, parent_udata);
+	return vrdma_parent_udata(&parent_bundle, udata) ?:
+	       shadow->device->ops.modify_srq(shadow, attr, mask,
+					      &parent_bundle.driver_udata);
 }
 
 /**
@@ -109,24 +91,15 @@ int vrdma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
  */
 int vrdma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
-	struct vrdma_dev *vdev = to_vdev(ibsrq->device);
 	struct ib_srq *shadow = to_vsrq(ibsrq)->shadow;
 	struct uverbs_attr_bundle parent_bundle;
-	struct ib_udata *parent_udata;
 	int ret;
 
-	parent_udata = vrdma_shadow_udata(&parent_bundle, udata,
-					  vrdma_udata_vctx(udata));
-	if (IS_ERR(parent_udata)) {
-		ret = PTR_ERR(parent_udata);
-		goto err_detach;
-	}
-
-	ret = ib_destroy_srq_user(shadow, parent_udata);
+	ret = vrdma_parent_udata(&parent_bundle, udata) ?:
+	      ib_destroy_srq_user(shadow, &parent_bundle.driver_udata);
 	if (ret)
 		goto err_detach;
-	vrdma_quota_uncharge(vdev, VRDMA_RES_SRQ, 1);
-	vrdma_obj_dec(VRDMA_OBJ_SRQ);
+	vrdma_shadow_gone(to_vdev(ibsrq->device), VRDMA_KIND_SRQ);
 	return 0;
 
 err_detach:

@@ -467,6 +467,23 @@ struct ib_udata *vrdma_shadow_udata(struct uverbs_attr_bundle *parent_bundle,
 				    struct ib_ucontext *vctx);
 struct ib_ucontext *vrdma_udata_vctx(struct ib_udata *udata);
 
+/**
+ * vrdma_parent_udata() - wrap a vdevice udata for a verb of its own context
+ * @parent_bundle: the on-stack bundle to fill; its driver_udata is what
+ *	the parent gets
+ * @udata: driver data of the vdevice verb, inside the core's bundle
+ *
+ * vrdma_shadow_udata() for the context of the bundle around @udata.
+ *
+ * Return: 0, or -EIO when that context is already disassociated.
+ */
+static inline int vrdma_parent_udata(struct uverbs_attr_bundle *parent_bundle,
+				     struct ib_udata *udata)
+{
+	return PTR_ERR_OR_ZERO(vrdma_shadow_udata(parent_bundle, udata,
+						  vrdma_udata_vctx(udata)));
+}
+
 /* The core methods whose buffer attributes a parent may read (udata.c) */
 enum vrdma_lend_method {
 	VRDMA_LEND_CREATE_CQ,
@@ -510,6 +527,69 @@ static inline struct ib_udata *vrdma_lent_udata(struct vrdma_lend *l)
 {
 	return &l->attrs->driver_udata;
 }
+
+/*
+ * shadow.c: the shadow core.  Each kind of object a vdevice makes a shadow
+ * of, or charges to its quota, has one row in vrdma_kinds[]; the enums of
+ * its debugfs counter and fault point follow this one's order.
+ */
+enum vrdma_kind {
+	VRDMA_KIND_UCTX,
+	VRDMA_KIND_PD,
+	VRDMA_KIND_CQ,
+	VRDMA_KIND_QP,
+	VRDMA_KIND_SRQ,
+	VRDMA_KIND_MR,
+	VRDMA_KIND_MW,
+	VRDMA_KIND_AH,
+	/* The kinds above have a fault point, the ones below none */
+	VRDMA_NR_FAULT_KIND,
+	VRDMA_KIND_DRV = VRDMA_NR_FAULT_KIND,	/* of the parent's own types */
+	VRDMA_NR_KIND
+};
+
+/**
+ * struct vrdma_kind_info - what is particular to one kind of object
+ * @name: its name in debugfs, for its counter in "objects" and its fault
+ *	point in "fail"
+ * @res: the quota resource one object is charged to
+ * @lend: for the kinds vrdma_shadow_make() creates, the core method whose
+ *	buffer attributes the parent may read
+ */
+struct vrdma_kind_info {
+	const char *name;
+	enum vrdma_res res;
+	enum vrdma_lend_method lend;
+};
+
+extern const struct vrdma_kind_info vrdma_kinds[VRDMA_NR_KIND];
+
+/* The parent's constructor of a shadow, with the caller's bundle lent */
+typedef void *(*vrdma_make_fn)(void *obj, void *init,
+			       struct uverbs_attr_bundle *attrs);
+
+int vrdma_shadow_charge(struct vrdma_dev *vdev, enum vrdma_kind kind);
+int vrdma_shadow_fault(enum vrdma_kind kind);
+void *vrdma_shadow_make(struct vrdma_dev *vdev, enum vrdma_kind kind,
+			struct ib_udata *udata, vrdma_make_fn make, void *obj,
+			void *init);
+int vrdma_shadow_done(struct vrdma_dev *vdev, enum vrdma_kind kind, int ret);
+void vrdma_shadow_gone(struct vrdma_dev *vdev, enum vrdma_kind kind);
+void vrdma_shadow_event(enum vrdma_kind kind, const struct ib_event *pev,
+			void *obj, struct ib_device *ibdev,
+			void (*handler)(struct ib_event *ev, void *context),
+			void *context);
+
+/* shadow.c: the RDMA core's setup of an object, for a shadow */
+void vrdma_core_pd_init(struct ib_pd *shadow, struct ib_device *parent_ibdev);
+void vrdma_core_cq_init(struct ib_cq *shadow, struct ib_device *parent_ibdev,
+			struct ib_ucq_object *uobject);
+struct ib_ucontext *vrdma_core_uctx_alloc(struct ib_device *parent_ibdev,
+					  struct ib_uverbs_file *ufile);
+void vrdma_core_mr_init(struct ib_mr *shadow, struct ib_pd *parent_pd,
+			u64 iova, u64 length);
+struct ib_mw *vrdma_core_mw_alloc(struct ib_pd *parent_pd,
+				  enum ib_mw_type type);
 
 /* verbs_ctx.c */
 int vrdma_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
@@ -645,20 +725,15 @@ int vrdma_ah_attr_from_parent(struct vrdma_dev *vdev,
  */
 enum vrdma_obj {
 	VRDMA_OBJ_VDEV,
-	VRDMA_OBJ_UCTX,
-	VRDMA_OBJ_PD,
-	VRDMA_OBJ_CQ,
-	VRDMA_OBJ_QP,
-	VRDMA_OBJ_SRQ,
-	VRDMA_OBJ_MR,
-	VRDMA_OBJ_MW,
-	VRDMA_OBJ_AH,
-	VRDMA_OBJ_DRV,		/* objects of the parent's own types */
-	VRDMA_OBJ_ALIAS,	/* alias devices (alias.c) */
+	/* one counter per enum vrdma_kind, in its order: VRDMA_OBJ_OF() */
+	VRDMA_OBJ_KIND,
+	VRDMA_OBJ_ALIAS = VRDMA_OBJ_KIND + VRDMA_NR_KIND, /* alias.c */
 	VRDMA_OBJ_KOBJ,		/* kernel objects of the RDMA CM (cm_gsi.c) */
 	VRDMA_OBJ_CMCONN,	/* connections the CM proxy carries (cm_proxy.c) */
 	VRDMA_NR_OBJ
 };
+
+#define VRDMA_OBJ_OF(kind)	(VRDMA_OBJ_KIND + (kind))
 
 extern atomic_t vrdma_obj_count[VRDMA_NR_OBJ];
 
@@ -678,29 +753,17 @@ static inline void vrdma_obj_dec(enum vrdma_obj obj)
  * point fail with -ENOMEM, so that every unwind path is run by a test.
  */
 enum vrdma_fault {
-	VRDMA_FAULT_UCTX,
-	VRDMA_FAULT_PD,
-	VRDMA_FAULT_CQ,
-	VRDMA_FAULT_QP,
-	VRDMA_FAULT_SRQ,
-	VRDMA_FAULT_MR,
-	VRDMA_FAULT_MW,
-	VRDMA_FAULT_AH,
-	VRDMA_FAULT_REGISTER,
+	/* one point per kind of VRDMA_NR_FAULT_KIND, in its order */
+	VRDMA_FAULT_KIND,
+	VRDMA_FAULT_REGISTER = VRDMA_FAULT_KIND + VRDMA_NR_FAULT_KIND,
 	VRDMA_FAULT_NETNS,
 	VRDMA_FAULT_ALIAS,
 	VRDMA_NR_FAULT
 };
 
+#define VRDMA_FAULT_OF(kind)	(VRDMA_FAULT_KIND + (kind))
+
 int vrdma_fault(enum vrdma_fault point);
-
-/* The same, for functions that return an ERR_PTR: NULL when not failing. */
-static inline void *vrdma_fault_ptr(enum vrdma_fault point)
-{
-	int ret = vrdma_fault(point);
-
-	return ret ? ERR_PTR(ret) : NULL;
-}
 
 /*
  * debugfs.c: race windows held open.  Writing N to
