@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sim_mlx5 IBDEV - stock libmlx5 on IBDEV: rdmasim's mlx5 personality, or
- * a vdevice of one.  One line per step, "NAME ok ..." or "NAME err
- * ERRNO_NAME ...":
+ * sim_mlx5 IBDEV [revoke] - stock libmlx5 on IBDEV: rdmasim's mlx5
+ * personality, or a vdevice of one.  One line per step, "NAME ok ..." or
+ * "NAME err ERRNO_NAME ...":
  *
  *   provider      libibverbs bound libmlx5 to IBDEV (mlx5dv_is_supported)
  *   open          ibv_open_device(): libmlx5's alloc_ucontext
@@ -12,11 +12,15 @@
  *   nc_uar        the NC UAR libmlx5 allocated (MLX5_IB_METHOD_UAR_OBJ_ALLOC)
  *                 and mapped at open: its page id and mmap offset, whose
  *                 command byte must name an mmap entry (9 or more)
- *   bf_uar        a BlueFlame UAR is refused with EOPNOTSUPP (no
- *                 write-combining), as mlx5_ib refuses it
+ *   bf_uar        a BlueFlame UAR (mlx5dv_devx_alloc_uar()), which the
+ *                 device's write-combining grants: a page of its own,
+ *                 mapped at an mmap entry's offset
+ *   uar_write     both UAR pages take a write at the doorbell register
+ *                 (offset 0x800) and read it back
  *   mmap_refused  mappings at offsets the context never handed out fail
- *                 as mlx5_ib fails them: a static NC UAR page (EINVAL), a
- *                 write-combining page (EPERM), the core clock, which the
+ *                 as mlx5_ib fails them: a static NC UAR page, a
+ *                 static write-combining page (EINVAL: a dynamic-UAR
+ *                 context has neither), the core clock, which the
  *                 context does not advertise (EOPNOTSUPP), an mmap entry
  *                 that does not exist (EINVAL)
  *   alloc_pd      a PD and its pdn (mlx5dv_init_obj())
@@ -32,9 +36,17 @@
  * and "devx_open refused ERRNO_NAME" or "devx_open opened" for
  * mlx5dv_open_device() with MLX5DV_CONTEXT_FLAGS_DEVX, which the caller
  * judges.  Exit status 0 if every step is ok.
+ *
+ * With "revoke", for a vdevice the caller deletes: open, a BlueFlame and
+ * an NC UAR written as in uar_write ("uar_mapped"), then wait for
+ * IBV_EVENT_DEVICE_FATAL ("fatal") and check that the core revoked both
+ * mappings: they read the zero page the core maps after
+ * disassociation, not what was written ("uar_revoked").  The context is
+ * left to the exit: libmlx5 cannot destroy its UARs on a dead device.
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -51,6 +63,87 @@
 #define MMAP_CMD_WC_PAGE	2
 #define MMAP_CMD_NC_PAGE	3
 #define MMAP_CMD_CORE_CLOCK	5
+/* A UAR's doorbell register: its first BlueFlame register (MLX5_BF_OFFSET) */
+#define UAR_DB_OFFSET		0x800
+/* What uar_write writes: never a doorbell libmlx5 would ring */
+#define UAR_MARK		0x5a5aa5a5c3c33c3cULL
+
+/* The doorbell register of @uar, as libmlx5 writes it (64-bit stores) */
+static volatile uint64_t *uar_db(struct mlx5dv_devx_uar *uar)
+{
+	return (volatile uint64_t *)((char *)uar->base_addr + UAR_DB_OFFSET);
+}
+
+/* Write UAR_MARK to both pages and read it back */
+static int uar_write(struct mlx5dv_devx_uar *bf, struct mlx5dv_devx_uar *nc,
+		     char *why, size_t len)
+{
+	uint64_t b, n;
+
+	*uar_db(bf) = UAR_MARK;
+	*uar_db(nc) = UAR_MARK;
+	b = *uar_db(bf);
+	n = *uar_db(nc);
+	snprintf(why, len, "read back bf 0x%llx nc 0x%llx",
+		 (unsigned long long)b, (unsigned long long)n);
+	return b == UAR_MARK && n == UAR_MARK ? 0 : EPROTO;
+}
+
+/* A BlueFlame UAR, checked as nc_uar checks the NC one */
+static struct mlx5dv_devx_uar *bf_uar(struct ibv_context *ctx,
+				      struct mlx5dv_devx_uar *nc)
+{
+	struct mlx5dv_devx_uar *uar;
+	int err;
+
+	errno = 0;
+	uar = mlx5dv_devx_alloc_uar(ctx, MLX5_IB_UAPI_UAR_ALLOC_TYPE_BF);
+	err = uar ? 0 : errno ?: EIO;
+	if (uar && (!uar->base_addr ||
+		    MMAP_CMD(uar->mmap_off) < MMAP_FIRST_ENTRY_CMD ||
+		    (nc && (uar->base_addr == nc->base_addr ||
+			    uar->page_id == nc->page_id))))
+		err = EPROTO;
+	report("bf_uar", err, "page %u mmap offset 0x%llx",
+	       uar ? uar->page_id : 0,
+	       uar ? (unsigned long long)uar->mmap_off : 0ULL);
+	if (err && uar) {
+		mlx5dv_devx_free_uar(uar);
+		uar = NULL;
+	}
+	return uar;
+}
+
+/*
+ * Both UAR pages of a vdevice the caller deletes: written, then, after
+ * the fatal event, revoked
+ */
+static void uar_revoke(struct ibv_context *ctx)
+{
+	struct mlx5dv_devx_uar *nc, *bf;
+	struct ibv_async_event ev;
+	char why[128] = "";
+	uint64_t b, n;
+	int err;
+
+	nc = mlx5dv_devx_alloc_uar(ctx, MLX5_IB_UAPI_UAR_ALLOC_TYPE_NC);
+	bf = nc ? bf_uar(ctx, nc) : NULL;
+	err = nc && bf ? uar_write(bf, nc, why, sizeof(why)) : errno ?: EIO;
+	report("uar_mapped", err, "%s", why);
+	if (err)
+		return;
+	do {
+		err = ibv_get_async_event(ctx, &ev) ? errno ?: EIO : 0;
+		if (err)
+			break;
+		ibv_ack_async_event(&ev);
+	} while (ev.event_type != IBV_EVENT_DEVICE_FATAL);
+	report("fatal", err, NULL);
+	b = *uar_db(bf);
+	n = *uar_db(nc);
+	report("uar_revoked", b || n ? EPROTO : 0, "read bf 0x%llx nc 0x%llx",
+	       (unsigned long long)b, (unsigned long long)n);
+}
 
 static uint32_t pdn_of(struct ibv_pd *pd, int *err)
 {
@@ -141,7 +234,7 @@ static void run(struct ibv_context *ctx)
 {
 	struct ibv_device_attr_ex attr = {};
 	struct mlx5dv_context dv = {};
-	struct mlx5dv_devx_uar *uar;
+	struct mlx5dv_devx_uar *uar, *bf;
 	struct ibv_context *ictx;
 	struct ibv_pd *pd, *ipd;
 	uint32_t pdn, ipdn;
@@ -167,17 +260,17 @@ static void run(struct ibv_context *ctx)
 	report("nc_uar", err, "page %u mmap offset 0x%llx", uar ? uar->page_id : 0,
 	       uar ? (unsigned long long)uar->mmap_off : 0ULL);
 
-	errno = 0;
-	uar = mlx5dv_devx_alloc_uar(ctx, MLX5_IB_UAPI_UAR_ALLOC_TYPE_BF);
-	err = uar ? EPROTO : errno == EOPNOTSUPP ? 0 : errno ?: EIO;
-	report("bf_uar", err, "%s", uar ? "allocated" : "refused");
-	if (uar)
-		mlx5dv_devx_free_uar(uar);
+	bf = bf_uar(ctx, err ? NULL : uar);
+	why[0] = 0;
+	err = bf && uar ? uar_write(bf, uar, why, sizeof(why)) : EIO;
+	report("uar_write", err, "%s", why);
+	if (bf)
+		mlx5dv_devx_free_uar(bf);
 
 	why[0] = 0;
 	err = mmap_fails(ctx->cmd_fd, MMAP_CMD_NC_PAGE, 0, EINVAL, why,
 			 sizeof(why)) ?:
-	      mmap_fails(ctx->cmd_fd, MMAP_CMD_WC_PAGE, 0, EPERM, why,
+	      mmap_fails(ctx->cmd_fd, MMAP_CMD_WC_PAGE, 0, EINVAL, why,
 			 sizeof(why)) ?:
 	      mmap_fails(ctx->cmd_fd, MMAP_CMD_CORE_CLOCK, 0, EOPNOTSUPP,
 			 why, sizeof(why)) ?:
@@ -223,8 +316,8 @@ int main(int argc, char **argv)
 	struct ibv_context *ctx;
 	int i, n;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s IBDEV\n", argv[0]);
+	if (argc != 2 && (argc != 3 || strcmp(argv[2], "revoke"))) {
+		fprintf(stderr, "usage: %s IBDEV [revoke]\n", argv[0]);
 		return 2;
 	}
 	list = ibv_get_device_list(&n);
@@ -239,6 +332,11 @@ int main(int argc, char **argv)
 	       "%s", argv[1]);
 	ctx = ibv_open_device(dev);
 	report("open", ctx ? 0 : errno ?: EIO, NULL);
+	if (ctx && argc == 3) {
+		uar_revoke(ctx);
+		fflush(stdout);
+		_exit(failed);
+	}
 	if (ctx) {
 		run(ctx);
 		ibv_close_device(ctx);

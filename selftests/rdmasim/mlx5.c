@@ -8,9 +8,9 @@
  * "rdma link add" makes one; with the parameter mlx5_ids set as well it
  * reports Mellanox's vendor id and ConnectX-5's part id, else rdmasim's.
  *
- * What it answers as mlx5_ib (6.1) does for a device without DEVX and
- * without write-combining, on the objects and strict checks of
- * sim_main.c:
+ * What it answers as mlx5_ib (6.1) does for a device without DEVX, with
+ * write-combining (as a ConnectX in an x86 host), on the objects and
+ * strict checks of sim_main.c:
  *
  *  - driver id RDMA_DRIVER_MLX5, uverbs ABI version 1: libibverbs binds
  *    libmlx5 by the driver id alone;
@@ -21,11 +21,16 @@
  *    Only dynamic UARs (MLX5_LIB_CAP_DYN_UAR, which libmlx5 has asked
  *    for since rdma-core 29) are modelled: tot_bfregs is 0 and a
  *    request without the capability is refused;
- *  - the UAR object (MLX5_IB_METHOD_UAR_OBJ_ALLOC/DESTROY): NC pages
- *    only (BlueFlame needs write-combining, refused as mlx5_ib refuses it
- *    without), mapped at offsets in mlx5's encoding (command byte and
- *    extended index, mlx5_ib_mmap()); the legacy mmap commands answer as
- *    mlx5_ib does on such a context;
+ *  - the UAR object (MLX5_IB_METHOD_UAR_OBJ_ALLOC/DESTROY): NC pages,
+ *    mapped as ever (cached: the double never reads them), and BlueFlame
+ *    pages, mapped write-combining as mlx5_ib maps them
+ *    (MLX5_IB_MMAP_TYPE_UAR_WC), both at offsets in mlx5's encoding
+ *    (command byte and extended index, mlx5_ib_mmap()); counted
+ *    ("wc_uars", "wc_mmaps").  bf_reg_size stays 0, so libmlx5 rings
+ *    every QP's doorbell on the NC UAR and never copies a WQE into a
+ *    BlueFlame register; the hardware reads doorbell records, never a
+ *    UAR page, either way.  The legacy mmap commands answer as mlx5_ib
+ *    does on a dynamic-UAR context;
  *  - alloc_pd with mlx5's response (pdn), MLX5_IB_METHOD_PD_QUERY;
  *  - query_device with mlx5's driver response (every capability 0), and
  *    QUERY_CONTEXT's MLX5_IB_ATTR_QUERY_CONTEXT_RESP_UCTX;
@@ -98,6 +103,8 @@ MODULE_PARM_DESC(mlx5_ids,
 /* What debugfs rdmasim/mlx5 counts since the module loaded; atomic */
 static atomic_long_t sim_mlx5_devx_asked;	/* DEVX requests, refused */
 static atomic_long_t sim_mlx5_uctx_opened;	/* contexts opened */
+static atomic_long_t sim_mlx5_wc_uars;		/* BlueFlame UARs allocated */
+static atomic_long_t sim_mlx5_wc_mmaps;		/* mapped write-combining */
 
 /* --- ucontext ----------------------------------------------------------- */
 
@@ -107,7 +114,11 @@ static void sim_mlx5_uctx_resp(struct sim_ucontext *uctx,
 {
 	memset(resp, 0, sizeof(*resp));
 	resp->qp_tab_size = SIM_MAX_QP;
-	/* No write-combining: bf_reg_size 0, every QP rings the NC UAR */
+	/*
+	 * bf_reg_size 0: libmlx5 gives every QP the NC UAR and posts without
+	 * BlueFlame copies (mlx5_get_qp_uar()); BlueFlame UARs are still
+	 * allocated on request (MLX5_IB_METHOD_UAR_OBJ_ALLOC)
+	 */
 	resp->bf_reg_size = 0;
 	/* Dynamic UARs only: no static UAR is mapped at open */
 	resp->tot_bfregs = 0;
@@ -216,6 +227,7 @@ static int sim_mlx5_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 	unsigned long cmd, pgoff;
 	struct rdma_user_mmap_entry *entry;
 	struct sim_mmap *m;
+	pgprot_t prot;
 	int ret;
 
 	cmd = (vma->vm_pgoff >> SIM_MLX5_MMAP_CMD_SHIFT) &
@@ -223,11 +235,12 @@ static int sim_mlx5_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 	switch (cmd) {
 	case MLX5_IB_MMAP_WC_PAGE:
 	case MLX5_IB_MMAP_ALLOC_WC:
-		/* mlx5_ib without write-combining */
-		return -EPERM;
 	case MLX5_IB_MMAP_REGULAR_PAGE:
 	case MLX5_IB_MMAP_NC_PAGE:
-		/* Static UARs: a dynamic-UAR context has none */
+		/*
+		 * Legacy UAR pages: a dynamic-UAR context has none (with
+		 * write-combining mlx5_ib's uar_mmap() says so for all four)
+		 */
 		return -EINVAL;
 	case MLX5_IB_MMAP_GET_CONTIGUOUS_PAGES:
 	case MLX5_IB_MMAP_CORE_CLOCK:
@@ -241,9 +254,14 @@ static int sim_mlx5_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 	if (!entry)
 		return -EINVAL;
 	m = to_smmap(entry);
+	/* As mlx5_ib maps a BlueFlame UAR; the rest is the CPU's memory */
+	prot = vma->vm_page_prot;
+	if (m->type == SIM_MMAP_UAR_WC)
+		prot = pgprot_writecombine(prot);
 	ret = rdma_user_mmap_io(ibuc, vma, PHYS_PFN(virt_to_phys(m->buf)),
-				entry->npages * PAGE_SIZE, vma->vm_page_prot,
-				entry);
+				entry->npages * PAGE_SIZE, prot, entry);
+	if (!ret && m->type == SIM_MMAP_UAR_WC)
+		atomic_long_inc(&sim_mlx5_wc_mmaps);
 	rdma_user_mmap_entry_put(entry);
 	return ret;
 }
@@ -510,6 +528,7 @@ static int UVERBS_HANDLER(MLX5_IB_METHOD_UAR_OBJ_ALLOC)(struct uverbs_attr_bundl
 	struct ib_uobject *uobj =
 		uverbs_attr_get_uobject(attrs, MLX5_IB_ATTR_UAR_OBJ_ALLOC_HANDLE);
 	enum mlx5_ib_uapi_uar_alloc_type alloc_type;
+	enum sim_mmap_type type;
 	struct sim_mmap *m;
 	u64 offset;
 	u32 length;
@@ -519,16 +538,26 @@ static int UVERBS_HANDLER(MLX5_IB_METHOD_UAR_OBJ_ALLOC)(struct uverbs_attr_bundl
 			       MLX5_IB_ATTR_UAR_OBJ_ALLOC_TYPE);
 	if (ret)
 		return ret;
-	/* BlueFlame needs write-combining, which mlx5_ib then refuses */
-	if (alloc_type != MLX5_IB_UAPI_UAR_ALLOC_TYPE_NC)
+	/* A device with write-combining: mlx5_ib grants both types */
+	switch (alloc_type) {
+	case MLX5_IB_UAPI_UAR_ALLOC_TYPE_BF:
+		type = SIM_MMAP_UAR_WC;
+		break;
+	case MLX5_IB_UAPI_UAR_ALLOC_TYPE_NC:
+		type = SIM_MMAP_UAR;
+		break;
+	default:
 		return -EOPNOTSUPP;
-	m = sim_uar_new(attrs, uobj, "UAR_OBJ_ALLOC", SIM_MLX5_ENTRY_MIN,
+	}
+	m = sim_uar_new(attrs, uobj, "UAR_OBJ_ALLOC", type, SIM_MLX5_ENTRY_MIN,
 			SIM_MLX5_ENTRY_MAX);
 	if (IS_ERR(m))
 		return PTR_ERR(m);
 	uobj->object = m;
 	uverbs_finalize_uobj_create(attrs, MLX5_IB_ATTR_UAR_OBJ_ALLOC_HANDLE);
 	atomic_long_inc(&sim_count[SIM_K_UAR]);
+	if (type == SIM_MMAP_UAR_WC)
+		atomic_long_inc(&sim_mlx5_wc_uars);
 
 	offset = sim_mlx5_mmap_offset(m);
 	length = m->len;
@@ -675,6 +704,8 @@ static int sim_mlx5_show(struct seq_file *s, void *unused)
 {
 	seq_printf(s, "devx_asked %ld\n", atomic_long_read(&sim_mlx5_devx_asked));
 	seq_printf(s, "ucontexts %ld\n", atomic_long_read(&sim_mlx5_uctx_opened));
+	seq_printf(s, "wc_uars %ld\n", atomic_long_read(&sim_mlx5_wc_uars));
+	seq_printf(s, "wc_mmaps %ld\n", atomic_long_read(&sim_mlx5_wc_mmaps));
 	sim_mlx5_wqe_debugfs_show(s);
 	return 0;
 }
@@ -685,8 +716,9 @@ DEFINE_SHOW_ATTRIBUTE(sim_mlx5);
  * @dir: rdmasim's debugfs directory
  *
  * "mlx5": how many alloc_ucontext requests asked for a DEVX context (each
- * refused) and how many contexts the personality opened, since the
- * module loaded; then the hardware's counters (mlx5_wqe.c): WQEs
+ * refused), how many contexts the personality opened, how many BlueFlame
+ * UARs it allocated and how many mappings it made write-combining, since
+ * the module loaded; then the hardware's counters (mlx5_wqe.c): WQEs
  * executed, WQEs libmlx5 never writes (bad_wqes), error and flush CQEs,
  * completion events and UD messages nobody took.
  */

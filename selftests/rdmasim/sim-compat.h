@@ -152,4 +152,34 @@ sim_umem_get_cq_buf(struct ib_device *ibdev, struct uverbs_attr_bundle *attrs,
 #define SIM_IMPORT_NS_DMA_BUF() MODULE_IMPORT_NS("DMA_BUF")
 #endif
 
+/*
+ * The memory type of pages of RAM the double maps write-combining.  x86's
+ * PAT keeps one type per page for the kernel's linear map and every user
+ * mapping of it: a write-combining user mapping of a write-back page is
+ * made write-back, with a warning.  Elsewhere no type is kept.
+ */
+#ifdef CONFIG_X86
+#include <asm/set_memory.h>
+
+static inline int sim_set_pages_wc(void *buf, size_t len)
+{
+	return set_memory_wc((unsigned long)buf, len >> PAGE_SHIFT);
+}
+
+static inline int sim_set_pages_wb(void *buf, size_t len)
+{
+	return set_memory_wb((unsigned long)buf, len >> PAGE_SHIFT);
+}
+#else
+static inline int sim_set_pages_wc(void *buf, size_t len)
+{
+	return 0;
+}
+
+static inline int sim_set_pages_wb(void *buf, size_t len)
+{
+	return 0;
+}
+#endif
+
 #endif /* _SIM_COMPAT_H */

@@ -107,6 +107,7 @@ struct sim_ucontext {
 
 enum sim_mmap_type {
 	SIM_MMAP_UAR,
+	SIM_MMAP_UAR_WC,	/* a UAR whose page is write-combining */
 	SIM_MMAP_RING,
 };
 
@@ -115,7 +116,7 @@ struct sim_mmap {
 	void *buf;			/* alloc_pages_exact() memory */
 	size_t len;
 	enum sim_mmap_type type;
-	u32 page_id;			/* SIM_MMAP_UAR only */
+	u32 page_id;			/* SIM_MMAP_UAR(_WC) only */
 	struct sim_dev *sdev;
 };
 
@@ -236,7 +237,8 @@ void sim_dealloc_ucontext(struct ib_ucontext *ibuc);
 int sim_pd_init(struct ib_pd *ibpd, struct ib_udata *udata);
 struct sim_mmap *sim_uar_new(struct uverbs_attr_bundle *attrs,
 			     struct ib_uobject *uobj, const char *what,
-			     u32 min_pgoff, u32 max_pgoff);
+			     enum sim_mmap_type type, u32 min_pgoff,
+			     u32 max_pgoff);
 int sim_uar_cleanup(struct ib_uobject *uobject, enum rdma_remove_reason why,
 		    struct uverbs_attr_bundle *attrs);
 struct rdma_user_mmap_entry *sim_uar_get(struct sim_ucontext *uctx,

@@ -251,6 +251,20 @@ u8 *sim_kbuf_alloc(bool user)
 
 /* --- mmap entries ------------------------------------------------------- */
 
+/*
+ * An entry's pages back to the page allocator, write-back again.  Pages
+ * whose type cannot be restored are leaked rather than handed out
+ * write-combining in the linear map.
+ */
+static void sim_mmap_free_pages(struct sim_mmap *m)
+{
+	if (m->type == SIM_MMAP_UAR_WC && sim_set_pages_wb(m->buf, m->len)) {
+		pr_warn_once("rdmasim: write-combining pages leaked: their memory type stays\n");
+		return;
+	}
+	free_pages_exact(m->buf, m->len);
+}
+
 /**
  * sim_mmap_new_range() - pages handed out through an mmap entry
  * @sdev: the device
@@ -261,7 +275,8 @@ u8 *sim_kbuf_alloc(bool user)
  * @max_pgoff: the highest page offset the entry may start at
  *
  * The memory is zeroed and lives until the last mapping of the entry is
- * gone (mmap_free).  A personality keeps its mmap offsets in the range its
+ * gone (mmap_free).  A SIM_MMAP_UAR_WC entry's pages are made
+ * write-combining, which the personality's mmap then asks for.  A personality keeps its mmap offsets in the range its
  * offset encoding reserves for entries (mlx5.c).
  *
  * Return: the entry, or an ERR_PTR().
@@ -285,13 +300,23 @@ struct sim_mmap *sim_mmap_new_range(struct sim_dev *sdev,
 		ret = -ENOMEM;
 		goto err_free_m;
 	}
+	/* Before the entry exists: no mapping of another type can precede */
+	if (type == SIM_MMAP_UAR_WC) {
+		ret = sim_set_pages_wc(m->buf, m->len);
+		if (ret)
+			goto err_free_buf;
+	}
 	ret = rdma_user_mmap_entry_insert_range(ibuc, &m->rdma_entry, m->len,
 						min_pgoff, max_pgoff);
 	if (ret)
-		goto err_free_buf;
+		goto err_free_pages;
 	atomic_long_inc(&sim_count[SIM_K_MMAP]);
 	return m;
 
+err_free_pages:
+	sim_mmap_free_pages(m);
+	kfree(m);
+	return ERR_PTR(ret);
 err_free_buf:
 	free_pages_exact(m->buf, m->len);
 err_free_m:
@@ -311,9 +336,9 @@ static void sim_mmap_free(struct rdma_user_mmap_entry *entry)
 {
 	struct sim_mmap *m = to_smmap(entry);
 
-	if (m->type == SIM_MMAP_UAR)
+	if (m->type != SIM_MMAP_RING)
 		ida_free(&m->sdev->uar_ida, m->page_id);
-	free_pages_exact(m->buf, m->len);
+	sim_mmap_free_pages(m);
 	kfree(m);
 	atomic_long_dec(&sim_count[SIM_K_MMAP]);
 }
@@ -1334,6 +1359,7 @@ int sim_uar_cleanup(struct ib_uobject *uobject, enum rdma_remove_reason why,
  * @attrs: the method's bundle: the ucontext is found through its file
  * @uobj: the new object's uobject
  * @what: the method, for reports
+ * @type: SIM_MMAP_UAR, or SIM_MMAP_UAR_WC for a write-combining page
  * @min_pgoff: the lowest mmap page offset its entry may have
  * @max_pgoff: the highest page offset it may start at
  *
@@ -1346,7 +1372,8 @@ int sim_uar_cleanup(struct ib_uobject *uobject, enum rdma_remove_reason why,
  */
 struct sim_mmap *sim_uar_new(struct uverbs_attr_bundle *attrs,
 			     struct ib_uobject *uobj, const char *what,
-			     u32 min_pgoff, u32 max_pgoff)
+			     enum sim_mmap_type type, u32 min_pgoff,
+			     u32 max_pgoff)
 {
 	struct ib_ucontext *ibuc = ib_uverbs_get_ucontext(attrs);
 	struct sim_ucontext *uctx;
@@ -1369,8 +1396,8 @@ struct sim_mmap *sim_uar_new(struct uverbs_attr_bundle *attrs,
 	ret = ida_alloc_max(&sdev->uar_ida, SIM_MAX_UARS - 1, GFP_KERNEL);
 	if (ret < 0)
 		return ERR_PTR(ret);
-	m = sim_mmap_new_range(sdev, &uctx->ibuc, PAGE_SIZE, SIM_MMAP_UAR,
-			       min_pgoff, max_pgoff);
+	m = sim_mmap_new_range(sdev, &uctx->ibuc, PAGE_SIZE, type, min_pgoff,
+			       max_pgoff);
 	if (IS_ERR(m)) {
 		ida_free(&sdev->uar_ida, ret);
 		return m;
@@ -1395,7 +1422,7 @@ static int UVERBS_HANDLER(RDMASIM_METHOD_UAR_ALLOC)(struct uverbs_attr_bundle *a
 	u32 length;
 	int ret;
 
-	m = sim_uar_new(attrs, uobj, "UAR_ALLOC", 0, U32_MAX);
+	m = sim_uar_new(attrs, uobj, "UAR_ALLOC", SIM_MMAP_UAR, 0, U32_MAX);
 	if (IS_ERR(m))
 		return PTR_ERR(m);
 	uobj->object = m;
