@@ -276,8 +276,9 @@ static void sim_mmap_free_pages(struct sim_mmap *m)
  *
  * The memory is zeroed and lives until the last mapping of the entry is
  * gone (mmap_free).  A SIM_MMAP_UAR_WC entry's pages are made
- * write-combining, which the personality's mmap then asks for.  A personality keeps its mmap offsets in the range its
- * offset encoding reserves for entries (mlx5.c).
+ * write-combining, which the personality's mmap then asks for.  A
+ * personality keeps its mmap offsets in the range its offset encoding
+ * reserves for entries (mlx5.c).
  *
  * Return: the entry, or an ERR_PTR().
  */
