@@ -124,7 +124,7 @@ static void uar_revoke(struct ibv_context *ctx)
 	struct ibv_async_event ev;
 	char why[128] = "";
 	uint64_t b, n;
-	int err;
+	int err, i;
 
 	nc = mlx5dv_devx_alloc_uar(ctx, MLX5_IB_UAPI_UAR_ALLOC_TYPE_NC);
 	bf = nc ? bf_uar(ctx, nc) : NULL;
@@ -139,8 +139,17 @@ static void uar_revoke(struct ibv_context *ctx)
 		ibv_ack_async_event(&ev);
 	} while (ev.event_type != IBV_EVENT_DEVICE_FATAL);
 	report("fatal", err, NULL);
-	b = *uar_db(bf);
-	n = *uar_db(nc);
+	/*
+	 * The fatal event can reach us before the core has zapped the
+	 * context's mappings (7.3 showed it): wait for the zap, 10 s at most.
+	 */
+	for (i = 0; i < 100; i++) {
+		b = *uar_db(bf);
+		n = *uar_db(nc);
+		if (!b && !n)
+			break;
+		usleep(100000);
+	}
 	report("uar_revoked", b || n ? EPROTO : 0, "read bf 0x%llx nc 0x%llx",
 	       (unsigned long long)b, (unsigned long long)n);
 }
