@@ -190,8 +190,8 @@ found_rel=$(tree_release "$TOP")
 # a time), and the host has two.  Each guest then gets one vCPU (VM_SMP
 # overrides it): a two-vCPU guest whose vCPU threads wait for a host core
 # stalls in every TCG exclusive section and IPI, and two such guests at
-# once ran each script 2.4 times slower, while two one-vCPU guests ran
-# most at the speed of one (Documentation/testing.rst, "How long make
+# once ran each script 2.4 times slower, two one-vCPU guests 1.2 to 2.1
+# times, two scripts at a time (Documentation/testing.rst, "How long make
 # check takes").  The first kernel's "default2" tests (selftests/TESTS)
 # boot last in the other line, so that both end at about the same time.
 # Their output is shown after the first kernel's, from OTHERS_LOG.
