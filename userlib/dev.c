@@ -10,95 +10,50 @@
 
 #include "internal.h"
 
-/* Growing array the dump callback appends to */
-struct dev_collect {
-	struct vrdma_dev *devs;
-	size_t count;
-	size_t size;
-};
-
-static int dev_collect_cb(const struct nlmsghdr *nlh, void *data)
+static int parse_dev_item(const struct nlmsghdr *nlh, void *item)
 {
-	struct dev_collect *c = data;
-
-	if (c->count == c->size) {
-		size_t size = c->size ? 2 * c->size : 8;
-		struct vrdma_dev *devs = realloc(c->devs, size * sizeof(*devs));
-
-		if (!devs)
-			return -ENOMEM;
-		c->devs = devs;
-		c->size = size;
-	}
-	if (vrdma_parse_dev(nlh, &c->devs[c->count]))
-		return -EPROTO;
-	c->count++;
-	return 0;
-}
-
-static void dev_collect_reset(void *data)
-{
-	struct dev_collect *c = data;
-
-	c->count = 0;
-}
-
-/* The entries at the caller's stride; the library's own array when equal */
-static int dev_array_resize(struct dev_collect *c, size_t dev_size)
-{
-	char *out;
-	size_t i;
-
-	if (dev_size == sizeof(struct vrdma_dev))
-		return 0;
-	out = calloc(c->count ? c->count : 1, dev_size);
-	if (!out)
-		return -ENOMEM;
-	for (i = 0; i < c->count; i++)
-		vrdma_copy_sized(out + i * dev_size, dev_size, &c->devs[i],
-				 sizeof(c->devs[i]));
-	free(c->devs);
-	c->devs = (struct vrdma_dev *)out;
-	return 0;
+	return vrdma_parse_dev(nlh, item) ? -EPROTO : 0;
 }
 
 int vrdma_dev_list_sz(struct vrdma_handle *h, struct vrdma_dev_list **listp,
 		      size_t dev_size)
 {
-	struct dev_collect c = { NULL, 0, 0 };
+	struct vrdma_collect c = VRDMA_COLLECT_INIT(struct vrdma_dev,
+						    parse_dev_item, NULL);
 	struct vrdma_dev_list *list;
+	void *devs;
 	int ret;
 
 	*listp = NULL;
-	if (dev_size < VRDMA_DEV_SIZE_1_0)
-		return vrdma_set_error(h, -EINVAL,
-				       "struct vrdma_dev of %zu bytes is too small",
-				       dev_size);
-	ret = vrdma_resolve_family(h);
-	if (ret)
-		return ret;
-	ret = vrdma_dump(h, VRDMA_CMD_DEV_GET, dev_collect_cb,
-			 dev_collect_reset, &c);
+	ret = vrdma_check_struct_size(h, "vrdma_dev", dev_size,
+				      VRDMA_DEV_SIZE_1_0);
+	if (!ret)
+		ret = vrdma_resolve_family(h);
+	if (!ret)
+		ret = vrdma_collect_dump(h, VRDMA_CMD_DEV_GET, &c);
 	if (ret)
 		goto err_free;
+	vrdma_dev_add_hostinfo(c.items, c.count);
+	/* The library's own array when the caller's stride is the same */
+	if (dev_size != sizeof(struct vrdma_dev)) {
+		devs = vrdma_collect_copy(&c, dev_size);
+		if (!devs)
+			goto err_nomem;
+		free(c.items);
+		c.items = devs;
+	}
 	list = malloc(sizeof(*list));
-	if (!list) {
-		ret = vrdma_set_error(h, -ENOMEM, NULL);
-		goto err_free;
-	}
-	vrdma_dev_add_hostinfo(c.devs, c.count);
-	if (dev_array_resize(&c, dev_size)) {
-		free(list);
-		ret = vrdma_set_error(h, -ENOMEM, NULL);
-		goto err_free;
-	}
-	list->devs = c.devs;
+	if (!list)
+		goto err_nomem;
+	list->devs = c.items;
 	list->count = c.count;
 	*listp = list;
 	return vrdma_ok(h);
 
+err_nomem:
+	ret = vrdma_set_error(h, -ENOMEM, NULL);
 err_free:
-	free(c.devs);
+	vrdma_collect_free(&c);
 	return ret;
 }
 
@@ -146,10 +101,10 @@ int vrdma_dev_get_sz(struct vrdma_handle *h, const char *name,
 	struct nlmsghdr *nlh;
 	int ret;
 
-	if (dev_size < VRDMA_DEV_SIZE_1_0)
-		return vrdma_set_error(h, -EINVAL,
-				       "struct vrdma_dev of %zu bytes is too small",
-				       dev_size);
+	ret = vrdma_check_struct_size(h, "vrdma_dev", dev_size,
+				      VRDMA_DEV_SIZE_1_0);
+	if (ret)
+		return ret;
 	memset(out, 0, dev_size);
 	memset(dev, 0, sizeof(*dev));
 	ret = check_name(h, "device", name);

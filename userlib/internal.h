@@ -120,6 +120,36 @@ extern const struct vrdma_transport vrdma_mnl_transport;
 int vrdma_mnl_socket_open(struct vrdma_handle *h, int netns_fd,
 			  struct mnl_socket **nlp);
 
+/* collect.c */
+
+/**
+ * struct vrdma_collect - the records of a dump, in a growing array
+ * @items: @count records of @elem bytes, room for @size
+ * @elem: sizeof one record at the library's layout
+ * @count: records gathered
+ * @size: records the array has room for
+ * @parse: fills one record from one message; 0 or a negative errno
+ * @clear: releases what one record owns, or NULL if it owns nothing
+ */
+struct vrdma_collect {
+	void *items;
+	size_t elem;
+	size_t count;
+	size_t size;
+	int (*parse)(const struct nlmsghdr *nlh, void *item);
+	void (*clear)(void *item);
+};
+
+#define VRDMA_COLLECT_INIT(type, parse_fn, clear_fn) \
+	{ .elem = sizeof(type), .parse = (parse_fn), .clear = (clear_fn) }
+
+int vrdma_collect_dump(struct vrdma_handle *h, uint8_t cmd,
+		       struct vrdma_collect *c);
+void vrdma_collect_free(struct vrdma_collect *c);
+void *vrdma_collect_copy(const struct vrdma_collect *c, size_t stride);
+int vrdma_check_struct_size(struct vrdma_handle *h, const char *type,
+			    size_t size, size_t min);
+
 /* error.c */
 int vrdma_set_error(struct vrdma_handle *h, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

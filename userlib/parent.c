@@ -23,99 +23,56 @@ struct parent_list_priv {
 	size_t nr_own;
 };
 
-struct parent_collect {
-	struct vrdma_parent *parents;
-	size_t count;
-	size_t size;
-};
-
-static int parent_collect_cb(const struct nlmsghdr *nlh, void *data)
+static int parse_parent_item(const struct nlmsghdr *nlh, void *item)
 {
-	struct parent_collect *c = data;
-	int ret;
-
-	if (c->count == c->size) {
-		size_t size = c->size ? 2 * c->size : 8;
-		struct vrdma_parent *p = realloc(c->parents, size * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		c->parents = p;
-		c->size = size;
-	}
-	ret = vrdma_parse_parent(nlh, &c->parents[c->count]);
-	if (ret)
-		return ret;
-	c->count++;
-	return 0;
+	return vrdma_parse_parent(nlh, item);
 }
 
-static void parent_collect_reset(void *data)
+static void clear_parent_item(void *item)
 {
-	struct parent_collect *c = data;
-
-	while (c->count)
-		vrdma_parent_clear(&c->parents[--c->count]);
-}
-
-/*
- * The entries at the caller's stride, always a separate array: the names
- * of the vdevices stay owned by the library's records in @c.
- */
-static struct vrdma_parent *parent_array_copy(const struct parent_collect *c,
-					      size_t stride)
-{
-	char *out;
-	size_t i;
-
-	out = calloc(c->count ? c->count : 1, stride);
-	if (!out)
-		return NULL;
-	for (i = 0; i < c->count; i++)
-		vrdma_copy_sized(out + i * stride, stride, &c->parents[i],
-				 sizeof(c->parents[i]));
-	return (struct vrdma_parent *)out;
+	vrdma_parent_clear(item);
 }
 
 int vrdma_parent_list_sz(struct vrdma_handle *h,
 			 struct vrdma_parent_list **listp, size_t parent_size)
 {
-	struct parent_collect c = { NULL, 0, 0 };
+	struct vrdma_collect c = VRDMA_COLLECT_INIT(struct vrdma_parent,
+						    parse_parent_item,
+						    clear_parent_item);
 	struct parent_list_priv *list;
 	int ret;
 
 	*listp = NULL;
-	if (parent_size < VRDMA_PARENT_SIZE_1_0)
-		return vrdma_set_error(h, -EINVAL,
-				       "struct vrdma_parent of %zu bytes is too small",
-				       parent_size);
-	ret = vrdma_resolve_family(h);
-	if (ret)
-		return ret;
-	ret = vrdma_dump(h, VRDMA_CMD_PARENT_GET, parent_collect_cb,
-			 parent_collect_reset, &c);
+	ret = vrdma_check_struct_size(h, "vrdma_parent", parent_size,
+				      VRDMA_PARENT_SIZE_1_0);
+	if (!ret)
+		ret = vrdma_resolve_family(h);
+	if (!ret)
+		ret = vrdma_collect_dump(h, VRDMA_CMD_PARENT_GET, &c);
 	if (ret)
 		goto err_free;
 	list = malloc(sizeof(*list));
-	if (!list) {
-		ret = vrdma_set_error(h, -ENOMEM, NULL);
-		goto err_free;
-	}
-	list->pub.parents = parent_array_copy(&c, parent_size);
+	if (!list)
+		goto err_nomem;
+	/*
+	 * Always a separate array at the caller's stride: the names of the
+	 * vdevices stay owned by the library's records.
+	 */
+	list->pub.parents = vrdma_collect_copy(&c, parent_size);
 	if (!list->pub.parents) {
 		free(list);
-		ret = vrdma_set_error(h, -ENOMEM, NULL);
-		goto err_free;
+		goto err_nomem;
 	}
 	list->pub.count = c.count;
-	list->own = c.parents;
+	list->own = c.items;
 	list->nr_own = c.count;
 	*listp = &list->pub;
 	return vrdma_ok(h);
 
+err_nomem:
+	ret = vrdma_set_error(h, -ENOMEM, NULL);
 err_free:
-	parent_collect_reset(&c);
-	free(c.parents);
+	vrdma_collect_free(&c);
 	return ret;
 }
 
