@@ -85,7 +85,7 @@ echo "style: checkpatch --strict over $nfiles files: $nerr errors, $nwarn warnin
 
 mapfile -t scripts < <( { find selftests scripts .ci -type f -name '*.sh';
 	find .ci -type f -name run; echo selftests/vm/initramfs-init;
-	echo tools/cni/tests/conformance.sh;
+	find tools -path '*/tests/*' -type f -name '*.sh';
 	} 2>/dev/null |
 	while read -r f; do [ -f "$f" ] && echo "$f"; done | LC_ALL=C sort -u)
 if ! command -v shellcheck >/dev/null; then

@@ -159,7 +159,6 @@ int attach_save(const struct cni_conf *c, const struct attachment *a,
 {
 	char dir[PATH_MAX], path[PATH_MAX];
 	struct json_object *o;
-	const char *text;
 	int ret;
 
 	if (attach_state_dir(c, a->network, dir, sizeof(dir)) ||
@@ -170,21 +169,14 @@ int attach_save(const struct cni_conf *c, const struct attachment *a,
 		return cni_fail(e, CNI_ERR_IO, "cannot make the state directory",
 				"%s: %s", dir, strerror(-ret));
 	o = json_object_new_object();
-	json_object_object_add(o, "containerID",
-			       json_object_new_string(a->container_id));
-	json_object_object_add(o, "network", json_object_new_string(a->network));
-	json_object_object_add(o, "ifname", json_object_new_string(a->ifname));
-	json_object_object_add(o, "vdevice", json_object_new_string(a->vdev));
+	json_add_attachment(o, a);
 	json_object_object_add(o, "podKey", json_object_new_string(a->pod_key));
 	json_object_object_add(o, "netns", json_object_new_string(a->netns));
 	json_object_object_add(o, "chardev", json_object_new_string(a->chardev));
 	json_object_object_add(o, "major", json_object_new_int64(a->major));
 	json_object_object_add(o, "minor", json_object_new_int64(a->minor));
 	json_object_object_add(o, "cgroup", json_object_new_string(a->cgroup));
-	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-					      JSON_C_TO_STRING_NOSLASHESCAPE);
-	ret = write_file_atomic(path, text, 0600);
-	json_object_put(o);
+	ret = write_json_atomic(path, o, JSON_C_TO_STRING_PLAIN, 0600);
 	if (ret)
 		return cni_fail(e, CNI_ERR_IO, "cannot write the state file",
 				"%s: %s", path, strerror(-ret));

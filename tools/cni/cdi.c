@@ -198,7 +198,6 @@ int cdi_sync_pod(const struct cni_conf *c, const char *pod_key,
 	struct attachment *list;
 	char path[PATH_MAX], name[2 * CNI_ID_MAX + 2];
 	size_t count, i, n = 0;
-	const char *text;
 	int ret;
 
 	if (!c->cdi || !pod_key[0])
@@ -241,11 +240,11 @@ int cdi_sync_pod(const struct cni_conf *c, const char *pod_key,
 	json_object_object_add(spec, "devices", devices);
 	free(list);
 	ret = mkdir(c->cdi_dir, 0755) && errno != EEXIST ? -errno : 0;
-	text = json_object_to_json_string_ext(spec, JSON_C_TO_STRING_PRETTY |
-					      JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (!ret)
-		ret = write_file_atomic(path, text, 0644);
-	json_object_put(spec);
+		ret = write_json_atomic(path, spec, JSON_C_TO_STRING_PRETTY,
+					0644);
+	else
+		json_object_put(spec);
 	if (ret)
 		return cni_fail(e, CNI_ERR_CDI, "cannot write the CDI spec",
 				"%s: %s", path, strerror(-ret));

@@ -63,6 +63,8 @@ int cni_fail(struct cni_error *e, int code, const char *msg,
 int cni_fail0(struct cni_error *e, int code, const char *msg);
 int write_file_atomic(const char *path, const char *text, mode_t mode);
 int mkdir_p(const char *path);
+int write_json_atomic(const char *path, struct json_object *o, int flags,
+		      mode_t mode);
 
 /**
  * struct cni_conf - the plugin's part of the network configuration
@@ -176,6 +178,9 @@ struct attachment {
 	unsigned int major, minor;
 	char cgroup[4096];
 };
+
+/* util.c: the fields that name an attachment, in its state and record */
+void json_add_attachment(struct json_object *o, const struct attachment *a);
 
 /**
  * struct record - where ADD put an attachment's state and CDI spec

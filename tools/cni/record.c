@@ -50,7 +50,6 @@ int record_save(const struct cni_conf *c, const struct attachment *a,
 {
 	char path[PATH_MAX], dir[PATH_MAX], *slash;
 	struct json_object *o;
-	const char *text;
 	int ret;
 
 	if (record_path(a->vdev, path, sizeof(path)))
@@ -63,20 +62,13 @@ int record_save(const struct cni_conf *c, const struct attachment *a,
 		return cni_fail(e, CNI_ERR_IO, "cannot make the record directory",
 				"%s: %s", dir, strerror(-ret));
 	o = json_object_new_object();
-	json_object_object_add(o, "containerID",
-			       json_object_new_string(a->container_id));
-	json_object_object_add(o, "network", json_object_new_string(a->network));
-	json_object_object_add(o, "ifname", json_object_new_string(a->ifname));
-	json_object_object_add(o, "vdevice", json_object_new_string(a->vdev));
+	json_add_attachment(o, a);
 	json_object_object_add(o, "stateDir", json_object_new_string(c->state_dir));
 	json_object_object_add(o, "cdi", json_object_new_boolean(c->cdi));
 	json_object_object_add(o, "cdiDir", json_object_new_string(c->cdi_dir));
 	json_object_object_add(o, "cdiVersion",
 			       json_object_new_string(c->cdi_version));
-	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-					      JSON_C_TO_STRING_NOSLASHESCAPE);
-	ret = write_file_atomic(path, text, 0600);
-	json_object_put(o);
+	ret = write_json_atomic(path, o, JSON_C_TO_STRING_PLAIN, 0600);
 	if (ret)
 		return cni_fail(e, CNI_ERR_IO, "cannot write the record",
 				"%s: %s", path, strerror(-ret));

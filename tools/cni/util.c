@@ -117,3 +117,42 @@ int write_file_atomic(const char *path, const char *text, mode_t mode)
 		unlink(tmp);
 	return ret;
 }
+
+/**
+ * write_json_atomic() - replace a file with a JSON document, and drop it
+ * @path: the file
+ * @o: the document; its reference is put whatever the outcome
+ * @flags: JSON_C_TO_STRING_PLAIN or _PRETTY; slashes are never escaped
+ * @mode: the file's mode
+ *
+ * Return: 0 or a negative errno.
+ */
+int write_json_atomic(const char *path, struct json_object *o, int flags,
+		      mode_t mode)
+{
+	const char *text;
+	int ret;
+
+	text = json_object_to_json_string_ext(o, flags |
+					      JSON_C_TO_STRING_NOSLASHESCAPE);
+	ret = text ? write_file_atomic(path, text, mode) : -ENOMEM;
+	json_object_put(o);
+	return ret;
+}
+
+/**
+ * json_add_attachment() - the fields that name an attachment
+ * @o: the object to add them to
+ * @a: the attachment
+ *
+ * Both the state file and the record start with them: the container, the
+ * network, the interface and the vdevice.
+ */
+void json_add_attachment(struct json_object *o, const struct attachment *a)
+{
+	json_object_object_add(o, "containerID",
+			       json_object_new_string(a->container_id));
+	json_object_object_add(o, "network", json_object_new_string(a->network));
+	json_object_object_add(o, "ifname", json_object_new_string(a->ifname));
+	json_object_object_add(o, "vdevice", json_object_new_string(a->vdev));
+}

@@ -12,23 +12,9 @@
 #
 #   tests/conformance.sh [PATH-TO-PLUGIN]
 
-PLUGIN=${1:-./vrdma}
-passed=0
-failed=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-STATE=$tmp/state
-CDI=$tmp/cdi
-NS=$tmp/netns		# stands for a namespace file: only stat(2) reads it
-touch "$NS"
-# Where ADD records its directories for a DEL without configuration
-export VRDMA_CNI_RECORDS=$tmp/records
-
-ok() { passed=$((passed + 1)); echo "ok   $1"; }
-bad() {
-	failed=$((failed + 1)); echo "FAIL $1: $2"
-	sed 's/^/     stdout: /' "$tmp/out"
-}
+RUN_ENV=()
+# shellcheck source=tools/cni/tests/common.sh
+. "$(dirname "$0")/common.sh"
 
 # conf [EXTRA-JSON] [VERSION] - a plugin configuration with test dirs
 conf() {
@@ -38,14 +24,6 @@ conf() {
 		  stateDir: $s, cdiDir: $c} + $x'
 }
 
-# run CMD STDIN [VAR=VALUE...] - the plugin with the usual CNI_ variables
-run() {
-	local cmd=$1 in=$2
-	shift 2
-	env CNI_COMMAND="$cmd" CNI_CONTAINERID=c0ffee0123456789 CNI_NETNS="$NS" \
-		CNI_IFNAME=net1 CNI_PATH=/nonexistent "$@" "$PLUGIN" \
-		<<<"$in" >"$tmp/out" 2>"$tmp/err"
-}
 
 # error DESC CODE CMD STDIN [VAR=VALUE...] - fails with CNI error CODE:
 # exit status 1, one JSON object with cniVersion, code, msg on stdout

@@ -13,22 +13,10 @@
 #
 #   tests/fuzz.sh [PATH-TO-PLUGIN]
 
-PLUGIN=${1:-./vrdma}
-passed=0
-failed=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-STATE=$tmp/state
-CDI=$tmp/cdi
-NS=$tmp/netns
-touch "$NS"
-export VRDMA_CNI_RECORDS=$tmp/records
-
-ok() { passed=$((passed + 1)); echo "ok   $1"; }
-bad() {
-	failed=$((failed + 1)); echo "FAIL $1: $2"
-	sed 's/^/     stdout: /' "$tmp/out" | head -n 5
-}
+CONTAINER_ID=f00d0123456789
+RUN_ENV=(CNI_ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=ns;K8S_POD_NAME=fuzz")
+# shellcheck source=tools/cni/tests/common.sh
+. "$(dirname "$0")/common.sh"
 
 BASE=$(jq -cn --arg s "$STATE" --arg c "$CDI" '{
 	cniVersion: "1.1.0", name: "fuzznet", type: "vrdma",
@@ -42,15 +30,6 @@ BASE=$(jq -cn --arg s "$STATE" --arg c "$CDI" '{
 	prevResult: {cniVersion: "1.1.0", ips: [{address: "10.0.0.1/24"}]},
 	"cni.dev/valid-attachments": [{containerID: "x", ifname: "net1"}]}')
 
-# run CMD STDIN [VAR=VALUE...]
-run() {
-	local cmd=$1 in=$2
-	shift 2
-	env CNI_COMMAND="$cmd" CNI_CONTAINERID=f00d0123456789 CNI_NETNS="$NS" \
-		CNI_IFNAME=net1 CNI_PATH=/nonexistent \
-		CNI_ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=ns;K8S_POD_NAME=fuzz" \
-		"$@" "$PLUGIN" <<<"$in" >"$tmp/out" 2>"$tmp/err"
-}
 
 # sane - the last run exited 0 or 1, printed nothing, a result or one
 # CNI error, and left nothing; prints why not

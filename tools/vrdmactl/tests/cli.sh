@@ -116,7 +116,8 @@ check "peer prefix too long"    2 'bad value "10.0.0.0/33" for "peer"' -- dev se
 check "peer v6 prefix too long" 2 'bad value "fd00::/129" for "peer"' -- dev set vr0 peer fd00::/129
 check "peer any mixed"          2 '"peer any" cannot be combined' -- dev set vr0 peer any peer 10.0.0.0/8
 check "sgid any mixed"          2 '"sgid any" cannot be combined' -- dev set vr0 sgid 10.0.0.1 sgid any
-check "too many peers"          2 'too many "peer": at most 16' -- dev set vr0 $(for i in $(seq 17); do echo peer 10.0.$i.0/24; done)
+mapfile -t PEERS17 < <(for i in $(seq 17); do printf 'peer\n10.0.%s.0/24\n' "$i"; done)
+check "too many peers"          2 'too many "peer": at most 16' -- dev set vr0 "${PEERS17[@]}"
 check "ambiguous s keyword"     2 'ambiguous dev set keyword "s"' -- dev set vr0 s 1
 
 # A name that is a prefix of a keyword ("he" of "help") is a name: the
