@@ -202,3 +202,20 @@ struct ib_udata *vrdma_shadow_udata(struct uverbs_attr_bundle *parent_bundle,
 	parent_bundle->context = vrdma_shadow_uctx(vctx);
 	return &parent_bundle->driver_udata;
 }
+
+/**
+ * vrdma_parent_udata() - wrap a vdevice udata for a verb of its own context
+ * @parent_bundle: the on-stack bundle to fill; its driver_udata is what
+ *	the parent gets
+ * @udata: driver data of the vdevice verb, inside the core's bundle
+ *
+ * vrdma_shadow_udata() for the context of the bundle around @udata.
+ *
+ * Return: 0, or -EIO when that context is already disassociated.
+ */
+int vrdma_parent_udata(struct uverbs_attr_bundle *parent_bundle,
+		       struct ib_udata *udata)
+{
+	return PTR_ERR_OR_ZERO(vrdma_shadow_udata(parent_bundle, udata,
+						  vrdma_udata_vctx(udata)));
+}

@@ -466,23 +466,8 @@ struct ib_udata *vrdma_shadow_udata(struct uverbs_attr_bundle *parent_bundle,
 				    struct ib_udata *udata,
 				    struct ib_ucontext *vctx);
 struct ib_ucontext *vrdma_udata_vctx(struct ib_udata *udata);
-
-/**
- * vrdma_parent_udata() - wrap a vdevice udata for a verb of its own context
- * @parent_bundle: the on-stack bundle to fill; its driver_udata is what
- *	the parent gets
- * @udata: driver data of the vdevice verb, inside the core's bundle
- *
- * vrdma_shadow_udata() for the context of the bundle around @udata.
- *
- * Return: 0, or -EIO when that context is already disassociated.
- */
-static inline int vrdma_parent_udata(struct uverbs_attr_bundle *parent_bundle,
-				     struct ib_udata *udata)
-{
-	return PTR_ERR_OR_ZERO(vrdma_shadow_udata(parent_bundle, udata,
-						  vrdma_udata_vctx(udata)));
-}
+int vrdma_parent_udata(struct uverbs_attr_bundle *parent_bundle,
+		       struct ib_udata *udata);
 
 /* The core methods whose buffer attributes a parent may read (udata.c) */
 enum vrdma_lend_method {
