@@ -30,6 +30,7 @@
 #include <linux/ip.h>
 #include <linux/random.h>
 #include <linux/refcount.h>
+#include <linux/seq_file.h>
 #include <linux/wait_bit.h>
 #include <linux/xarray.h>
 #include <net/ip.h>
@@ -744,6 +745,31 @@ static int vrdma_cm_handler(struct ib_cm_id *pid, const struct ib_cm_event *ev)
 	}
 	vrdma_cm_put(c);
 	return 0;
+}
+
+/**
+ * vrdma_cm_show() - the connections the CM proxy carries, for debugfs
+ * @m: the seq_file
+ *
+ * One line per connection: "conn VDEV VID PID", the vdevice, its comm ID
+ * for the connection and the parent's (the local IDs of the two ib_cm
+ * halves), in hex.  Tests read the IDs from here to aim a forged message.
+ * Every entry of the handle table is alive while its lock is held.
+ * Context: process context.
+ */
+void vrdma_cm_show(struct seq_file *m)
+{
+	struct vrdma_cm_conn *c;
+	struct ib_cm_id *pid;
+	unsigned long i;
+
+	xa_lock(&vrdma_cm_handles);
+	xa_for_each(&vrdma_cm_handles, i, c) {
+		pid = READ_ONCE(c->pid);
+		seq_printf(m, "conn %s %08x %08x\n", dev_name(&c->vdev->ibdev.dev),
+			   c->vid, pid ? be32_to_cpu(pid->local_id) : 0);
+	}
+	xa_unlock(&vrdma_cm_handles);
 }
 
 /**

@@ -137,6 +137,7 @@ enum vrdma_acl_kind {
 };
 
 struct vrdma_gsi;
+struct seq_file;
 
 /* Connections a vdevice may have through the CM proxy at once */
 #define VRDMA_CM_CONN_MAX	64
@@ -704,6 +705,7 @@ void vrdma_cm_proxy_send(struct vrdma_dev *vdev,
 			 const struct vrdma_gsi_mad *mad);
 void vrdma_cm_proxy_init(struct vrdma_dev *vdev);
 void vrdma_cm_proxy_stop(struct vrdma_dev *vdev);
+void vrdma_cm_show(struct seq_file *m);
 
 /* gid.c: the vdevice's GID table and GID translation to its parent */
 int vrdma_add_gid(const struct ib_gid_attr *attr, void **context);
