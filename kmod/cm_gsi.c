@@ -602,6 +602,11 @@ int vrdma_gsi_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			break;
 		}
 		mad = vrdma_gsi_copy(gsi, wr);
+		/* the proxy's own probe of ib_cm's agent goes no further */
+		if (mad && vrdma_cm_probe_sent(gsi->vdev, mad)) {
+			kfree(mad);
+			mad = NULL;
+		}
 		memset(&wc, 0, sizeof(wc));
 		wc.wr_id = wr->wr_id;
 		wc.opcode = IB_WC_SEND;

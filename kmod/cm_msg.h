@@ -125,6 +125,10 @@ enum vrdma_cm_transport {
 #define VRDMA_REJ_FOR_REQ		0
 #define VRDMA_REJ_FOR_REP		1
 
+/* ServiceIDResolutionRequest (12.6.12) */
+#define VRDMA_SIDR_REQ_REQUEST_ID	(VRDMA_MAD_HDR_LEN + 0)
+#define VRDMA_SIDR_REQ_SERVICE_ID	(VRDMA_MAD_HDR_LEN + 8)
+
 /* ReadyToUse, DisconnectRequest, DisconnectReply (12.6.9-12.6.11) */
 #define VRDMA_RTU_PRIVATE_DATA		(VRDMA_MAD_HDR_LEN + 8)
 #define VRDMA_DREQ_REMOTE_QPN		(VRDMA_MAD_HDR_LEN + 8)

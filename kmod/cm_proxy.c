@@ -25,11 +25,29 @@
  * message must name a connection of this vdevice by both comm IDs.
  * Anything else is dropped (the sender's ib_cm times out, as on a lossy
  * wire).  Incoming connections (a listener on the parent) are not done.
+ *
+ * A REQ must also come from the vdevice's ib_cm, not from umad: its local
+ * comm ID comes back in the REP and REJ the proxy writes into the QP1, and
+ * ib_cm looks those up by that ID alone, in one table for every device,
+ * so a REQ written through umad could name, and end, a connection of
+ * another vdevice or of the host.  What tells them apart is the upper half
+ * of the TID: ib_cm puts its port's MAD agent's number there
+ * (cm_form_tid()), umad overwrites it with its own agent's in every
+ * request (ib_umad_write()), and the MAD layer numbers its live agents
+ * uniquely.  The proxy learns ib_cm's number for the vdevice exactly, by
+ * making ib_cm send a SIDR request of its own on the vdevice (a probe, with
+ * a random service ID nobody else knows, caught in QP1's post_send and
+ * never carried), before it carries the vdevice's first REQ; it cannot
+ * change while the vdevice lives (ib_cm registers the agent when the
+ * device is added and cannot be unloaded under vrdma, which links to it).
+ * A REQ under another number is dropped and counted (forged).
  */
+#include <linux/completion.h>
 #include <linux/in.h>
 #include <linux/ip.h>
 #include <linux/random.h>
 #include <linux/refcount.h>
+#include <linux/seq_file.h>
 #include <linux/wait_bit.h>
 #include <linux/xarray.h>
 #include <net/ip.h>
@@ -83,6 +101,8 @@ enum vrdma_cm_verdict {
 	VRDMA_CM_UNCARRIED,	/* valid, not carried (MRA, LAP, SIDR, ...) */
 	VRDMA_CM_FAILED,	/* the parent's ib_cm refused it */
 	VRDMA_CM_QUOTA,		/* too many connections */
+	VRDMA_CM_FORGED,	/* a REQ not of the vdevice's ib_cm */
+	VRDMA_CM_UNPROVEN,	/* a REQ while ib_cm's agent is not known */
 };
 
 static const char *const vrdma_cm_verdict_name[] = {
@@ -95,7 +115,15 @@ static const char *const vrdma_cm_verdict_name[] = {
 	[VRDMA_CM_UNCARRIED] = "not carried",
 	[VRDMA_CM_FAILED] = "refused by the parent's CM",
 	[VRDMA_CM_QUOTA] = "connection quota",
+	[VRDMA_CM_FORGED] = "forged: not the vdevice's CM",
+	[VRDMA_CM_UNPROVEN] = "refused: the vdevice's CM is not known",
 };
+
+/* REQs dropped as forged or unproven, for debugfs */
+static atomic_t vrdma_cm_forged = ATOMIC_INIT(0);
+
+/* How long the proxy waits for its probe of ib_cm's agent to be sent */
+#define VRDMA_CM_PROBE_WAIT	(2 * HZ)
 
 /* The header of a CM MAD as ib_cm builds it (cm_format_mad_hdr()). */
 static bool vrdma_cm_hdr_ok(const struct vrdma_gsi_mad *m, u16 *attr)
@@ -318,6 +346,126 @@ static void vrdma_cm_req_path(const struct vrdma_gsi_mad *m,
 	path->roce.route_resolved = true;
 }
 
+/* The probe's cm_id is destroyed by its maker; nothing to do. */
+static int vrdma_cm_probe_handler(struct ib_cm_id *id,
+				  const struct ib_cm_event *ev)
+{
+	return 0;
+}
+
+/*
+ * Learns the number of the vdevice's ib_cm's MAD agent: a SIDR request
+ * from a cm_id of the vdevice, along the path of the REQ @m (which has
+ * passed vrdma_cm_req_ok(): its source GID is the vdevice's), with a
+ * random service ID.  ib_cm posts it on the vdevice's QP1 at once (or from
+ * the MAD layer's overflow queue when a send completes, which this QP does
+ * at once too); vrdma_cm_probe_sent() catches it there.
+ * Context: the QP1's work item (one at a time per vdevice); sleeps.
+ */
+static int vrdma_cm_learn_tid(struct vrdma_dev *vdev,
+			      const struct vrdma_gsi_mad *m)
+{
+	struct ib_cm_sidr_req_param param = {};
+	DECLARE_COMPLETION_ONSTACK(done);
+	const struct ib_gid_attr *attr;
+	struct sa_path_rec path;
+	struct ib_cm_id *id;
+	int ret;
+
+	vrdma_cm_req_path(m, &path);
+	path.pkey = cpu_to_be16(0xffff);
+	attr = rdma_find_gid_by_port(&vdev->ibdev, &path.sgid,
+				     IB_GID_TYPE_ROCE_UDP_ENCAP, 1, NULL);
+	if (IS_ERR(attr))
+		return PTR_ERR(attr);
+	id = ib_create_cm_id(&vdev->ibdev, vrdma_cm_probe_handler, NULL);
+	if (IS_ERR(id)) {
+		ret = PTR_ERR(id);
+		goto err_put_attr;
+	}
+	spin_lock_irq(&vdev->cm.lock);
+	vdev->cm.probe_id = be32_to_cpu(id->local_id);
+	vdev->cm.probe_sid = get_random_u64();
+	vdev->cm.probe_done = &done;
+	param.service_id = cpu_to_be64(vdev->cm.probe_sid);
+	spin_unlock_irq(&vdev->cm.lock);
+	param.path = &path;
+	param.sgid_attr = attr;
+	param.timeout_ms = 1000;
+	ret = ib_send_cm_sidr_req(id, &param);
+	if (!ret && !wait_for_completion_timeout(&done, VRDMA_CM_PROBE_WAIT))
+		ret = -ETIMEDOUT;
+	spin_lock_irq(&vdev->cm.lock);
+	vdev->cm.probe_done = NULL;
+	spin_unlock_irq(&vdev->cm.lock);
+	/* cancels the probe, which waits for a SIDR reply that never comes */
+	ib_destroy_cm_id(id);
+err_put_attr:
+	rdma_put_gid_attr(attr);
+	return ret;
+}
+
+/**
+ * vrdma_cm_probe_sent() - catch the proxy's probe of ib_cm's MAD agent
+ * @vdev: the vdevice
+ * @m: a MAD sent on its QP1
+ *
+ * Records the upper half of the probe's TID as ib_cm's agent's number.
+ *
+ * Context: any (QP1's post_send, under ib_cm's and the MAD layer's
+ * spinlocks); does not sleep.
+ * Return: true if @m is the probe, which the caller drops.
+ */
+bool vrdma_cm_probe_sent(struct vrdma_dev *vdev,
+			 const struct vrdma_gsi_mad *m)
+{
+	const u8 *mad = m->data;
+	unsigned long flags;
+	bool probe = false;
+
+	if (m->len != IB_MGMT_MAD_SIZE ||
+	    vrdma_mad_u8(mad, VRDMA_MAD_MGMT_CLASS) != IB_MGMT_CLASS_CM ||
+	    vrdma_mad_be16(mad, VRDMA_MAD_ATTR_ID) != VRDMA_CM_SIDR_REQ)
+		return false;
+	spin_lock_irqsave(&vdev->cm.lock, flags);
+	if (vdev->cm.probe_done &&
+	    vrdma_mad_be32(mad, VRDMA_SIDR_REQ_REQUEST_ID) == vdev->cm.probe_id &&
+	    vrdma_mad_be64(mad, VRDMA_SIDR_REQ_SERVICE_ID) == vdev->cm.probe_sid) {
+		vdev->cm.hi_tid = vrdma_mad_be64(mad, VRDMA_MAD_TID) >> 32;
+		vdev->cm.tid_known = true;
+		complete(vdev->cm.probe_done);
+		vdev->cm.probe_done = NULL;
+		probe = true;
+	}
+	spin_unlock_irqrestore(&vdev->cm.lock, flags);
+	return probe;
+}
+
+/* A REQ @m sent by the vdevice's ib_cm, learning its agent's number first */
+static enum vrdma_cm_verdict vrdma_cm_req_sender(struct vrdma_dev *vdev,
+						 const struct vrdma_gsi_mad *m)
+{
+	u32 hi = vrdma_mad_be64(m->data, VRDMA_MAD_TID) >> 32;
+	bool known;
+	u32 tid;
+	int ret;
+
+	spin_lock_irq(&vdev->cm.lock);
+	known = vdev->cm.tid_known;
+	spin_unlock_irq(&vdev->cm.lock);
+	if (!known) {
+		ret = vrdma_cm_learn_tid(vdev, m);
+		if (ret) {
+			vrdma_dbg(vdev, "ib_cm's MAD agent not learnt: %d\n", ret);
+			return VRDMA_CM_UNPROVEN;
+		}
+	}
+	spin_lock_irq(&vdev->cm.lock);
+	tid = vdev->cm.hi_tid;
+	spin_unlock_irq(&vdev->cm.lock);
+	return hi == tid ? VRDMA_CM_CARRIED : VRDMA_CM_FORGED;
+}
+
 static int vrdma_cm_handler(struct ib_cm_id *pid,
 			    const struct ib_cm_event *ev);
 static void vrdma_cm_refuse_req(struct vrdma_dev *vdev,
@@ -338,6 +486,11 @@ static enum vrdma_cm_verdict vrdma_cm_req(struct vrdma_dev *vdev,
 
 	if (!vrdma_cm_req_ok(vdev, m))
 		return VRDMA_CM_BAD_REQ;
+	v = vrdma_cm_req_sender(vdev, m);
+	if (v != VRDMA_CM_CARRIED) {
+		atomic_inc(&vrdma_cm_forged);
+		return v;
+	}
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
 		return VRDMA_CM_FAILED;
@@ -747,6 +900,34 @@ static int vrdma_cm_handler(struct ib_cm_id *pid, const struct ib_cm_event *ev)
 }
 
 /**
+ * vrdma_cm_show() - the connections the CM proxy carries, for debugfs
+ * @m: the seq_file
+ *
+ * "forged N": the REQs dropped as not sent by a vdevice's ib_cm (or
+ * while its agent was not known).  Then one line per connection: "conn
+ * VDEV VID PID", the vdevice, its comm ID
+ * for the connection and the parent's (the local IDs of the two ib_cm
+ * halves), in hex.  Tests read the IDs from here to aim a forged message.
+ * Every entry of the handle table is alive while its lock is held.
+ * Context: process context.
+ */
+void vrdma_cm_show(struct seq_file *m)
+{
+	struct vrdma_cm_conn *c;
+	struct ib_cm_id *pid;
+	unsigned long i;
+
+	seq_printf(m, "forged %d\n", atomic_read(&vrdma_cm_forged));
+	xa_lock(&vrdma_cm_handles);
+	xa_for_each(&vrdma_cm_handles, i, c) {
+		pid = READ_ONCE(c->pid);
+		seq_printf(m, "conn %s %08x %08x\n", dev_name(&c->vdev->ibdev.dev),
+			   c->vid, pid ? be32_to_cpu(pid->local_id) : 0);
+	}
+	xa_unlock(&vrdma_cm_handles);
+}
+
+/**
  * vrdma_cm_proxy_init() - set up a vdevice's proxy state
  * @vdev: the vdevice, before registration
  */
@@ -755,6 +936,8 @@ void vrdma_cm_proxy_init(struct vrdma_dev *vdev)
 	mutex_init(&vdev->cm.conn_lock);
 	INIT_LIST_HEAD(&vdev->cm.conns);
 	vdev->cm.nconns = 0;
+	vdev->cm.tid_known = false;
+	vdev->cm.probe_done = NULL;
 }
 
 /**

@@ -7,6 +7,8 @@
  *                                       "uctx_holder" and "mmap", are
  *                                       vrdma_vma.ko's, and may be non-zero
  *                                       across an unload and reload
+ *   /sys/kernel/debug/vrdma/cm         the CM proxy: its connections
+ *                                       (cm_proxy.c, vrdma_cm_show())
  *   /sys/kernel/debug/vrdma/fail/POINT  how many of the next passes through
  *                                       POINT fail (fault injection)
  *   /sys/kernel/debug/vrdma/delay/POINT how long, in ms, the next pass
@@ -121,6 +123,13 @@ static int vrdma_objects_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(vrdma_objects);
 
+static int vrdma_cm_debug_show(struct seq_file *m, void *unused)
+{
+	vrdma_cm_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(vrdma_cm_debug);
+
 /**
  * vrdma_debugfs_init() - create /sys/kernel/debug/vrdma
  *
@@ -134,6 +143,8 @@ void vrdma_debugfs_init(void)
 	vrdma_debugfs_root = debugfs_create_dir("vrdma", NULL);
 	debugfs_create_file("objects", 0444, vrdma_debugfs_root, NULL,
 			    &vrdma_objects_fops);
+	debugfs_create_file("cm", 0400, vrdma_debugfs_root, NULL,
+			    &vrdma_cm_debug_fops);
 	fail = debugfs_create_dir("fail", vrdma_debugfs_root);
 	for (i = 0; i < VRDMA_NR_FAULT; i++)
 		debugfs_create_atomic_t(vrdma_fault_name(i), 0600, fail,

@@ -137,6 +137,7 @@ enum vrdma_acl_kind {
 };
 
 struct vrdma_gsi;
+struct seq_file;
 
 /* Connections a vdevice may have through the CM proxy at once */
 #define VRDMA_CM_CONN_MAX	64
@@ -151,10 +152,22 @@ struct vrdma_gsi;
  *	ib_destroy_cm_id(), which waits for handlers that take it
  * @conns: its connections carried on the parent (struct vrdma_cm_conn)
  * @nconns: their number, bounded
+ * @tid_known: @hi_tid is known (@lock)
+ * @hi_tid: the number of the vdevice's ib_cm's MAD agent, the upper half
+ *	of the TID of every request it sends (@lock)
+ * @probe_id: the request ID of the SIDR request that learns it (@lock)
+ * @probe_sid: its service ID, random (@lock)
+ * @probe_done: completed when the probe is seen; NULL when none is
+ *	awaited (@lock)
  */
 struct vrdma_dev_cm {
-	spinlock_t lock;	/* @gsi */
+	spinlock_t lock;	/* @gsi, @tid_known, @hi_tid, @probe_* */
 	struct vrdma_gsi *gsi;
+	bool tid_known;
+	u32 hi_tid;
+	u32 probe_id;
+	u64 probe_sid;
+	struct completion *probe_done;
 	atomic_t kobjs;
 	struct mutex conn_lock;	/* @conns, @nconns */
 	struct list_head conns;
@@ -689,6 +702,9 @@ void vrdma_cm_proxy_send(struct vrdma_dev *vdev,
 			 const struct vrdma_gsi_mad *mad);
 void vrdma_cm_proxy_init(struct vrdma_dev *vdev);
 void vrdma_cm_proxy_stop(struct vrdma_dev *vdev);
+void vrdma_cm_show(struct seq_file *m);
+bool vrdma_cm_probe_sent(struct vrdma_dev *vdev,
+			 const struct vrdma_gsi_mad *m);
 
 /* gid.c: the vdevice's GID table and GID translation to its parent */
 int vrdma_add_gid(const struct ib_gid_attr *attr, void **context);

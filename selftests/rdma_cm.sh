@@ -39,7 +39,17 @@
 #             device inside a container, what an SR-IOV VF gives (control)
 #   netns A:  macvlan mva 10.72.1.2/24, rxeA on it (init_net), vAe on rxeA
 #             in A: the tenant, as tenancy.sh sets it up
-#   - rping and ucmatose from A to the host; then a live rping connection
+#   - rping and ucmatose from A to the host
+#   - a forged request: A writes a REQ through umad on vAe (what a
+#     privileged container or a runtime that passes umad nodes allows)
+#     naming the comm ID of a connection of vC (made again in C, a request
+#     to 10.72.5.1, where nobody answers, waiting for its REP), to a port
+#     where the host does not listen.  Carried, the host's REJ would come
+#     back into vAe's QP1 naming vC's ID, and vAe's ib_cm, whose ID table
+#     is every device's, would reject vC's connection.  The proxy drops
+#     it (the upper half of its TID is not vAe's ib_cm's) and counts it;
+#     vC's request is still waiting
+#   - then a live rping connection
 #     ended by deleting vAe, by deleting rxeA (vAe's parent; with vAe's
 #     release held open by the debugfs delay "released", so that ib_cm's
 #     own removal from rxeA would come first if the proxy were stopped
@@ -74,7 +84,7 @@ CONTROL=(cm_flag_shown cm_clients_attach_opted_in cm_listen_on_own_address
 	 cm_host_cm_under_flood cm_flood_slots_freed cm_del_under_listener
 	 cm_send_error_holds_vdev cm_netns_death)
 TRAFFIC=(native_ns_rping vdev_rping_to_host vdev_ucmatose_to_host
-	 vdev_del_live_connection parent_del_live_connection
+	 cm_forged_req_dropped vdev_del_live_connection parent_del_live_connection
 	 netns_death_live_connection)
 
 ktap_plan ctl_setup "${CONTROL[@]}" setup "${TRAFFIC[@]}" no_leak cm_unload \
@@ -479,6 +489,90 @@ live_end() {
 	wait "$lcli" "$lsrv" 2>/dev/null
 }
 
+FORGE=$TOP/selftests/progs/cm_forge
+CMDBG=/sys/kernel/debug/vrdma/cm
+
+# forged - the forged CM MADs the proxy dropped so far.
+forged() {
+	awk '$1 == "forged" { n = $2 } END { print n + 0 }' "$CMDBG"
+}
+
+# forged_over N - more than N forged MADs dropped (for wait_for).
+forged_over() {
+	[ "$(forged)" -gt "$1" ]
+}
+
+# cm_vid DEV - the vdevice's comm ID of DEV's one proxied connection.
+cm_vid() {
+	awk -v d="$1" '$1 == "conn" && $2 == d { print $3; exit }' "$CMDBG"
+}
+
+# umad_node DEV - a character device of DEV's umad port, made in T if
+# /dev has none.
+umad_node() {
+	local u n
+	for u in /sys/class/infiniband_mad/umad*; do
+		[ "$(cat "$u/ibdev" 2>/dev/null)" = "$1" ] || continue
+		n=/dev/infiniband/${u##*/}
+		if [ ! -c "$n" ]; then
+			n=$T/${u##*/}
+			mknod "$n" c "$(cut -d: -f1 "$u/dev")" \
+				"$(cut -d: -f2 "$u/dev")" || return 1
+		fi
+		echo "$n"
+		return 0
+	done
+	return 1
+}
+
+# gid_index NS DEV ADDR - the index of ADDR's RoCE v2 GID in DEV's table.
+gid_index() {
+	local p=/sys/class/infiniband/$2/ports/1
+	# shellcheck disable=SC2016  # expanded by the inner shell
+	ns_run "$1" sh -c 'for g in "$1"/gids/*; do
+		i=${g##*/}
+		[ "$(cat "$g" 2>/dev/null)" = "$2" ] &&
+			[ "$(cat "$1/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] &&
+			{ echo "$i"; exit 0; }
+	done; exit 1' sh "$p" "$(gid_of "$3")"
+}
+
+# forged_req - cm_forged_req_dropped (see the top of the file).
+forged_req() {
+	local vp vid umad idx n0 out
+	if ! in_init "$VRDMACTL" dev add vC parent "$PARENT" netns "$C" cm on ||
+	   ! wait_for 30 has_gid "$C" vC "$IPC"; then
+		ktap_fail cm_forged_req_dropped "vC not made again"
+		return
+	fi
+	spawn_in_ns "$C" timeout 60 rping -c -a "$HOST5" -I "$IPC" -p 7477 -C 1 -v \
+		>"$T/victim" 2>&1
+	vp=$!
+	wait_for 20 sh -c "grep -q '^conn vC ' $CMDBG"
+	vid=$(cm_vid vC)
+	umad=$(umad_node vAe)
+	idx=$(gid_index "$A" vAe "$IPA")
+	n0=$(forged)
+	if [ -z "$vid" ] || [ -z "$umad" ] || [ -z "$idx" ]; then
+		ktap_fail cm_forged_req_dropped "victim ID '$vid', umad '$umad', GID index '$idx'"
+	else
+		out=$(in_ns "$A" "$FORGE" "$umad" vAe "$idx" "$IPA" "$HOST" 7478 "$vid")
+		# a REJ from the host comes back within a second or two
+		wait_for 10 forged_over "$n0"
+		sleep 3
+		if [ "$out" = sent ] && forged_over "$n0" && ! gone "$vp" &&
+		   ! grep -q REJECTED "$T/victim"; then
+			ktap_ok cm_forged_req_dropped "victim $vid still waiting; forged MADs dropped: $n0 -> $(forged)"
+		else
+			ktap_diag "proxy: $(dmesg | grep -F 'vrdma_cm' | tail -n 6)"
+			ktap_fail cm_forged_req_dropped "forger: $out; forged MADs dropped: $n0 -> $(forged); victim $vid: $(tr '\n' ' ' <"$T/victim")"
+		fi
+	fi
+	kill "$vp" 2>/dev/null
+	wait "$vp" 2>/dev/null
+	in_init "$VRDMACTL" dev del vC
+}
+
 if [ -z "$rxe_ns" ]; then
 	ktap_skip setup "no traffic to set up"
 	for t in "${TRAFFIC[@]}"; do
@@ -539,6 +633,7 @@ else
 	else
 		ktap_fail vdev_ucmatose_to_host "$(grep -m1 -iE 'error|fail|ret' "$T/vdev_ucma.cli")"
 	fi
+	forged_req
 	echo "module vrdma -p" >"$dyn"
 	# An established connection, ended from the tenant's side three
 	# ways: the client learns of it or dies, the host's side is

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cm_forge UMAD DEVICE SGID_INDEX SRC DST PORT COMM_ID - a CM connection
+ * request written through umad, naming a comm ID that is not the
+ * sender's.
+ *
+ * What a tenant with a umad node of its vdevice can do: creates an RC QP
+ * on DEVICE (so that the request names a live QP of the device), registers
+ * a send-only MAD agent on QP1 through UMAD (/dev/infiniband/umadN of
+ * DEVICE), and writes one REQ from SRC (GID SGID_INDEX) to the RDMA CM
+ * port PORT of DST (IPv4 addresses, RoCE v2), with COMM_ID (hex) as its
+ * local comm ID and a valid RDMA CM header.  Anything the REQ brings back
+ * is addressed to COMM_ID.  The QP is kept 3 s, for the proxy to check the
+ * request.  Prints "sent" or what failed; exit status 0 when the request
+ * was written, 2 for bad arguments, 1 for a failure.
+ */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/ib_user_mad.h>
+
+#include "util.h"
+
+#define MAD_SIZE	256
+#define HDR		24	/* the common MAD header */
+#define CM_CLASS	0x07
+#define CM_REQ		0x0010
+#define RDMA_PS_TCP	0x0106
+
+static void put8(uint8_t *mad, int off, uint8_t v)
+{
+	mad[off] = v;
+}
+
+static void put16(uint8_t *mad, int off, uint16_t v)
+{
+	v = htobe16(v);
+	memcpy(mad + off, &v, sizeof(v));
+}
+
+static void put32(uint8_t *mad, int off, uint32_t v)
+{
+	v = htobe32(v);
+	memcpy(mad + off, &v, sizeof(v));
+}
+
+static void put64(uint8_t *mad, int off, uint64_t v)
+{
+	v = htobe64(v);
+	memcpy(mad + off, &v, sizeof(v));
+}
+
+/* The IPv4-mapped GID of @ip at @gid */
+static void v4_gid(uint8_t *gid, struct in_addr ip)
+{
+	memset(gid, 0, 16);
+	gid[10] = 0xff;
+	gid[11] = 0xff;
+	memcpy(gid + 12, &ip, 4);
+}
+
+/* A REQ (IBTA 12.6.5) as the kernel's ib_cm and cma would build it */
+static void build_req(uint8_t *mad, uint32_t comm_id, uint32_t qpn,
+		      struct in_addr src, struct in_addr dst, uint16_t port)
+{
+	uint8_t *cma = mad + HDR + 140;
+
+	memset(mad, 0, MAD_SIZE);
+	put8(mad, 0, 1);			/* base version */
+	put8(mad, 1, CM_CLASS);
+	put8(mad, 2, 2);			/* class version */
+	put8(mad, 3, 0x03);			/* Send */
+	put64(mad, 8, 0x1234);			/* TID: umad sets the top half */
+	put16(mad, 16, CM_REQ);
+	put32(mad, HDR + 0, comm_id);
+	put64(mad, HDR + 8, (uint64_t)RDMA_PS_TCP << 16 | port);
+	put64(mad, HDR + 16, 0x0200000000000001ULL);	/* CA GUID */
+	put32(mad, HDR + 32, qpn << 8 | 1);	/* QPN, responder resources */
+	put32(mad, HDR + 36, 1);		/* EECN, initiator depth */
+	put8(mad, HDR + 43, 20 << 3);		/* response timeout, RC */
+	put32(mad, HDR + 44, 0x123456 << 8 | 20 << 3 | 7);
+	put16(mad, HDR + 48, 0xffff);		/* P_Key */
+	put8(mad, HDR + 50, 3 << 4 | 7);	/* MTU 1024, RNR retries */
+	put8(mad, HDR + 51, 2 << 4);		/* max CM retries */
+	put16(mad, HDR + 52, 0xffff);		/* permissive LIDs */
+	put16(mad, HDR + 54, 0xffff);
+	v4_gid(mad + HDR + 56, src);
+	v4_gid(mad + HDR + 72, dst);
+	put8(mad, HDR + 93, 64);		/* hop limit */
+	put8(mad, HDR + 95, 19 << 3);		/* local ACK timeout */
+	/* cma's header: version 0, IPv4, port, source, destination */
+	cma[1] = 4 << 4;
+	put16(cma, 2, port);
+	memcpy(cma + 4 + 12, &src, 4);
+	memcpy(cma + 20 + 12, &dst, 4);
+}
+
+int main(int argc, char **argv)
+{
+	struct ib_user_mad_reg_req reg = { .qpn = 1 };
+	struct ibv_qp_init_attr qpa = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct in_addr src, dst;
+	struct ibv_context *ctx;
+	struct ib_user_mad *um;
+	struct ibv_qp *qp;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	uint32_t comm_id;
+	int fd, sgid;
+	uint16_t port;
+	char *end;
+
+	if (argc != 8 || inet_pton(AF_INET, argv[4], &src) != 1 ||
+	    inet_pton(AF_INET, argv[5], &dst) != 1) {
+		fprintf(stderr, "usage: cm_forge UMAD DEVICE SGID_INDEX SRC DST PORT COMM_ID\n");
+		return 2;
+	}
+	sgid = atoi(argv[3]);
+	port = atoi(argv[6]);
+	comm_id = strtoul(argv[7], &end, 16);
+	if (*end || sgid < 0 || sgid > 255) {
+		fprintf(stderr, "cm_forge: bad SGID_INDEX or COMM_ID\n");
+		return 2;
+	}
+
+	ctx = open_device_by_name(argv[2]);
+	if (!ctx) {
+		printf("open %s: %s\n", argv[2], strerror(errno));
+		return 1;
+	}
+	pd = ibv_alloc_pd(ctx);
+	cq = pd ? ibv_create_cq(ctx, 1, NULL, NULL, 0) : NULL;
+	qpa.send_cq = cq;
+	qpa.recv_cq = cq;
+	qp = cq ? ibv_create_qp(pd, &qpa) : NULL;
+	if (!qp) {
+		printf("RC QP: %s\n", strerror(errno));
+		return 1;
+	}
+
+	fd = open(argv[1], O_RDWR);
+	if (fd < 0) {
+		printf("open %s: %s\n", argv[1], strerror(errno));
+		return 1;
+	}
+	if (ioctl(fd, IB_USER_MAD_ENABLE_PKEY) < 0 ||
+	    ioctl(fd, IB_USER_MAD_REGISTER_AGENT, &reg) < 0) {
+		printf("umad agent: %s\n", strerror(errno));
+		return 1;
+	}
+
+	um = calloc(1, sizeof(*um) + MAD_SIZE);
+	if (!um)
+		return 1;
+	um->hdr.id = reg.id;
+	um->hdr.length = sizeof(*um) + MAD_SIZE;
+	um->hdr.qpn = htobe32(1);
+	um->hdr.qkey = htobe32(0x80010000);
+	um->hdr.lid = htobe16(0xffff);
+	um->hdr.grh_present = 1;
+	um->hdr.gid_index = sgid;
+	um->hdr.hop_limit = 64;
+	v4_gid(um->hdr.gid, dst);
+	build_req((uint8_t *)um->data, comm_id, qp->qp_num, src, dst, port);
+	if (write(fd, um, sizeof(*um) + MAD_SIZE) != (ssize_t)(sizeof(*um) + MAD_SIZE)) {
+		printf("write: %s\n", strerror(errno));
+		return 1;
+	}
+	printf("sent\n");
+	fflush(stdout);
+	sleep(3);
+	free(um);
+	close(fd);
+	ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	return 0;
+}
