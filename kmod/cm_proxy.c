@@ -397,6 +397,8 @@ static int vrdma_cm_learn_tid(struct vrdma_dev *vdev,
 		ret = -ETIMEDOUT;
 	spin_lock_irq(&vdev->cm.lock);
 	vdev->cm.probe_done = NULL;
+	if (!ret && !vdev->cm.tid_known)
+		ret = -ENXIO;
 	spin_unlock_irq(&vdev->cm.lock);
 	/* cancels the probe, which waits for a SIDR reply that never comes */
 	ib_destroy_cm_id(id);
@@ -432,7 +434,11 @@ bool vrdma_cm_probe_sent(struct vrdma_dev *vdev,
 	    vrdma_mad_be32(mad, VRDMA_SIDR_REQ_REQUEST_ID) == vdev->cm.probe_id &&
 	    vrdma_mad_be64(mad, VRDMA_SIDR_REQ_SERVICE_ID) == vdev->cm.probe_sid) {
 		vdev->cm.hi_tid = vrdma_mad_be64(mad, VRDMA_MAD_TID) >> 32;
-		vdev->cm.tid_known = true;
+		/*
+		 * The MAD layer numbers agents from 1; ib_cm sends 0 when its
+		 * port's agent is already gone, which proves nothing.
+		 */
+		vdev->cm.tid_known = vdev->cm.hi_tid != 0;
 		complete(vdev->cm.probe_done);
 		vdev->cm.probe_done = NULL;
 		probe = true;
