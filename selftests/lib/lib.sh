@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# Shared helpers for the vrdma selftests; every selftests/<feature>.sh sources
-# it.  The scripts run inside the test VM (selftests/vm/run.sh), as root, in a
-# guest prepared by selftests/vm/guest-init.sh: parent $VRDMA_PARENT (rxe0)
-# on veth0, ib_core in exclusive netns mode, vrdma_vma.ko and vrdma.ko
-# loaded.
+# Shared helpers for the vrdma selftests; every selftests/<group>/<test>.sh
+# sources it, through its group's "lib" link to this directory.  The scripts
+# run inside the test VM (selftests/vm/run.sh), as root, in a guest prepared
+# by selftests/vm/guest-init.sh: parent $VRDMA_PARENT (rxe0) on veth0,
+# ib_core in exclusive netns mode, vrdma_vma.ko and vrdma.ko loaded.
 #
 # A test script looks like this:
 #
@@ -31,7 +31,8 @@
 # is non-zero when a test failed or fewer/more tests ran than planned; the
 # runner counts that too.
 
-TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+# -P: reached through a group's lib link, ".." is the link's target's parent
+TOP=${TOP:-$(cd -P "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 VRDMACTL=${VRDMACTL:-$TOP/tools/vrdmactl/vrdmactl}
 VRDMA_KO=${VRDMA_KO:-$TOP/kmod/vrdma.ko}
 VRDMA_VMA_KO=${VRDMA_VMA_KO:-$TOP/kmod/vrdma_vma.ko}

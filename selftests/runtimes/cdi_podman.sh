@@ -89,7 +89,7 @@ cleanup_push ip link del cni-vcdi0
 cleanup_push ip link del cni-vcdi1
 cleanup_push ip link del cni-vcdi2
 
-# The image of selftests/runtimes.sh (lib/image.sh), made on the host
+# The image of selftests/runtimes/runtimes.sh (lib/image.sh), made on the host
 # before the boot or else here
 if image_get "$T" && tmpfs_at /var/lib/containers && tmpfs_at /var/lib/cni &&
    run_shown podman import "$IMAGE_TAR" "$IMAGE"; then
