@@ -30,15 +30,10 @@
 
 int main(int argc, char **argv)
 {
-	struct ibv_qp_init_attr init = {
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
 	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
+	struct ibv_pd *pd = NULL;
+	struct ibv_cq *cq = NULL;
+	struct ibv_qp *qp = NULL;
 	union ibv_gid gid;
 	int sgid, i, ret;
 
@@ -53,19 +48,10 @@ int main(int argc, char **argv)
 		return fail("open", errno);
 	if (ibv_query_gid(ctx, 1, sgid, &gid))
 		return fail("query_gid", errno);
-	pd = ibv_alloc_pd(ctx);
-	if (!pd)
-		return fail("alloc_pd", errno);
-	cq = ibv_create_cq(ctx, 2, NULL, NULL, 0);
-	if (!cq)
-		return fail("create_cq", errno);
-	init.send_cq = cq;
-	init.recv_cq = cq;
-	qp = ibv_create_qp(pd, &init);
-	if (!qp)
-		return fail("create_qp", errno);
+	if (qp_gid_objects(ctx, &pd, &cq, &qp))
+		return 1;
 
-	ret = rc_self_init(qp, 0);
+	ret = rc_init(qp, 1, 0);
 	if (ret)
 		return fail("modify_init", ret);
 	ret = rc_self_rtr(qp, sgid, &gid, 0);
