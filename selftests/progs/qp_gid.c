@@ -35,7 +35,7 @@ int main(int argc, char **argv)
 	struct ibv_cq *cq = NULL;
 	struct ibv_qp *qp = NULL;
 	union ibv_gid gid;
-	int sgid, i, ret;
+	int sgid, ret;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: %s DEVICE SGID_INDEX [WAITFILE]\n",
@@ -61,16 +61,7 @@ int main(int argc, char **argv)
 	if (print_qp_sgid(qp))
 		return 1;
 
-	if (argc > 3) {
-		for (i = 0; i < 600 && access(argv[3], F_OK); i++)
-			usleep(100000);
-		if (print_qp_sgid(qp))
-			return 1;
-	}
-
-	ibv_destroy_qp(qp);
-	ibv_destroy_cq(cq);
-	ibv_dealloc_pd(pd);
-	ibv_close_device(ctx);
-	return 0;
+	if (argc > 3 && print_qp_sgid_after(qp, argv[3]))
+		return 1;
+	return qp_gid_done(ctx, pd, cq, qp);
 }

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <infiniband/verbs.h>
 
 /* Print "error STEP errno=NAME" for @step failing with @err: exit status 1 */
@@ -66,6 +67,27 @@ static inline int qp_gid_objects(struct ibv_context *ctx, struct ibv_pd **pd,
 	*qp = ibv_create_qp(*pd, &init);
 	if (!*qp)
 		return fail("create_qp", errno);
+	return 0;
+}
+
+/* Wait (at most 60 s) for @waitfile to exist, then print_qp_sgid(@qp) */
+static inline int print_qp_sgid_after(struct ibv_qp *qp, const char *waitfile)
+{
+	int i;
+
+	for (i = 0; i < 600 && access(waitfile, F_OK); i++)
+		usleep(100000);
+	return print_qp_sgid(qp);
+}
+
+/* Free what qp_gid_objects() made and close @ctx: exit status 0 */
+static inline int qp_gid_done(struct ibv_context *ctx, struct ibv_pd *pd,
+			      struct ibv_cq *cq, struct ibv_qp *qp)
+{
+	ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
 	return 0;
 }
 

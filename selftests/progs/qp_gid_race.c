@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 	struct ibv_cq *cq = NULL;
 	struct ibv_qp *qp = NULL;
 	pthread_t thread;
-	int i, ret;
+	int ret;
 
 	if (argc != 5) {
 		fprintf(stderr, "usage: %s DEVICE IDX1 IDX2 WAITFILE\n", argv[0]);
@@ -103,14 +103,7 @@ int main(int argc, char **argv)
 	if (print_qp_sgid(qp))
 		return 1;
 
-	for (i = 0; i < 600 && access(argv[4], F_OK); i++)
-		usleep(100000);
-	if (print_qp_sgid(qp))
+	if (print_qp_sgid_after(qp, argv[4]))
 		return 1;
-
-	ibv_destroy_qp(qp);
-	ibv_destroy_cq(cq);
-	ibv_dealloc_pd(pd);
-	ibv_close_device(ctx);
-	return 0;
+	return qp_gid_done(ctx, pd, cq, qp);
 }

@@ -36,7 +36,6 @@
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +48,7 @@
 #include <infiniband/verbs.h>
 
 #include "rc_self.h"
+#include "util.h"
 
 #define BUF_SIZE 4096
 
@@ -74,17 +74,6 @@ struct res {
 	struct ibv_ah *ah;
 	char *buf;
 };
-
-static void __attribute__((format(printf, 1, 2))) say(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
 
 static double now(void)
 {
