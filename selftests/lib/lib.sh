@@ -330,3 +330,19 @@ tmpdir() {
 	cleanup_push rm -rf "$d"
 	printf -v "$1" '%s' "$d"
 }
+
+# out_has FILE REGEX - a line of FILE matches.
+out_has() {
+	grep -qE "$2" "$1" 2>/dev/null
+}
+
+# family_present - the vrdma generic netlink family is registered.
+family_present() {
+	genl ctrl get name vrdma 2>/dev/null | grep -q 'Name: vrdma'
+}
+
+# tmpfs_at DIR - container storage on a tmpfs of its own, unmounted at exit.
+tmpfs_at() {
+	mkdir -p "$1" && mount -t tmpfs -o mode=0711 tmpfs "$1" || return 1
+	cleanup_push umount -R -l "$1"
+}

@@ -55,11 +55,6 @@ fi
 mark=$(klog_mark)
 tmpdir T
 
-tmpfs_at() {
-	mkdir -p "$1" && mount -t tmpfs -o mode=0711 tmpfs "$1" || return 1
-	cleanup_push umount -R -l "$1"
-}
-
 # podman with the CNI backend, this test's plugin directory and networks
 mkdir -p "$T/cni-bin" "$T/net.d" /var/run/cdi
 ln -s "$PLUGIN" "$T/cni-bin/vrdma"

@@ -69,12 +69,6 @@ elapsed() {
 	awk -v a="$START" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }'
 }
 
-# tmpfs_at DIR - container storage on a tmpfs of its own, unmounted at exit.
-tmpfs_at() {
-	mkdir -p "$1" && mount -t tmpfs -o mode=0711 tmpfs "$1" || return 1
-	cleanup_push umount -R -l "$1"
-}
-
 # only_dev FILE NAME - the ibv_devices output in FILE lists exactly NAME.
 only_dev() {
 	local list
