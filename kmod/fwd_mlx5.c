@@ -8,7 +8,7 @@
  * PD through its handle, and insert mmap entries in the ucontext; nothing
  * else of the bundle.
  * Run by stock libmlx5 against rdmasim's mlx5 personality, which declares
- * them as mlx5_ib does (selftests/sim_mlx5.sh); mlx5_ib's own handlers
+ * them as mlx5_ib does (selftests/sim/sim_mlx5.sh); mlx5_ib's own handlers
  * are not run: there is no mlx5 hardware here.  DEVX, flow steering, DM,
  * VAR, QoS and the other mlx5 objects are not declared, so they are not
  * in a vdevice's uverbs tree, and a request for a DEVX context is

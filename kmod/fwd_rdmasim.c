@@ -7,7 +7,7 @@
  * that a parent method vrdma does not declare never reaches the parent.
  * Its driver attribute on the core CQ create, the doorbell page's index
  * (as mlx5's MLX5_IB_ATTR_CREATE_CQ_UAR_INDEX), reaches it in the caller's
- * bundle (selftests/sim_attrs.sh), and so does its attribute on the core
+ * bundle (selftests/sim/sim_attrs.sh), and so does its attribute on the core
  * QUERY_CONTEXT (as mlx5's RESP_UCTX), which its query_ucontext fills.
  */
 #include "vrdma.h"

@@ -3,7 +3,7 @@
 #
 # `make check-debug`: the selftest suite on a debug build of the same 6.1
 # kernel, with KASAN, lockdep (PROVE_LOCKING), DEBUG_LIST, UBSAN and
-# kmemleak, ending with a kmemleak scan (selftests/kmemleak.sh).
+# kmemleak, ending with a kmemleak scan (selftests/module/kmemleak.sh).
 #
 #   scripts/check-debug.sh [--config-only] [--build-only] [--tests "NAMES"]
 #
@@ -146,7 +146,8 @@ make -C "$TOP" modules KDIR="$KDIR"
 make -C "$TOP" userlib tools progs
 if [ -z "$TESTS" ]; then
 	# Every selftest of the manifest, kmemleak's scan last
-	TESTS=$(awk '!/^#/ && NF && $1 != "kmemleak" { print $1 }' \
+	TESTS=$(awk '!/^#/ && NF { sub(/.*\//, "", $1)
+		if ($1 != "kmemleak") print $1 }' \
 		"$TOP/selftests/TESTS" | xargs)
 	TESTS="$TESTS kmemleak"
 fi

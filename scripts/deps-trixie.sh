@@ -21,8 +21,9 @@
 #    is added.
 # 4. Go and the NRI and CRI libraries (GOPATH /usr/share/gocode), for
 #    tools/nri and selftests/cri (scripts/gobuild.sh builds them here,
-#    static), and containerd 1.7 with NRI and CDI for selftests/k8s_nri.sh,
-#    which runs it from the chroot's files (it needs glibc 2.34 only).
+#    static), and containerd 1.7 with NRI and CDI for
+#    selftests/runtimes/k8s_nri.sh, which runs it from the chroot's files
+#    (it needs glibc 2.34 only).
 # 5. On the host, whose root the test VM boots: a copy of the chroot's
 #    /usr/lib/modules/REL (vmlinuz, config, modules, modules.dep) and
 #    /lib/modules/REL/build pointing at the headers inside the chroot,

@@ -53,8 +53,8 @@ PACKAGES=(
 	iproute2 jq util-linux
 	# tenancy.sh: which addresses RoCE packets carry
 	tcpdump
-	# container runtimes for selftests/runtimes.sh (they run only in the
-	# guest; the host's services are never started)
+	# container runtimes for selftests/runtimes/runtimes.sh (they run
+	# only in the guest; the host's services are never started)
 	podman docker.io containerd runc containernetworking-plugins
 	# style, benchmarks; python3-yaml for scripts/check-manifests.sh;
 	# groff-base for the man pages' lint of tools/vrdmactl's make test

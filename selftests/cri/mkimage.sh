@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The image of selftests/k8s_nri.sh, made on the host at build time (the
-# test VM boots the host's root, so the same binaries and libraries): a
+# The image of selftests/runtimes/k8s_nri.sh, made on the host at build time
+# (the test VM boots the host's root, so the same binaries and libraries): a
 # "docker save" archive (selftests/lib/image.sh) named IMAGE whose default
 # command is "sleep infinity", for "ctr images import".  Under TCG the
 # guest takes a minute to make it; the host a few seconds.

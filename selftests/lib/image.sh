@@ -22,9 +22,9 @@
 # image as it does on the host.  A parent other than rxe needs its own
 # provider: IMAGE_PROVIDERS names them.
 
-# The commands of selftests/runtimes.sh (mkdir and mknod: it makes the node
-# in a docker container) and cdi_podman.sh (id: it checks who the container
-# runs as), one image for both
+# The commands of selftests/runtimes/runtimes.sh (mkdir and mknod: it makes
+# the node in a docker container) and cdi_podman.sh (id: it checks who the
+# container runs as), one image for both
 IMAGE_CMDS=${IMAGE_CMDS:-"sh ls cat mkdir mknod sleep id ibv_devices ibv_devinfo ibv_rc_pingpong"}
 IMAGE_PROVIDERS=${IMAGE_PROVIDERS:-rxe}
 IMAGE_LIBDIR=/usr/lib/x86_64-linux-gnu

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# Shared helpers for the vrdma selftests; every selftests/<feature>.sh sources
-# it.  The scripts run inside the test VM (selftests/vm/run.sh), as root, in a
-# guest prepared by selftests/vm/guest-init.sh: parent $VRDMA_PARENT (rxe0)
-# on veth0, ib_core in exclusive netns mode, vrdma_vma.ko and vrdma.ko
-# loaded.
+# Shared helpers for the vrdma selftests; every selftests/<group>/<test>.sh
+# sources it, through its group's "lib" link to this directory.  The scripts
+# run inside the test VM (selftests/vm/run.sh), as root, in a guest prepared
+# by selftests/vm/guest-init.sh: parent $VRDMA_PARENT (rxe0) on veth0,
+# ib_core in exclusive netns mode, vrdma_vma.ko and vrdma.ko loaded.
 #
 # A test script looks like this:
 #
@@ -31,7 +31,8 @@
 # is non-zero when a test failed or fewer/more tests ran than planned; the
 # runner counts that too.
 
-TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+# -P: reached through a group's lib link, ".." is the link's target's parent
+TOP=${TOP:-$(cd -P "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 VRDMACTL=${VRDMACTL:-$TOP/tools/vrdmactl/vrdmactl}
 VRDMA_KO=${VRDMA_KO:-$TOP/kmod/vrdma.ko}
 VRDMA_VMA_KO=${VRDMA_VMA_KO:-$TOP/kmod/vrdma_vma.ko}
@@ -328,4 +329,20 @@ tmpdir() {
 	d=$(mktemp -d "/tmp/${TEST_NAME}.XXXXXX") || return 1
 	cleanup_push rm -rf "$d"
 	printf -v "$1" '%s' "$d"
+}
+
+# out_has FILE REGEX - a line of FILE matches.
+out_has() {
+	grep -qE "$2" "$1" 2>/dev/null
+}
+
+# family_present - the vrdma generic netlink family is registered.
+family_present() {
+	genl ctrl get name vrdma 2>/dev/null | grep -q 'Name: vrdma'
+}
+
+# tmpfs_at DIR - container storage on a tmpfs of its own, unmounted at exit.
+tmpfs_at() {
+	mkdir -p "$1" && mount -t tmpfs -o mode=0711 tmpfs "$1" || return 1
+	cleanup_push umount -R -l "$1"
 }

@@ -13,7 +13,7 @@ Usage: nlfuzz.py [--count N] [--seed S] [--time-limit SECONDS]
                  [--netns-pid PID] [--parent NAME]
 
 Vdevices it manages to create are named fz*; the caller deletes what is
-left (see selftests/fuzz.sh).  Prints a summary line
+left (see selftests/isolation/fuzz.sh).  Prints a summary line
 "sent=N acked=N errors={errno: count} created=N answers=N ... elapsed=S"
 (answers: distinct command, errno and extended ACK message) and exits 0, or
 1 with a reason (no answer, family gone, time limit before COUNT).
@@ -244,7 +244,7 @@ class Fuzzer:
     def outcome(self, ack, flags, err):
         """Count the distinct (command, errno, extended ACK message)
         answers: the variety of paths through the family's checks that
-        the run reached, to size COUNT by (see selftests/fuzz.sh)."""
+        the run reached, to size COUNT by (see selftests/isolation/fuzz.sh)."""
         text = b""
         # the request's header, and its payload unless the ACK is capped
         off = 20 + 16

@@ -179,3 +179,21 @@ ns_devices() {
 parent_vm_ops() {
 	grep -qE '[[:space:]]rxe_vm_ops[[:space:]]+\[rdma_rxe\]' /proc/kallsyms
 }
+
+# spawn_monitor OUT [OPTION...] - vrdmactl OPTION... -j monitor in the
+# background, output in OUT and OUT.err; $! is vrdmactl itself, and it does
+# not hold the KTAP stream open (the runner waits for that to close).
+spawn_monitor() {
+	local out=$1
+	shift
+	echo "# [init] $VRDMACTL $* -j monitor &" >&"$KTAP_FD"
+	"$VRDMACTL" "$@" -j monitor >"$out" 2>"$out.err" {KTAP_FD}>&- &
+}
+
+# mon_has FILE EVENT REASON NAME - the monitor output in FILE has that
+# event ("" for no reason) of the vdevice NAME.
+mon_has() {
+	jq -c --arg e "$2" --arg r "$3" --arg n "$4" \
+		'select(.event == $e and (.reason // "") == $r and .dev.name == $n)' \
+		"$1" 2>/dev/null | grep -q .
+}

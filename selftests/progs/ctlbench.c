@@ -49,6 +49,8 @@
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
 
+#include "rc_self.h"
+
 static const char *dev_name;
 static int gid_index = 1;
 static int iters = 200;
@@ -143,7 +145,11 @@ static struct ibv_qp *make_qp(int connect)
 		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	struct ibv_qp_attr a;
+	struct rc_path p = {
+		.port = port, .mtu = mtu, .dgid = gid, .sgidx = gid_index,
+		.rq_psn = 1, .rd_atomic = 1, .min_rnr_timer = 12,
+		.hop_limit = 1,
+	};
 	struct ibv_qp *q = ibv_create_qp(pd, &init);
 
 	if (!q)
@@ -151,41 +157,12 @@ static struct ibv_qp *make_qp(int connect)
 	if (!connect)
 		return q;
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = port;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
-	if (ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+	if (rc_init(q, port, IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ))
 		die("modify to INIT");
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = mtu;
-	a.dest_qp_num = q->qp_num;
-	a.rq_psn = 1;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = gid;
-	a.ah_attr.grh.sgid_index = gid_index;
-	a.ah_attr.grh.hop_limit = 1;
-	a.ah_attr.port_num = port;
-	if (ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+	p.dqpn = q->qp_num;
+	if (rc_rtr(q, &p))
 		die("modify to RTR");
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 1;
-	a.max_rd_atomic = 1;
-	if (ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			  IBV_QP_MAX_QP_RD_ATOMIC))
+	if (rc_rts(q, 1, 1))
 		die("modify to RTS");
 	return q;
 }

@@ -25,7 +25,6 @@
 #include <linux/fuse.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,17 +43,6 @@
 static int fuse_fd;
 static int released;
 static int stalled;
-
-static void say(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
 
 static void reply(const struct fuse_in_header *in, int error,
 		  const void *arg, size_t len)

@@ -30,17 +30,12 @@
 
 int main(int argc, char **argv)
 {
-	struct ibv_qp_init_attr init = {
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
 	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
+	struct ibv_pd *pd = NULL;
+	struct ibv_cq *cq = NULL;
+	struct ibv_qp *qp = NULL;
 	union ibv_gid gid;
-	int sgid, i, ret;
+	int sgid, ret;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: %s DEVICE SGID_INDEX [WAITFILE]\n",
@@ -53,19 +48,10 @@ int main(int argc, char **argv)
 		return fail("open", errno);
 	if (ibv_query_gid(ctx, 1, sgid, &gid))
 		return fail("query_gid", errno);
-	pd = ibv_alloc_pd(ctx);
-	if (!pd)
-		return fail("alloc_pd", errno);
-	cq = ibv_create_cq(ctx, 2, NULL, NULL, 0);
-	if (!cq)
-		return fail("create_cq", errno);
-	init.send_cq = cq;
-	init.recv_cq = cq;
-	qp = ibv_create_qp(pd, &init);
-	if (!qp)
-		return fail("create_qp", errno);
+	if (qp_gid_objects(ctx, &pd, &cq, &qp))
+		return 1;
 
-	ret = rc_self_init(qp, 0);
+	ret = rc_init(qp, 1, 0);
 	if (ret)
 		return fail("modify_init", ret);
 	ret = rc_self_rtr(qp, sgid, &gid, 0);
@@ -75,16 +61,7 @@ int main(int argc, char **argv)
 	if (print_qp_sgid(qp))
 		return 1;
 
-	if (argc > 3) {
-		for (i = 0; i < 600 && access(argv[3], F_OK); i++)
-			usleep(100000);
-		if (print_qp_sgid(qp))
-			return 1;
-	}
-
-	ibv_destroy_qp(qp);
-	ibv_destroy_cq(cq);
-	ibv_dealloc_pd(pd);
-	ibv_close_device(ctx);
-	return 0;
+	if (argc > 3 && print_qp_sgid_after(qp, argv[3]))
+		return 1;
+	return qp_gid_done(ctx, pd, cq, qp);
 }

@@ -51,19 +51,14 @@ static void *to_rtr(void *arg)
 
 int main(int argc, char **argv)
 {
-	struct ibv_qp_init_attr init = {
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
 	struct rtr first = {}, second = {};
 	struct ibv_qp_attr attr;
 	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
+	struct ibv_pd *pd = NULL;
+	struct ibv_cq *cq = NULL;
+	struct ibv_qp *qp = NULL;
 	pthread_t thread;
-	int i, ret;
+	int ret;
 
 	if (argc != 5) {
 		fprintf(stderr, "usage: %s DEVICE IDX1 IDX2 WAITFILE\n", argv[0]);
@@ -77,20 +72,11 @@ int main(int argc, char **argv)
 	if (ibv_query_gid(ctx, 1, first.sgid, &first.gid) ||
 	    ibv_query_gid(ctx, 1, second.sgid, &second.gid))
 		return fail("query_gid", errno);
-	pd = ibv_alloc_pd(ctx);
-	if (!pd)
-		return fail("alloc_pd", errno);
-	cq = ibv_create_cq(ctx, 2, NULL, NULL, 0);
-	if (!cq)
-		return fail("create_cq", errno);
-	init.send_cq = cq;
-	init.recv_cq = cq;
-	qp = ibv_create_qp(pd, &init);
-	if (!qp)
-		return fail("create_qp", errno);
+	if (qp_gid_objects(ctx, &pd, &cq, &qp))
+		return 1;
 	first.qp = qp;
 	second.qp = qp;
-	ret = rc_self_init(qp, 0);
+	ret = rc_init(qp, 1, 0);
 	if (ret)
 		return fail("modify_init", ret);
 
@@ -104,7 +90,7 @@ int main(int argc, char **argv)
 	ret = ibv_modify_qp(qp, &attr, IBV_QP_STATE);
 	if (ret)
 		return fail("modify_reset", ret);
-	ret = rc_self_init(qp, 0);
+	ret = rc_init(qp, 1, 0);
 	if (ret)
 		return fail("modify_init2", ret);
 	to_rtr(&second);
@@ -117,14 +103,7 @@ int main(int argc, char **argv)
 	if (print_qp_sgid(qp))
 		return 1;
 
-	for (i = 0; i < 600 && access(argv[4], F_OK); i++)
-		usleep(100000);
-	if (print_qp_sgid(qp))
+	if (print_qp_sgid_after(qp, argv[4]))
 		return 1;
-
-	ibv_destroy_qp(qp);
-	ibv_destroy_cq(cq);
-	ibv_dealloc_pd(pd);
-	ibv_close_device(ctx);
-	return 0;
+	return qp_gid_done(ctx, pd, cq, qp);
 }

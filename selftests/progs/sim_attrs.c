@@ -147,13 +147,7 @@ int main(int argc, char **argv)
 	char *buf;
 	int fd, err;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s IBDEV\n", argv[0]);
-		return 2;
-	}
-	fd = open_context(argv[1]);
-	if (fd < 0)
-		return 1;
+	fd = main_context(argc, argv);
 	err = uar_alloc(fd, &uar_a);
 	page_a = uar_a.page_id;
 	report("uar_alloc", err, NULL);

@@ -26,6 +26,7 @@
 #include <infiniband/verbs.h>
 
 #include "rc_self.h"
+#include "util.h"
 #include "report.h"
 #include "verbs_poll.h"
 
@@ -107,7 +108,6 @@ static int expect_pair(struct ibv_cq *cq, uint64_t a, uint64_t b, char *what,
 
 int main(int argc, char **argv)
 {
-	struct ibv_device **list;
 	struct ibv_context *ctx = NULL;
 	struct ibv_qp_attr attr = {};
 	struct ibv_qp_init_attr init = {};
@@ -117,16 +117,13 @@ int main(int argc, char **argv)
 	struct ibv_mr *mr;
 	char what[2][128];
 	uint8_t *buf;
-	int i, ret;
+	int ret;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: %s IBDEV GIDX\n", argv[0]);
 		return 2;
 	}
-	list = ibv_get_device_list(NULL);
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), argv[1]))
-			ctx = ibv_open_device(list[i]);
+	ctx = open_device_by_name(argv[1]);
 	buf = calloc(4, MSG);
 	if (!ctx || !buf) {
 		report("connect", ENODEV, "cannot open %s", argv[1]);
@@ -191,7 +188,6 @@ int main(int argc, char **argv)
 	ibv_destroy_cq(cq);
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
-	ibv_free_device_list(list);
 	free(buf);
 	return failed;
 }

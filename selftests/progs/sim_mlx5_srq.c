@@ -31,6 +31,7 @@
 #include <infiniband/verbs.h>
 
 #include "rc_self.h"
+#include "util.h"
 #include "report.h"
 #include "verbs_poll.h"
 
@@ -160,7 +161,6 @@ int main(int argc, char **argv)
 	struct ibv_srq_init_attr sinit = { .attr = { .max_wr = 16, .max_sge = 1 } };
 	struct ibv_qp_init_attr init = {};
 	struct ibv_context *ctx = NULL;
-	struct ibv_device **list;
 	struct ibv_srq_attr sattr;
 	struct ibv_srq *srq;
 	struct ibv_qp *qp;
@@ -176,10 +176,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s IBDEV GIDX\n", argv[0]);
 		return 2;
 	}
-	list = ibv_get_device_list(NULL);
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), argv[1]))
-			ctx = ibv_open_device(list[i]);
+	ctx = open_device_by_name(argv[1]);
 	buf = calloc(1 + NBUF, MSG);
 	if (!ctx || !buf) {
 		report("create", ENODEV, "cannot open %s", argv[1]);
@@ -264,7 +261,6 @@ int main(int argc, char **argv)
 	ibv_destroy_cq(cq);
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
-	ibv_free_device_list(list);
 	free(buf);
 	return failed;
 }

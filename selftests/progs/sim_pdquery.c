@@ -21,13 +21,7 @@ int main(int argc, char **argv)
 	struct sim_uar uar;
 	int fd, err;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s IBDEV\n", argv[0]);
-		return 2;
-	}
-	fd = open_context(argv[1]);
-	if (fd < 0)
-		return 1;
+	fd = main_context(argc, argv);
 	err = write_cmd(fd, IB_USER_VERBS_CMD_ALLOC_PD, &apd, sizeof(apd),
 			NULL, 0, &apdr, sizeof(apdr), &sapdr, sizeof(sapdr));
 	report("alloc_pd", err, "pdn %u", sapdr.pdn);

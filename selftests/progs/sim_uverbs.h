@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <dirent.h>
@@ -158,6 +159,24 @@ static inline int open_context(const char *ibdev)
 		close(fd);
 		return -1;
 	}
+	return fd;
+}
+
+/*
+ * main_context() - open_context() on IBDEV, a program's one argument: the
+ * fd; a bad command line exits 2 with the usage, a failure to open 1.
+ */
+static inline int main_context(int argc, char **argv)
+{
+	int fd;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s IBDEV\n", argv[0]);
+		exit(2);
+	}
+	fd = open_context(argv[1]);
+	if (fd < 0)
+		exit(1);
 	return fd;
 }
 

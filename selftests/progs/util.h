@@ -4,6 +4,8 @@
 #define VRDMA_PROGS_UTIL_H
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <infiniband/verbs.h>
 
@@ -24,6 +26,19 @@ static inline struct ibv_context *open_device_by_name(const char *name)
 	if (!ctx && !errno)
 		errno = ENODEV;
 	return ctx;
+}
+
+/* Print one line, at once: a test reads it while the program runs on */
+static inline void __attribute__((format(printf, 1, 2)))
+say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
 }
 
 #endif /* VRDMA_PROGS_UTIL_H */

@@ -37,19 +37,23 @@ KERNELS_SH=$TOP/scripts/kernels.sh
 
 MANIFEST=$TOP/selftests/TESTS
 
-# manifest_tests SCOPE... - the tests selftests/TESTS gives one of SCOPEs
+# manifest_tests SCOPE... - the names of the tests selftests/TESTS gives one
+# of SCOPEs
 manifest_tests() {
-	awk -v scopes=" $* " '!/^#/ && NF && index(scopes, " " $2 " ") { print $1 }' \
-		"$MANIFEST" | tr '\n' ' '
+	awk -v scopes=" $* " '!/^#/ && NF && index(scopes, " " $2 " ") {
+		sub(/.*\//, "", $1); print $1 }' "$MANIFEST" | tr '\n' ' '
 }
 
-# Every entry names a script and a known scope, and every script that
-# prints a KTAP plan is an entry: a test left out would never run.
+# Every entry is GROUP/NAME with a script selftests/GROUP/NAME.sh and a
+# known scope, no two entries share a NAME (--tests picks by NAME), and
+# every script that prints a KTAP plan is an entry: a test left out would
+# never run.
 manifest_ok() {
 	local name scope rest s bad=0
 	while read -r name scope rest; do
 		case $name in '#'* | '') continue ;; esac
-		if [ ! -f "$TOP/selftests/$name.sh" ] || [ -n "$rest" ]; then
+		if [[ ! $name =~ ^[a-z0-9_]+/[a-z0-9_]+$ ]] ||
+		   [ ! -f "$TOP/selftests/$name.sh" ] || [ -n "$rest" ]; then
 			echo "check: selftests/TESTS: bad entry '$name $scope $rest'" >&2
 			bad=1
 		fi
@@ -58,9 +62,15 @@ manifest_ok() {
 			bad=1 ;;
 		esac
 	done < "$MANIFEST"
-	for s in "$TOP"/selftests/*.sh; do
+	for name in $(awk '!/^#/ && NF { sub(/.*\//, "", $1); print $1 }' \
+		      "$MANIFEST" | sort | uniq -d); do
+		echo "check: selftests/TESTS: two tests are named $name" >&2
+		bad=1
+	done
+	for s in "$TOP"/selftests/*/*.sh; do
 		grep -qE '^[[:space:]]*ktap_(plan|skip_all)[[:space:]]' "$s" || continue
-		name=$(basename "$s" .sh)
+		name=${s#"$TOP"/selftests/}
+		name=${name%.sh}
 		if ! awk -v n="$name" '$1 == n { f = 1 } END { exit !f }' "$MANIFEST"; then
 			echo "check: selftests/$name.sh is a test but not in selftests/TESTS" >&2
 			bad=1

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The host's half of selftests/dkms.sh: "make dkms-install KVER=KVER" on a
-# clean copy of the tree, run here at native speed instead of in the guest
+# The host's half of selftests/module/dkms.sh: "make dkms-install KVER=KVER"
+# on a clean copy of the tree, run here at native speed instead of in the guest
 # under TCG (fourteen minutes there).  It runs in a private mount namespace
 # where /usr/src, /var/lib/dkms and /lib/modules/KVER are overlays on
 # throwaway directories, so the host's own dkms state is never touched.

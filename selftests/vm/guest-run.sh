@@ -6,7 +6,7 @@
 #
 #   KTAP version 1
 #   1..N+1
-#     KTAP version 1          <- output of selftests/<name>.sh, indented
+#     KTAP version 1          <- output of selftests/<group>/<name>.sh, indented
 #     1..3
 #     ok 1 something
 #     ...

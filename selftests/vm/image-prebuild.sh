@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The container image of selftests/runtimes.sh and selftests/cdi_podman.sh
+# The container image of selftests/runtimes/runtimes.sh and cdi_podman.sh
 # (selftests/lib/image.sh: a shell, a few coreutils, the ibverbs utilities,
 # their libraries and the rxe provider), made here before the boot: the
 # guest's root is the host's, so the binaries and libraries are the ones

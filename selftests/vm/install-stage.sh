@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The host's half of selftests/install.sh: its staged "make install",
+# The host's half of selftests/module/install.sh: its staged "make install",
 #
 #   make -C TOP -j2 install DESTDIR=OUT/stage PREFIX=/usr KDIR=...
 #

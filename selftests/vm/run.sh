@@ -5,17 +5,17 @@
 # (no KVM, no module loading and no RDMA on the host), runs the selftests, the
 # demo, the benchmarks or one command inside it, and reports.
 #
-#   selftests/vm/run.sh [--tests "NAME..."]   the suite (all selftests/*.sh)
+#   selftests/vm/run.sh [--tests "NAME..."]   the suite (selftests/TESTS)
 #   selftests/vm/run.sh --demo                selftests/demo/demo.sh
 #   selftests/vm/run.sh --bench               selftests/bench/bench.sh
 #   selftests/vm/run.sh --shell 'CMD'         one command, e.g. 'rdma dev'
 #
-# A NAME selects selftests/NAME.sh, or else every script whose name contains
-# NAME.  Environment: VM_TIMEOUT (seconds, default 4500) kills a hung guest,
-# VM_TEST_TIMEOUT (default 900) bounds each script, VM_PANIC_ON_WARN=1 turns
-# a WARN into a panic, VM_NO_MODULE=1 boots without the modules (harness
-# development only: the module tests then fail), VM_MEM, VM_SMP, KERNEL
-# (scripts/kernels.sh: "6.12", a release) or KDIR;
+# A NAME selects selftests/GROUP/NAME.sh, or else every script whose name
+# contains NAME.  Environment: VM_TIMEOUT (seconds, default 4500) kills a
+# hung guest, VM_TEST_TIMEOUT (default 900) bounds each script,
+# VM_PANIC_ON_WARN=1 turns a WARN into a panic, VM_NO_MODULE=1 boots without
+# the modules (harness development only: the module tests then fail),
+# VM_MEM, VM_SMP, KERNEL (scripts/kernels.sh: "6.12", a release) or KDIR;
 # BENCH_* variables are passed to the benchmark (see selftests/bench/bench.sh);
 # the knobs of the tests (NLFUZZ_COUNT, VERBS_FUZZ_COUNT, VERBS_FUZZ_COMPARE,
 # FUZZ_SEED, FUZZ_TIME_LIMIT, MODULE_CYCLES, STRESS_SECS, TRAFFIC_ITERS) too,
@@ -224,7 +224,7 @@ KTAP=$RUN/ktap.log
 ln -sfn "$(basename "$RUN")" "$VMDIR/last"
 ln -sfn "last/console.log" "$VMDIR/console.log"
 
-# wants_test NAME - the run includes selftests/NAME.sh, selected as
+# wants_test NAME - the run includes selftests/GROUP/NAME.sh, selected as
 # guest-run.sh selects scripts: by its whole name or a part of it.
 wants_test() {
 	local w
@@ -246,28 +246,28 @@ on_host_kdir() {
 	esac
 }
 
-# selftests/dkms.sh's build runs here, natively: under TCG it took
+# selftests/module/dkms.sh's build runs here, natively: under TCG it took
 # fourteen minutes (dkms-prebuild.sh).
 DKMS_PREBUILT=
 if wants_test dkms && on_host_kdir; then
 	echo "vm: building with dkms for $KVER on the host (selftests/vm/dkms-prebuild.sh)"
 	DKMS_PREBUILT=$RUN/dkms
 	"$HERE/dkms-prebuild.sh" "$TOP" "$KVER" "$DKMS_PREBUILT" ||
-		echo "vm: the dkms build did not run; selftests/dkms.sh fails"
+		echo "vm: the dkms build did not run; module/dkms.sh fails"
 fi
 
-# selftests/install.sh's staged "make install" runs here too
+# selftests/module/install.sh's staged "make install" runs here too
 # (install-stage.sh).
 INSTALL_STAGED=
 if wants_test install && on_host_kdir; then
 	echo "vm: staging make install for $KVER on the host (selftests/vm/install-stage.sh)"
 	INSTALL_STAGED=$RUN/install
 	"$HERE/install-stage.sh" "$TOP" "$KVER" "$INSTALL_STAGED" ||
-		echo "vm: the staged make install did not run; selftests/install.sh fails"
+		echo "vm: the staged make install did not run; module/install.sh fails"
 fi
 
-# The container image of selftests/runtimes.sh and cdi_podman.sh is made
-# here too (image-prebuild.sh): under TCG each test took about 50 s to make
+# The container image of selftests/runtimes/runtimes.sh and cdi_podman.sh
+# is made here too (image-prebuild.sh): under TCG each test took about 50 s to make
 # it.  Without it they make it in the guest.
 IMAGE_PREBUILT=
 if wants_test runtimes || wants_test cdi_podman; then
@@ -291,7 +291,7 @@ fi
 	printf 'export VRDMA_DKMS_PREBUILT=%q\n' "$DKMS_PREBUILT"
 	printf 'export VRDMA_INSTALL_STAGED=%q\n' "$INSTALL_STAGED"
 	printf 'export VRDMA_IMAGE_PREBUILT=%q\n' "$IMAGE_PREBUILT"
-	# Bounds of selftests/fuzz.sh and of the other repeated tests
+	# Bounds of selftests/isolation/fuzz.sh and of the other repeated tests
 	# (module.sh, stress.sh, traffic.sh and many_tenants.sh), and lib.sh's step
 	# timer, passed on when set
 	for v in NLFUZZ_COUNT VERBS_FUZZ_COUNT VERBS_FUZZ_COMPARE FUZZ_SEED \

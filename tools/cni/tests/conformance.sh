@@ -6,8 +6,8 @@
 # as a CNI error with its code, per-pod limits against their caps, DEL
 # without state, module or readable configuration, GC of stale state and
 # CDI specs, STATUS and CHECK without the module, and that a failed ADD
-# leaves nothing behind.  selftests/cni.sh runs the rest against the module
-# in the test VM.  With the module loaded the ADD cases below fail at the
+# leaves nothing behind.  selftests/runtimes/cni.sh runs the rest against the
+# module in the test VM.  With the module loaded the ADD cases below fail at the
 # same points (before or at the kernel), so the script runs anywhere.
 #
 #   tests/conformance.sh [PATH-TO-PLUGIN]

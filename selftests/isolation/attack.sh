@@ -44,21 +44,6 @@ ktap_plan setup nldev_move_leaves_nothing_in_other_ns nldev_move_destroys \
 mark=$(klog_mark)
 tmpdir T || exit 1
 
-# spawn_monitor OUT NS - "vrdmactl -n NS -j monitor" in the background,
-# output in OUT; $! is vrdmactl itself, which does not hold the KTAP stream
-# open.
-spawn_monitor() {
-	echo "# [init] $VRDMACTL -n $2 -j monitor &" >&"$KTAP_FD"
-	"$VRDMACTL" -n "$2" -j monitor >"$1" 2>"$1.err" {KTAP_FD}>&- &
-}
-
-# mon_has FILE REASON NAME - the monitor printed the deletion of NAME.
-mon_has() {
-	jq -c --arg r "$2" --arg n "$3" \
-		'select(.event == "del" and .reason == $r and .dev.name == $n)' \
-		"$1" 2>/dev/null | grep -q .
-}
-
 # in_ns_devices NS NAME - NS's RDMA core lists NAME.
 in_ns_devices() {
 	ip netns exec "$1" rdma dev show "$2" >/dev/null 2>&1
@@ -71,7 +56,7 @@ vdev_known() {
 
 if new_ns A a && new_ns S s && vdev_add vA "$A" && vdev_add vA2 "$A" &&
    vdev_add vA3 "$A" && vdev_add vM "$A"; then
-	spawn_monitor "$T/mona" "$A"
+	spawn_monitor "$T/mona" -n "$A"
 	mona=$!
 	cleanup_push wait "$mona"
 	cleanup_push kill "$mona"
@@ -102,7 +87,7 @@ if wait_for 10 bash -c "! '$VRDMACTL' dev show vA >/dev/null 2>&1" &&
 else
 	ktap_fail nldev_move_destroys "vrdma: $("$VRDMACTL" dev show 2>&1)"
 fi
-if wait_for 10 mon_has "$T/mona" moved vA; then
+if wait_for 10 mon_has "$T/mona" del moved vA; then
 	ktap_ok nldev_move_event
 else
 	ktap_fail nldev_move_event "monitor in A: $(cat "$T/mona" "$T/mona.err")"
@@ -123,7 +108,7 @@ else
 fi
 # The event names the device as vrdma made it, the name its creator knows
 # (a rename frees the core's copy of the old name; vrdma keeps its own).
-if wait_for 10 mon_has "$T/mona" moved vA2; then
+if wait_for 10 mon_has "$T/mona" del moved vA2; then
 	ktap_ok nldev_rename_event
 else
 	ktap_fail nldev_rename_event "monitor in A: $(cat "$T/mona" "$T/mona.err")"
@@ -155,7 +140,7 @@ else
 	"$VRDMACTL" dev del hijack3 2>/dev/null
 fi
 # likewise after a move and rename in one request
-if wait_for 10 mon_has "$T/mona" moved vA3; then
+if wait_for 10 mon_has "$T/mona" del moved vA3; then
 	ktap_ok nldev_move_rename_event
 else
 	ktap_fail nldev_move_rename_event "monitor in A: $(cat "$T/mona" "$T/mona.err")"

@@ -3,8 +3,8 @@
 #
 # Installing vrdma with "make install", the way the README tells people to,
 # on the guest's writable overlay root (changes vanish at power-off; the
-# script still removes what it installed).  selftests/dkms.sh does the same
-# for "make dkms-install".
+# script still removes what it installed).  selftests/module/dkms.sh does
+# the same for "make dkms-install".
 #
 #   staged    "make && make install", as the README has it: the harness
 #             built the tree on the host ("make check" runs "make" there,

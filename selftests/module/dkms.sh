@@ -104,10 +104,6 @@ dkms_installed() {
 }
 ktap_check dkms_status_installed dkms_installed
 
-family_present() {
-	genl ctrl get name vrdma 2>/dev/null | grep -q 'Name: vrdma'
-}
-
 dkms_modprobe() {
 	local path vpath
 	if [ -d /sys/module/vrdma ]; then

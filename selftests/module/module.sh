@@ -27,10 +27,6 @@ if ! require_cmd genl modinfo insmod rmmod; then
 	ktap_finish
 fi
 
-family_present() {
-	genl ctrl get name vrdma 2>/dev/null | grep -q 'Name: vrdma'
-}
-
 # If a test below leaves a module out, put it back for the other scripts.
 cleanup_push load_modules
 

@@ -42,11 +42,7 @@ for i in 1 2 3 4 5 6 7 8; do
 	seen=$(ns_devices "$(eval echo "\$NS$i")" | xargs)
 	[ "$seen" = "v$i" ] || { ok=0; ktap_diag "c$i sees '$seen'"; }
 done
-if [ "$ok" = 1 ]; then
-	ktap_ok each_sees_only_its_own
-else
-	ktap_fail each_sees_only_its_own
-fi
+ktap_check each_sees_only_its_own [ "$ok" = 1 ]
 
 pids=()
 for p in 1 2 3 4; do

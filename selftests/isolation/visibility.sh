@@ -103,44 +103,46 @@ else
 	ktap_fail provider_binds "ibv_devinfo -d vA: $out"
 fi
 
+# devinfo DEV [NS] [OPTION...] - ibv_devinfo OPTION... -d DEV, in NS or
+# else in the initial namespace.
+devinfo() {
+	local dev=$1 ns=${2:-}
+	shift 2 || shift
+	if [ -n "$ns" ]; then
+		in_ns "$ns" ibv_devinfo "$@" -d "$dev"
+	else
+		in_init ibv_devinfo "$@" -d "$dev"
+	fi
+}
+
+# mirrors TEST WHAT FN - report TEST: ok when FN DEV [NS] gives the same
+# WHAT, not empty, for the parent and for vA in A.
+mirrors() {
+	local p v
+	p=$("$3" "$PARENT")
+	v=$("$3" vA "$A")
+	ktap_diag "parent $2: $p"
+	ktap_diag "vA $2:     $v"
+	if [ -n "$p" ] && [ "$p" = "$v" ]; then
+		ktap_ok "$1"
+	else
+		ktap_fail "$1"
+	fi
+}
+
 # port_fields DEV [NS] - state, MTU, link layer of port 1.
 port_fields() {
-	local dev=$1 ns=${2:-}
-	if [ -n "$ns" ]; then
-		in_ns "$ns" ibv_devinfo -d "$dev"
-	else
-		in_init ibv_devinfo -d "$dev"
-	fi | awk '/state:|max_mtu:|active_mtu:|link_layer:/ { print $1, $2 }' | xargs
+	devinfo "$@" |
+		awk '/state:|max_mtu:|active_mtu:|link_layer:/ { print $1, $2 }' | xargs
 }
-pf=$(port_fields "$PARENT")
-vf=$(port_fields vA "$A")
-ktap_diag "parent port: $pf"
-ktap_diag "vA port:     $vf"
-if [ -n "$pf" ] && [ "$pf" = "$vf" ]; then
-	ktap_ok port_mirrors_parent
-else
-	ktap_fail port_mirrors_parent
-fi
+mirrors port_mirrors_parent port port_fields
 
 # gids DEV [NS] - the set of GIDs with their types, sorted (by value: the
 # indices need not match).
 gids() {
-	local dev=$1 ns=${2:-}
-	if [ -n "$ns" ]; then
-		in_ns "$ns" ibv_devinfo -v -d "$dev"
-	else
-		in_init ibv_devinfo -v -d "$dev"
-	fi | awk '/GID\[/ { print $3, $4, $5 }' | sort | xargs
+	devinfo "$1" "${2:-}" -v | awk '/GID\[/ { print $3, $4, $5 }' | sort | xargs
 }
-pg=$(gids "$PARENT")
-vg=$(gids vA "$A")
-ktap_diag "parent GIDs: $pg"
-ktap_diag "vA GIDs:     $vg"
-if [ -n "$pg" ] && [ "$pg" = "$vg" ]; then
-	ktap_ok gids_mirror_parent
-else
-	ktap_fail gids_mirror_parent
-fi
+mirrors gids_mirror_parent GIDs gids
 
 # The vdevice declares at most 128 GID entries (kmod/device.c), and the
 # core gives it that many sysfs entries; the parent keeps its own length.

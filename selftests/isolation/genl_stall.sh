@@ -57,21 +57,9 @@ reap_strays() {
 	done
 }
 
-# out_has FILE REGEX - a line of FILE matches.
-out_has() {
-	grep -qE "$2" "$1" 2>/dev/null
-}
-
 # vdev_count_is N - vrdma holds N vdevices.
 vdev_count_is() {
 	[ "$(vdev_count)" = "$1" ]
-}
-
-# mon_has EVENT REASON NAME - the monitor printed that event.
-mon_has() {
-	jq -c --arg e "$1" --arg r "$2" --arg n "$3" \
-		'select(.event == $e and (.reason // "") == $r and .dev.name == $n)' \
-		"$T/mon" 2>/dev/null | grep -q .
 }
 
 # since T0 - seconds elapsed since $EPOCHREALTIME was T0, 0.1 s precision.
@@ -238,7 +226,7 @@ if wait_for 60 vdev_count_is "$VDEVS"; then
 else
 	ktap_fail vdev_freed "$(vrdma_objects)"
 fi
-if wait_for 30 mon_has del user gs_vd; then
+if wait_for 30 mon_has "$T/mon" del user gs_vd; then
 	ktap_ok del_event
 else
 	ktap_fail del_event "$(cat "$T/mon")"

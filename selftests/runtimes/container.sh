@@ -87,18 +87,20 @@ spawn_sandbox() {
 	wait_for 30 sandbox_ready "$pid"
 }
 
+# add_shared NAME NETNS-OPTION VALUE - vdevice NAME on $PARENT, GIDs shared,
+# in the network namespace the option names; deleted at exit.
+add_shared() {
+	in_init "$VRDMACTL" dev add "$1" parent "$PARENT" gids shared "$2" "$3" &&
+		cleanup_push "$VRDMACTL" dev del "$1"
+}
+
 sandbox_ready() {
 	[ "$(cat "/proc/$1/comm" 2>/dev/null)" = sleep ]
 }
 
 # --- sandbox A: named netns, vdevice first, then the sandbox ---------------
 
-if in_init "$VRDMACTL" dev add vA parent "$PARENT" gids shared netns-path "/run/netns/$A"; then
-	cleanup_push "$VRDMACTL" dev del vA
-	ktap_ok vA_created_by_netns_path
-else
-	ktap_fail vA_created_by_netns_path
-fi
+ktap_check vA_created_by_netns_path add_shared vA netns-path "/run/netns/$A"
 read -r NODE_A MAJ_A MIN_A <<<"$(node_of vA)"
 ktap_diag "vA: /dev/infiniband/$NODE_A is $MAJ_A:$MIN_A"
 
@@ -124,12 +126,7 @@ else
 	ktap_fail sandbox_b_started
 fi
 
-if in_init "$VRDMACTL" dev add vB parent "$PARENT" gids shared netns-pid "$PID_B"; then
-	cleanup_push "$VRDMACTL" dev del vB
-	ktap_ok vB_created_by_netns_pid
-else
-	ktap_fail vB_created_by_netns_pid
-fi
+ktap_check vB_created_by_netns_pid add_shared vB netns-pid "$PID_B"
 read -r NODE_B MAJ_B MIN_B <<<"$(node_of vB)"
 ktap_diag "vB: /dev/infiniband/$NODE_B is $MAJ_B:$MIN_B"
 # Without its node the device is not there for libibverbs

@@ -91,9 +91,9 @@ sim_link() {
 	cleanup_push rdma link del "$name"
 }
 
-# refused NAME PARENT MESSAGE - vrdmactl dev add NAME on PARENT fails and
+# add_refused NAME PARENT MESSAGE - vrdmactl dev add NAME on PARENT fails and
 # says MESSAGE (an extended regular expression).
-refused() {
+add_refused() {
 	local out
 	if out=$(in_init "$VRDMACTL" dev add "$1" parent "$2" netns "$V" 2>&1); then
 		cleanup_push "$VRDMACTL" dev del "$1"
@@ -136,12 +136,12 @@ if [ "$ll" = InfiniBand ] &&
 else
 	ktap_fail ib_link_layer "link layer: $ll"
 fi
-if refused vIB simib 'InfiniBand link layer: vrdma supports RoCE parents only'; then
+if add_refused vIB simib 'InfiniBand link layer: vrdma supports RoCE parents only'; then
 	ktap_ok ib_refused
 else
 	ktap_fail ib_refused
 fi
-if refused vIW simiw 'parent is iWARP: its connections need iw_cm'; then
+if add_refused vIW simiw 'parent is iWARP: its connections need iw_cm'; then
 	ktap_ok iwarp_refused
 else
 	ktap_fail iwarp_refused
@@ -152,7 +152,7 @@ if in_init "$VRDMACTL" -j parent show | jq -e '[.. | strings] | index("simnk")' 
 else
 	ktap_fail nokverbs_tracked "$("$VRDMACTL" -j parent show)"
 fi
-if refused vNK simnk 'neither RoCE, InfiniBand nor iWARP'; then
+if add_refused vNK simnk 'neither RoCE, InfiniBand nor iWARP'; then
 	ktap_ok nokverbs_refused
 else
 	ktap_fail nokverbs_refused
@@ -265,7 +265,7 @@ pci_left() {
 if [ -n "${vdev_ok:-}" ]; then
 	n0=$(nr_alias)
 	# The alias of the first is untouched, no second one, no sysfs warning
-	if refused vV simpci 'an RDMA device with this name exists' &&
+	if add_refused vV simpci 'an RDMA device with this name exists' &&
 		[ "$(nr_alias)" = "$n0" ] &&
 		[ "$(cat /sys/devices/virtual/vrdma/vV/modalias 2>&1)" = "$modalias" ]; then
 		ktap_ok pci_dup_name_refused "aliases: $n0"
@@ -276,7 +276,7 @@ fi
 n0=$(nr_alias)
 for point in alias register; do
 	echo 1 >"$FAIL/$point"
-	if refused vF simpci 'modalias failed|registering the RDMA device failed' &&
+	if add_refused vF simpci 'modalias failed|registering the RDMA device failed' &&
 		pci_left vF "$n0" && [ "$(cat "$FAIL/$point")" = 0 ]; then
 		ktap_ok "pci_${point}_fault_unwound" "aliases: $n0"
 	else
@@ -422,7 +422,7 @@ else
 fi
 # Made last: libibverbs would load libvmw_pvrdma for it and warn in the
 # output the pci checks compare
-if sim_link simpv pvrdma 8 && refused vP simpv "vmw_pvrdma.*revoke"; then
+if sim_link simpv pvrdma 8 && add_refused vP simpv "vmw_pvrdma.*revoke"; then
 	ktap_ok pvrdma_refused
 else
 	ktap_fail pvrdma_refused

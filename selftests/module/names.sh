@@ -52,14 +52,14 @@ fi
 VDEV_MSG="a vdevice of this name exists.*File exists"
 HOST_MSG="an RDMA device of the host has this name.*File exists"
 
-# ns_devices NS - the RDMA devices NS lists, on one line.
-ns_devices() {
+# ns_dev_names NS - the RDMA devices NS lists, on one line.
+ns_dev_names() {
 	ip netns exec "$1" rdma dev show 2>/dev/null |
 		awk '{ sub(":$", "", $2); printf "%s ", $2 }'
 }
 
-# vdev_count NAME - how many vdevices of that name vrdma lists.
-vdev_count() {
+# named_vdevs NAME - how many vdevices of that name vrdma lists.
+named_vdevs() {
 	"$VRDMACTL" -j dev show | jq --arg n "$1" '[.[] | select(.name == $n)] | length'
 }
 
@@ -78,22 +78,22 @@ add() {		# NAME NS - vrdmactl dev add NAME on $PARENT in NS
 # --- the same name in another namespace, and in the same one -----------------
 
 refused dup_other_ns_refused "$VDEV_MSG" add nA "$B"
-if [ -z "$(ns_devices "$B")" ] && vdev_in nA "$A"; then
+if [ -z "$(ns_dev_names "$B")" ] && vdev_in nA "$A"; then
 	ktap_ok dup_other_ns_nothing_left
 else
 	ktap_fail dup_other_ns_nothing_left \
-		"B lists: $(ns_devices "$B"); vrdma: $("$VRDMACTL" dev show 2>&1)"
+		"B lists: $(ns_dev_names "$B"); vrdma: $("$VRDMACTL" dev show 2>&1)"
 fi
 refused dup_same_ns_refused "$VDEV_MSG" add nA "$A"
 
 # --- the name of a device of the host ------------------------------------------
 
 refused parent_name_refused "$HOST_MSG" add "$PARENT" "$B"
-if [ -z "$(ns_devices "$B")" ] && [ "$(vdev_count "$PARENT")" = 0 ]; then
+if [ -z "$(ns_dev_names "$B")" ] && [ "$(named_vdevs "$PARENT")" = 0 ]; then
 	ktap_ok parent_name_nothing_left
 else
 	ktap_fail parent_name_nothing_left \
-		"B lists: $(ns_devices "$B"); vrdma: $("$VRDMACTL" dev show 2>&1)"
+		"B lists: $(ns_dev_names "$B"); vrdma: $("$VRDMACTL" dev show 2>&1)"
 fi
 
 # --- a second creation while the first is in its window ------------------------
@@ -113,10 +113,10 @@ fi
 wait "$addpid"
 addrc=$?
 echo 0 >"$DELAY"
-if [ "$addrc" -eq 0 ] && [ -z "$(ns_devices "$B")" ] && vdev_in nW "$A"; then
+if [ "$addrc" -eq 0 ] && [ -z "$(ns_dev_names "$B")" ] && vdev_in nW "$A"; then
 	ktap_ok window_one_left
 else
-	ktap_fail window_one_left "first add: status $addrc; B lists: $(ns_devices "$B"); vrdma: $("$VRDMACTL" dev show 2>&1)"
+	ktap_fail window_one_left "first add: status $addrc; B lists: $(ns_dev_names "$B"); vrdma: $("$VRDMACTL" dev show 2>&1)"
 fi
 
 # --- the rdma cgroup names devices by name -------------------------------------
@@ -135,11 +135,11 @@ fi
 
 in_init "$VRDMACTL" dev del nA
 if add nA "$B" && cleanup_push "$VRDMACTL" dev del nA &&
-   vdev_in nA "$B" && [ "$(ns_devices "$B")" = "nA " ]; then
+   vdev_in nA "$B" && [ "$(ns_dev_names "$B")" = "nA " ]; then
 	ktap_ok name_free_after_del
 else
 	ktap_fail name_free_after_del \
-		"B lists: $(ns_devices "$B"); vrdma: $("$VRDMACTL" dev show 2>&1)"
+		"B lists: $(ns_dev_names "$B"); vrdma: $("$VRDMACTL" dev show 2>&1)"
 fi
 
 FAIL=/sys/kernel/debug/vrdma/fail/register

@@ -55,11 +55,6 @@ fi
 mark=$(klog_mark)
 tmpdir T
 
-tmpfs_at() {
-	mkdir -p "$1" && mount -t tmpfs -o mode=0711 tmpfs "$1" || return 1
-	cleanup_push umount -R -l "$1"
-}
-
 # podman with the CNI backend, this test's plugin directory and networks
 mkdir -p "$T/cni-bin" "$T/net.d" /var/run/cdi
 ln -s "$PLUGIN" "$T/cni-bin/vrdma"
@@ -89,7 +84,7 @@ cleanup_push ip link del cni-vcdi0
 cleanup_push ip link del cni-vcdi1
 cleanup_push ip link del cni-vcdi2
 
-# The image of selftests/runtimes.sh (lib/image.sh), made on the host
+# The image of selftests/runtimes/runtimes.sh (lib/image.sh), made on the host
 # before the boot or else here
 if image_get "$T" && tmpfs_at /var/lib/containers && tmpfs_at /var/lib/cni &&
    run_shown podman import "$IMAGE_TAR" "$IMAGE"; then

@@ -71,13 +71,6 @@ restore_world() {
 }
 cleanup_push restore_world
 
-# mon_has EVENT REASON NAME - the monitor printed that event.
-mon_has() {
-	jq -c --arg e "$1" --arg r "$2" --arg n "$3" \
-		'select(.event == $e and (.reason // "") == $r and .dev.name == $n)' \
-		"$T/mon" 2>/dev/null | grep -q .
-}
-
 # vdev_exists NAME - the vdevice is known to vrdma.
 vdev_exists() {
 	"$VRDMACTL" dev show "$1" >/dev/null 2>&1
@@ -86,11 +79,6 @@ vdev_exists() {
 # rdma_dev_in_init NAME - init_net's RDMA core lists the device.
 rdma_dev_in_init() {
 	rdma dev show "$1" >/dev/null 2>&1
-}
-
-# out_has FILE REGEX - a line of FILE matches.
-out_has() {
-	grep -qE "$2" "$1" 2>/dev/null
 }
 
 parent_active() {
@@ -169,7 +157,7 @@ if wait_for 30 parent_res_is "$BASELINE"; then
 else
 	ktap_fail del_in_use_parent_res "now $(parent_res), baseline $BASELINE"
 fi
-ktap_check del_in_use_event wait_for 10 mon_has del user lc_del
+ktap_check del_in_use_event wait_for 10 mon_has "$T/mon" del user lc_del
 
 # --- namespace death ------------------------------------------------------------
 
@@ -186,7 +174,7 @@ if ! rdma_dev_in_init lc_ns && [ "$(vdev_count)" = 0 ]; then
 else
 	ktap_fail netns_named_not_moved "$(rdma dev)"
 fi
-ktap_check netns_named_event wait_for 10 mon_has del netns lc_ns
+ktap_check netns_named_event wait_for 10 mon_has "$T/mon" del netns lc_ns
 
 unshare -n sleep 600 &
 UPID=$!
@@ -199,7 +187,7 @@ if wait_for 10 eval "[ \"\$(readlink /proc/$UPID/ns/net)\" != \"\$(readlink /pro
 else
 	ktap_fail netns_unnamed_destroys "$("$VRDMACTL" dev show 2>&1)"
 fi
-ktap_check netns_unnamed_event wait_for 10 mon_has del netns lc_un
+ktap_check netns_unnamed_event wait_for 10 mon_has "$T/mon" del netns lc_un
 
 # --- port events ----------------------------------------------------------------
 
@@ -269,7 +257,7 @@ else
 	ktap_fail parent_del_fatal "$(cat "$T/par")"
 fi
 ktap_check parent_del_vdev_gone wait_for 30 eval '! vdev_exists lc_par'
-ktap_check parent_del_event wait_for 10 mon_has del parent lc_par
+ktap_check parent_del_event wait_for 10 mon_has "$T/mon" del parent lc_par
 ktap_diag "user holds its mappings: $(vrdma_objects)"
 kill -9 "$P3"
 wait_gone 10 "$P3"

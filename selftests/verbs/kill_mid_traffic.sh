@@ -44,7 +44,7 @@ fi
 # the host may run these, and each type has its own nldev fill function.
 # A pingpong server holds an SRQ while it waits for its client; a shadow
 # SRQ takes its owner from its shadow PD, and must be listed as the
-# server's (selftests/shadow_owner.sh says why).
+# server's (selftests/verbs/shadow_owner.sh says why).
 spawn_in_ns "$A" ibv_srq_pingpong -d vA -g "$GIDX" -p 18902 >"$T/srq" 2>&1
 srqpid=$!
 wait_for 30 port_listening "$A" 18902

@@ -4,9 +4,9 @@
 # The container runtimes of Documentation/containers.rst ("Container
 # runtimes"), for real: podman, docker (dockerd and containerd started here
 # for the test) and a CNI chain with tools/cni/vrdma (the CNI plugin; its
-# own tests are tools/cni/tests/conformance.sh, selftests/cni.sh and, for
-# podman with CDI, selftests/cdi_podman.sh), each running the
-# commands the document shows, with this test's names.
+# own tests are tools/cni/tests/conformance.sh, selftests/runtimes/cni.sh
+# and, for podman with CDI, selftests/runtimes/cdi_podman.sh), each running
+# the commands the document shows, with this test's names.
 #
 #   podman   ip netns add P1, P2; dev add vr-pod1/2 ... netns P1/P2;
 #            podman run --network ns:/run/netns/P1 --device NODE IMAGE ...
@@ -67,12 +67,6 @@ tmpdir T
 
 elapsed() {
 	awk -v a="$START" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }'
-}
-
-# tmpfs_at DIR - container storage on a tmpfs of its own, unmounted at exit.
-tmpfs_at() {
-	mkdir -p "$1" && mount -t tmpfs -o mode=0711 tmpfs "$1" || return 1
-	cleanup_push umount -R -l "$1"
 }
 
 # only_dev FILE NAME - the ibv_devices output in FILE lists exactly NAME.

@@ -164,15 +164,6 @@ in_init "$VRDMACTL" dev del vbatch2
 
 # monitor -j on the host and inside A; events for a vdevice in B and in A
 
-# spawn_monitor OUT [OPTION...] - vrdmactl OPTION... -j monitor in the
-# background, output in OUT and OUT.err; $! is vrdmactl itself, and it does
-# not hold the KTAP stream open (the runner waits for that to close).
-spawn_monitor() {
-	local out=$1
-	shift
-	echo "# [init] $VRDMACTL $* -j monitor &" >&"$KTAP_FD"
-	"$VRDMACTL" "$@" -j monitor >"$out" 2>"$out.err" {KTAP_FD}>&- &
-}
 t0=$EPOCHREALTIME
 spawn_monitor "$T/mon"
 mon=$!
