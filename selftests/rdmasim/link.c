@@ -37,6 +37,24 @@ static const struct ib_device_ops *const sim_common_ops[] = {
 	&sim_mmap_ops,
 };
 
+/*
+ * The personalities by variant, NULL for the variants that speak
+ * rdmasim's own ABI.  Filled at module init, before the link type is
+ * registered; read-only after.
+ */
+static const struct sim_personality *sim_personalities[SIM_VAR_NR];
+
+/**
+ * sim_personality_add() - let a personality's variant make devices
+ * @pers: the personality, static
+ *
+ * Called at module init, before the link type is registered.
+ */
+void sim_personality_add(const struct sim_personality *pers)
+{
+	sim_personalities[pers->variant] = pers;
+}
+
 /* Is there a sim device on @ndev?  Called under sim_devs_lock */
 static bool sim_ndev_taken(struct net_device *ndev)
 {
@@ -50,6 +68,7 @@ static bool sim_ndev_taken(struct net_device *ndev)
 
 static int sim_newlink(const char *ibdev_name, struct net_device *ndev)
 {
+	const struct sim_personality *pers;
 	struct sim_dev *sdev;
 	size_t i;
 	int ret;
@@ -80,8 +99,9 @@ static int sim_newlink(const char *ibdev_name, struct net_device *ndev)
 	 * The personality's ops first: ib_set_device_ops() fills only what
 	 * is still unset, so they win over the common ones.
 	 */
-	if (sdev->variant == SIM_VAR_MLX5) {
-		sim_mlx5_setup(sdev);
+	pers = sim_personalities[sdev->variant];
+	if (pers) {
+		pers->setup(sdev);
 	} else {
 		ib_set_device_ops(&sdev->ibdev, &sim_abi_ops);
 		sdev->ibdev.driver_def = sim_uapi_defs;

@@ -30,8 +30,14 @@
 
 static struct dentry *sim_debugfs;
 
+/* The personalities other than rdmasim's own, which link.c chooses from */
+static const struct sim_personality *const sim_personalities[] = {
+	&sim_mlx5_personality,
+};
+
 static int __init sim_init(void)
 {
+	size_t i;
 	int ret;
 
 	sim_dma_pdev = platform_device_register_simple("rdmasim",
@@ -51,7 +57,10 @@ static int __init sim_init(void)
 		goto err_pci;
 	sim_debugfs = debugfs_create_dir("rdmasim", NULL);
 	sim_debugfs_files(sim_debugfs);
-	sim_mlx5_debugfs_init(sim_debugfs);
+	for (i = 0; i < ARRAY_SIZE(sim_personalities); i++) {
+		sim_personality_add(sim_personalities[i]);
+		sim_personalities[i]->debugfs_init(sim_debugfs);
+	}
 	ret = simdp_init(sim_debugfs);
 	if (ret)
 		goto err_debugfs;

@@ -64,6 +64,7 @@ enum sim_variant {
 	SIM_VAR_RAWMAP,		/* RoCE mapping a page the core cannot revoke */
 	SIM_VAR_PVRDMA,		/* RoCE under vmw_pvrdma's driver id */
 	SIM_VAR_MLX5,		/* RoCE speaking mlx5's user ABI (mlx5.c) */
+	SIM_VAR_NR,
 };
 
 /* The object kinds debugfs counts, for the selftests' leak checks */
@@ -312,8 +313,23 @@ int sim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		  struct ib_udata *udata);
 int sim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 
+/*
+ * A personality: a user ABI of its own over the generic objects, which a
+ * variant's devices speak.  The generic files reach a personality only
+ * through this table, which its file fills and main.c hands to link.c.
+ */
+struct sim_personality {
+	enum sim_variant variant;	/* the variant whose devices speak it */
+	/* A new device's ops and ABI, set before the common ops */
+	void (*setup)(struct sim_dev *sdev);
+	/* Its files in rdmasim's debugfs directory, at module init */
+	void (*debugfs_init)(struct dentry *dir);
+};
+
+/* link.c */
+void sim_personality_add(const struct sim_personality *pers);
+
 /* mlx5.c: the mlx5 personality */
-void sim_mlx5_setup(struct sim_dev *sdev);
-void sim_mlx5_debugfs_init(struct dentry *dir);
+extern const struct sim_personality sim_mlx5_personality;
 
 #endif /* RDMASIM_SIM_H */
