@@ -12,6 +12,19 @@ struct sim_mr {
 	struct simdp_mr *dp;		/* user MRs: the data path's view */
 };
 
+/*
+ * A new MR's key, the same for local and remote access and never reused,
+ * and the range it covers (none for the DMA MR)
+ */
+static void sim_mr_init(struct sim_dev *sdev, struct sim_mr *mr, u64 iova,
+			u64 length)
+{
+	mr->ibmr.lkey = atomic_inc_return(&sdev->next_key) << 8;
+	mr->ibmr.rkey = mr->ibmr.lkey;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+}
+
 static struct ib_mr *sim_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	struct sim_dev *sdev = to_sdev(ibpd->device);
@@ -20,10 +33,39 @@ static struct ib_mr *sim_get_dma_mr(struct ib_pd *ibpd, int access)
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mr->ibmr.lkey = atomic_inc_return(&sdev->next_key) << 8;
-	mr->ibmr.rkey = mr->ibmr.lkey;
+	sim_mr_init(sdev, mr, 0, 0);
 	atomic_long_inc(&sim_count[SIM_K_MR]);
 	return &mr->ibmr;
+}
+
+/*
+ * What a user registration checks first: a PD of the device, driver data
+ * whose ucontext is the device's, a length the device takes.  @verb names
+ * the verb in reports, @pd_what its PD.
+ */
+static int sim_mr_user_check(struct ib_pd *ibpd, u64 length,
+			     struct ib_udata *udata, const char *verb,
+			     const char *pd_what)
+{
+	struct sim_dev *sdev = to_sdev(ibpd->device);
+	struct sim_ucontext *uctx;
+
+	if (!sim_check_dev(sdev, ibpd->device, pd_what))
+		return -EINVAL;
+	if (!udata) {
+		sim_strict("%s: called without driver data", verb);
+		return -EINVAL;
+	}
+	/* The MR's uobject is set only after this returns: check its PD's */
+	sim_check_user(pd_what, ibpd->uobject, &ibpd->res);
+	uctx = sim_udata_uctx(sdev, udata,
+			      ibpd->uobject ? ibpd->uobject->context : NULL,
+			      verb);
+	if (IS_ERR(uctx))
+		return PTR_ERR(uctx);
+	if (!length || length > SZ_1G)
+		return -EINVAL;
+	return 0;
 }
 
 /**
@@ -42,25 +84,13 @@ struct ib_mr *sim_reg_user_mr_udata(struct ib_pd *ibpd, u64 start, u64 length,
 				    u64 virt, int access, struct ib_udata *udata)
 {
 	struct sim_dev *sdev = to_sdev(ibpd->device);
-	struct sim_ucontext *uctx;
 	struct sim_mr *mr;
 	int ret;
 
-	if (!sim_check_dev(sdev, ibpd->device, "reg_user_mr's PD"))
-		return ERR_PTR(-EINVAL);
-	if (!udata) {
-		sim_strict("reg_user_mr: called without driver data");
-		return ERR_PTR(-EINVAL);
-	}
-	/* The MR's uobject is set only after this returns: check its PD's */
-	sim_check_user("reg_user_mr's PD", ibpd->uobject, &ibpd->res);
-	uctx = sim_udata_uctx(sdev, udata,
-			      ibpd->uobject ? ibpd->uobject->context : NULL,
-			      "reg_user_mr");
-	if (IS_ERR(uctx))
-		return ERR_CAST(uctx);
-	if (!length || length > SZ_1G)
-		return ERR_PTR(-EINVAL);
+	ret = sim_mr_user_check(ibpd, length, udata, "reg_user_mr",
+				"reg_user_mr's PD");
+	if (ret)
+		return ERR_PTR(ret);
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
@@ -70,10 +100,7 @@ struct ib_mr *sim_reg_user_mr_udata(struct ib_pd *ibpd, u64 start, u64 length,
 		ret = PTR_ERR(mr->umem);
 		goto err_free_mr;
 	}
-	mr->ibmr.lkey = atomic_inc_return(&sdev->next_key) << 8;
-	mr->ibmr.rkey = mr->ibmr.lkey;
-	mr->ibmr.iova = virt;
-	mr->ibmr.length = length;
+	sim_mr_init(sdev, mr, virt, length);
 	mr->dp = simdp_mr_add(&sdev->dp, mr->ibmr.lkey, mr->umem, virt, length,
 			      access, ibpd);
 	if (IS_ERR(mr->dp)) {
@@ -126,23 +153,13 @@ struct ib_mr *sim_reg_user_mr_dmabuf_udata(struct ib_pd *ibpd, u64 offset,
 {
 	struct sim_dev *sdev = to_sdev(ibpd->device);
 	struct ib_umem_dmabuf *umem_dmabuf;
-	struct sim_ucontext *uctx;
 	struct sim_mr *mr;
+	int ret;
 
-	if (!sim_check_dev(sdev, ibpd->device, "reg_user_mr_dmabuf's PD"))
-		return ERR_PTR(-EINVAL);
-	if (!udata) {
-		sim_strict("reg_user_mr_dmabuf: called without driver data");
-		return ERR_PTR(-EINVAL);
-	}
-	sim_check_user("reg_user_mr_dmabuf's PD", ibpd->uobject, &ibpd->res);
-	uctx = sim_udata_uctx(sdev, udata,
-			      ibpd->uobject ? ibpd->uobject->context : NULL,
-			      "reg_user_mr_dmabuf");
-	if (IS_ERR(uctx))
-		return ERR_CAST(uctx);
-	if (!length || length > SZ_1G)
-		return ERR_PTR(-EINVAL);
+	ret = sim_mr_user_check(ibpd, length, udata, "reg_user_mr_dmabuf",
+				"reg_user_mr_dmabuf's PD");
+	if (ret)
+		return ERR_PTR(ret);
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
@@ -154,15 +171,12 @@ struct ib_mr *sim_reg_user_mr_dmabuf_udata(struct ib_pd *ibpd, u64 offset,
 		return ERR_CAST(umem_dmabuf);
 	}
 	mr->umem = &umem_dmabuf->umem;
-	mr->ibmr.lkey = atomic_inc_return(&sdev->next_key) << 8;
-	mr->ibmr.rkey = mr->ibmr.lkey;
-	mr->ibmr.iova = virt;
-	mr->ibmr.length = length;
+	sim_mr_init(sdev, mr, virt, length);
 	atomic_long_inc(&sim_count[SIM_K_MR]);
 	return &mr->ibmr;
 }
 
-/* The MRs' (reg_user_mr* in compat.c's) part of every personality's ops (link.c) */
+/* The MRs' part of every personality's ops (link.c); compat.c has reg_* */
 const struct ib_device_ops sim_mr_ops = {
 	.dereg_mr = sim_dereg_mr,
 	.get_dma_mr = sim_get_dma_mr,
