@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The entry points whose ib_device_ops signature differs between kernels
- * (sim-compat.h), around sim_main.c's verbs, which take the driver data.
+ * (sim-compat.h), around the generic verbs (mr.c), which take the driver data.
  */
 #include "sim.h"
 
@@ -38,3 +38,9 @@ struct ib_mr *sim_reg_user_mr_dmabuf(struct ib_pd *pd, u64 offset,
 	return sim_reg_user_mr_dmabuf_udata(pd, offset, length, virt, fd,
 					    access, sim_dmabuf_mr_udata(arg));
 }
+
+/* The MR registrations' part of every personality's ops (link.c) */
+const struct ib_device_ops sim_compat_ops = {
+	.reg_user_mr = sim_reg_user_mr,
+	.reg_user_mr_dmabuf = sim_reg_user_mr_dmabuf,
+};

@@ -10,7 +10,7 @@
  *
  * What it answers as mlx5_ib (6.1) does for a device without DEVX, with
  * write-combining (as a ConnectX in an x86 host), on the objects and
- * strict checks of sim_main.c:
+ * strict checks of the generic files:
  *
  *  - driver id RDMA_DRIVER_MLX5, uverbs ABI version 1: libibverbs binds
  *    libmlx5 by the driver id alone;
@@ -685,9 +685,9 @@ static const struct ib_device_ops sim_mlx5_ops = {
  * @sdev: the device, before any other ops are set
  *
  * ib_set_device_ops() fills only the ops still unset, so the ones set
- * here win over sim_dev_ops, which the caller sets next.
+ * here win over the common ones, which the caller sets next (link.c).
  */
-void sim_mlx5_setup(struct sim_dev *sdev)
+static void sim_mlx5_setup(struct sim_dev *sdev)
 {
 	ib_set_device_ops(&sdev->ibdev, &sim_mlx5_ops);
 	sdev->ibdev.driver_def = sim_mlx5_uapi_defs;
@@ -722,7 +722,14 @@ DEFINE_SHOW_ATTRIBUTE(sim_mlx5);
  * executed, WQEs libmlx5 never writes (bad_wqes), error and flush CQEs,
  * completion events and UD messages nobody took.
  */
-void sim_mlx5_debugfs_init(struct dentry *dir)
+static void sim_mlx5_debugfs_init(struct dentry *dir)
 {
 	debugfs_create_file("mlx5", 0444, dir, NULL, &sim_mlx5_fops);
 }
+
+/* What link.c knows of the personality (sim.h) */
+const struct sim_personality sim_mlx5_personality = {
+	.variant = SIM_VAR_MLX5,
+	.setup = sim_mlx5_setup,
+	.debugfs_init = sim_mlx5_debugfs_init,
+};

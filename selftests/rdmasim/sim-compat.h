@@ -70,7 +70,7 @@ static inline struct ib_udata *sim_cq_udata(struct ib_udata *udata)
 
 /*
  * The MR registrations' entry points as the target's ib_device_ops take
- * them (compat.c), around the udata-taking verbs of sim_main.c: from 6.11
+ * them (compat.c), around the udata-taking verbs of mr.c: from 6.11
  * reg_user_mr_dmabuf takes the whole bundle, and from 6.17 both take a
  * DMA handle (which rdmasim does not use) before the driver data.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rdmasim's data path (datapath.c): what the verbs in sim_main.c tell the
+ * rdmasim's data path (datapath.c): what the generic verbs tell the
  * simulated hardware.  Private to the module.
  */
 #ifndef RDMASIM_DP_H

@@ -4,7 +4,17 @@
  * file shares, what protects their fields, and the functions one file
  * offers the others.
  *
- *   sim_main.c  the device, its generic verbs and objects, registration
+ *   main.c      module init and exit
+ *   link.c      "rdma link add", the netdev notifier, the ops every
+ *               personality shares
+ *   dev.c       the devices: their list, identity and attributes
+ *   variant.c   the kinds of real parent a device presents (enum sim_variant)
+ *   check.c     the strict checks and their reports
+ *   debugfs.c   the object and strict counters
+ *   mmap.c      mmap entries and the mappings of their pages
+ *   ctx.c, pd.c, cq.c, qp.c, mr.c   the generic verbs, one object family each
+ *   uapi.c      rdmasim's driver uverbs objects and methods
+ *   compat.c    entry points whose signature differs between kernels
  *   mlx5.c      the mlx5 personality: mlx5's user ABI over the same objects
  *   mlx5_qp.c   the mlx5 personality's QP verbs (sim-mlx5.h)
  *   mlx5_srq.c  the mlx5 personality's SRQ verbs (sim-mlx5.h)
@@ -36,6 +46,8 @@ struct dentry;
 #define SIM_CQE_SIZE	32
 #define SIM_WQE_SIZE	64
 #define SIM_GID_TBL_LEN	32
+/* What a kernel object's kernel-only buffer holds, and its size */
+#define SIM_KBUF_LEN	64
 
 /*
  * The kinds of real parent vrdma must tell apart.  Each device is one of
@@ -52,6 +64,7 @@ enum sim_variant {
 	SIM_VAR_RAWMAP,		/* RoCE mapping a page the core cannot revoke */
 	SIM_VAR_PVRDMA,		/* RoCE under vmw_pvrdma's driver id */
 	SIM_VAR_MLX5,		/* RoCE speaking mlx5's user ABI (mlx5.c) */
+	SIM_VAR_NR,
 };
 
 /* The object kinds debugfs counts, for the selftests' leak checks */
@@ -69,8 +82,10 @@ enum sim_kind {
 	SIM_K_NR,
 };
 
-/* Live objects by kind; atomic, no lock */
+/* debugfs.c: live objects by kind, failed strict checks; atomic, no lock */
 extern atomic_long_t sim_count[SIM_K_NR];
+extern atomic_long_t sim_strict_hits;
+void sim_debugfs_files(struct dentry *dir);
 
 struct sim_dev {
 	struct ib_device ibdev;
@@ -213,9 +228,49 @@ static inline struct sim_srq *to_ssrq(struct ib_srq *ibsrq)
 	return container_of(ibsrq, struct sim_srq, ibsrq);
 }
 
-/* sim_main.c: checks and reports */
-__printf(1, 2) void sim_strict(const char *fmt, ...);
+/* dev.c: the devices */
+struct platform_device;
+/* The DMA device of every sim device (main.c registers it) */
+extern struct platform_device *sim_dma_pdev;
+/* Every registered sim device, for module exit; guarded by sim_devs_lock */
+extern struct list_head sim_devs;
+/* Protects sim_devs and each sim_dev's list_node and exiting flag */
+extern struct mutex sim_devs_lock;
 bool sim_is_ours(struct ib_device *ibdev);
+int sim_get_port_immutable(struct ib_device *ibdev, u32 port,
+			   struct ib_port_immutable *imm);
+void sim_unregister_all(void);
+
+/* link.c: how devices come and go */
+extern struct rdma_link_ops sim_link_ops;
+extern struct notifier_block sim_netdev_nb;
+
+/* variant.c */
+extern int sim_variant;		/* the next device's, a module parameter */
+int sim_pci_dev_init(void);
+void sim_pci_dev_exit(void);
+void sim_variant_setup(struct sim_dev *sdev);
+
+/* uapi.c: rdmasim's own driver uverbs definitions, and pdquery2's */
+extern const struct uapi_definition sim_uapi_defs[];
+extern const struct uapi_definition sim_uapi_defs_pdquery2[];
+
+/* Each family's part of the ops every personality shares (link.c) */
+extern const struct ib_device_ops sim_dev_ops;
+extern const struct ib_device_ops sim_ctx_ops;
+extern const struct ib_device_ops sim_pd_ops;
+extern const struct ib_device_ops sim_cq_ops;
+extern const struct ib_device_ops sim_qp_ops;
+extern const struct ib_device_ops sim_mr_ops;
+extern const struct ib_device_ops sim_compat_ops;
+extern const struct ib_device_ops sim_mmap_ops;
+
+/* check.c: checks and reports */
+__printf(1, 2) void sim_strict(const char *fmt, ...);
+bool sim_check_dev(struct sim_dev *sdev, struct ib_device *obj_dev,
+		   const char *what);
+bool sim_uctx_known(struct sim_dev *sdev, struct ib_ucontext *ibuc);
+u8 sim_kernel_touch(const char *what, bool created_user, u8 *kbuf);
 struct sim_ucontext *sim_udata_uctx(struct sim_dev *sdev,
 				    struct ib_udata *udata,
 				    struct ib_ucontext *objctx,
@@ -225,7 +280,9 @@ void sim_check_user(const char *what, const void *uobject,
 int sim_query_ucontext_check(struct ib_ucontext *ibuc,
 			     struct uverbs_attr_bundle *attrs);
 
-/* sim_main.c: what a personality builds its verbs on */
+/* The generic files: what a personality builds its verbs on */
+struct sim_mmap *sim_mmap_new(struct sim_dev *sdev, struct ib_ucontext *ibuc,
+			      size_t len, enum sim_mmap_type type);
 struct sim_mmap *sim_mmap_new_range(struct sim_dev *sdev,
 				    struct ib_ucontext *ibuc, size_t len,
 				    enum sim_mmap_type type, u32 min_pgoff,
@@ -256,8 +313,23 @@ int sim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		  struct ib_udata *udata);
 int sim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 
+/*
+ * A personality: a user ABI of its own over the generic objects, which a
+ * variant's devices speak.  The generic files reach a personality only
+ * through this table, which its file fills and main.c hands to link.c.
+ */
+struct sim_personality {
+	enum sim_variant variant;	/* the variant whose devices speak it */
+	/* A new device's ops and ABI, set before the common ops */
+	void (*setup)(struct sim_dev *sdev);
+	/* Its files in rdmasim's debugfs directory, at module init */
+	void (*debugfs_init)(struct dentry *dir);
+};
+
+/* link.c */
+void sim_personality_add(const struct sim_personality *pers);
+
 /* mlx5.c: the mlx5 personality */
-void sim_mlx5_setup(struct sim_dev *sdev);
-void sim_mlx5_debugfs_init(struct dentry *dir);
+extern const struct sim_personality sim_mlx5_personality;
 
 #endif /* RDMASIM_SIM_H */
