@@ -315,6 +315,8 @@ static int sim_mlx5_query_device(struct ib_device *ibdev,
 	 * atomics each way (sim_query_device())
 	 */
 	attr->atomic_cap = IB_ATOMIC_HCA;
+	/* AHs are not a resource of the hardware: as many as mlx5_ib says */
+	attr->max_ah = INT_MAX;
 	/* A CQ holds a power of two of entries, one fewer usable */
 	attr->max_cqe = SIM_MAX_ENTRIES - 1;
 	/* Basic SRQs (mlx5_srq.c): WQEs and scatter entries as mlx5_ib */
