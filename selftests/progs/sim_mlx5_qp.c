@@ -10,10 +10,17 @@
  *              requester and a responder completion (in either order),
  *              the payload arrived
  *   read       an RDMA READ of 64 bytes of the QP's own MR: the data came
+ *   fetch_add  a fetch and add of 3 on 5 in an MR with remote atomic access:
+ *              5 comes back in host order, 8 is left
+ *   cmp_swap   a compare and swap of 8 for 42, then of 7 for 1: 8 and 42
+ *              come back, 42 is left
  *   bad_lkey   a SEND whose lkey names no MR completes with
  *              IBV_WC_LOC_PROT_ERR, and the QP is in the error state
  *   flush      a receive posted before, and a SEND posted after, each
  *              complete with IBV_WC_WR_FLUSH_ERR
+ *   atomic_no_access  on a second QP so connected, a fetch and add on the
+ *              MR without remote atomic access completes with
+ *              IBV_WC_REM_ACCESS_ERR and leaves its target as it was
  *
  * Exit status 0 if every step is ok.
  */
@@ -48,6 +55,27 @@ static int post_send(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t id,
 		wr.wr.rdma.remote_addr = (uintptr_t)remote->addr;
 		wr.wr.rdma.rkey = remote->rkey;
 	}
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+/* An atomic on the 8 bytes at @target, the original value into @res */
+static int post_atomic(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t id,
+		       uint64_t *res, struct ibv_mr *lmr, uint64_t *target,
+		       struct ibv_mr *rmr, uint64_t cmp_add, uint64_t swap)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)res, .length = sizeof(*res),
+		.lkey = lmr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = id, .sg_list = &sge, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+
+	wr.wr.atomic.remote_addr = (uintptr_t)target;
+	wr.wr.atomic.rkey = rmr->rkey;
+	wr.wr.atomic.compare_add = cmp_add;
+	wr.wr.atomic.swap = swap;
 	return ibv_post_send(qp, &wr, &bad);
 }
 
@@ -111,11 +139,12 @@ int main(int argc, char **argv)
 	struct ibv_context *ctx = NULL;
 	struct ibv_qp_attr attr = {};
 	struct ibv_qp_init_attr init = {};
-	struct ibv_qp *qp;
+	struct ibv_qp *qp, *qp2;
 	struct ibv_cq *cq;
 	struct ibv_pd *pd;
-	struct ibv_mr *mr;
+	struct ibv_mr *mr, *amr;
 	char what[2][128];
+	uint64_t *abuf;
 	uint8_t *buf;
 	int ret;
 
@@ -125,7 +154,9 @@ int main(int argc, char **argv)
 	}
 	ctx = open_device_by_name(argv[1]);
 	buf = calloc(4, MSG);
-	if (!ctx || !buf) {
+	/* Target, then results: naturally aligned */
+	abuf = calloc(4, sizeof(*abuf));
+	if (!ctx || !buf || !abuf) {
 		report("connect", ENODEV, "cannot open %s", argv[1]);
 		return 1;
 	}
@@ -134,6 +165,9 @@ int main(int argc, char **argv)
 	mr = pd ? ibv_reg_mr(pd, buf, 4 * MSG, IBV_ACCESS_LOCAL_WRITE |
 			     IBV_ACCESS_REMOTE_READ |
 			     IBV_ACCESS_REMOTE_WRITE) : NULL;
+	amr = pd ? ibv_reg_mr(pd, abuf, 4 * sizeof(*abuf),
+			      IBV_ACCESS_LOCAL_WRITE |
+			      IBV_ACCESS_REMOTE_ATOMIC) : NULL;
 	init.send_cq = cq;
 	init.recv_cq = cq;
 	init.qp_type = IBV_QPT_RC;
@@ -141,13 +175,14 @@ int main(int argc, char **argv)
 	init.cap.max_recv_wr = 8;
 	init.cap.max_send_sge = 1;
 	init.cap.max_recv_sge = 1;
-	qp = pd && cq && mr ? ibv_create_qp(pd, &init) : NULL;
+	qp = pd && cq && mr && amr ? ibv_create_qp(pd, &init) : NULL;
 	if (!qp) {
-		report("connect", errno ?: EIO, "PD, CQ, MR or QP");
+		report("connect", errno ?: EIO, "PD, CQ, MRs or QP");
 		return 1;
 	}
 	ret = rc_connect_self(qp, atoi(argv[2]), IBV_ACCESS_REMOTE_READ |
-			      IBV_ACCESS_REMOTE_WRITE, 1);
+			      IBV_ACCESS_REMOTE_WRITE |
+			      IBV_ACCESS_REMOTE_ATOMIC, 1);
 	report("connect", ret, "QP %#x to itself", qp->qp_num);
 	if (ret)
 		return 1;
@@ -168,6 +203,29 @@ int main(int argc, char **argv)
 		ret = EBADMSG;
 	report("read", ret, "%s", what[0]);
 
+	/* Fetch and add: the old value back in host order, as mlx5 does */
+	abuf[0] = 5;
+	ret = post_atomic(qp, IBV_WR_ATOMIC_FETCH_AND_ADD, 7, &abuf[1], amr,
+			  &abuf[0], amr, 3, 0) ?:
+	      expect(cq, 7, IBV_WC_SUCCESS, what[0], sizeof(what[0]));
+	if (!ret && (abuf[1] != 5 || abuf[0] != 8))
+		ret = EBADMSG;
+	report("fetch_add", ret, "%s; got %#llx, left %#llx", what[0],
+	       (unsigned long long)abuf[1], (unsigned long long)abuf[0]);
+
+	/* Compare and swap: one that swaps, one that does not */
+	ret = post_atomic(qp, IBV_WR_ATOMIC_CMP_AND_SWP, 8, &abuf[2], amr,
+			  &abuf[0], amr, 8, 42) ?:
+	      expect(cq, 8, IBV_WC_SUCCESS, what[0], sizeof(what[0])) ?:
+	      post_atomic(qp, IBV_WR_ATOMIC_CMP_AND_SWP, 9, &abuf[3], amr,
+			  &abuf[0], amr, 7, 1) ?:
+	      expect(cq, 9, IBV_WC_SUCCESS, what[1], sizeof(what[1]));
+	if (!ret && (abuf[2] != 8 || abuf[3] != 42 || abuf[0] != 42))
+		ret = EBADMSG;
+	report("cmp_swap", ret, "%s, %s; got %#llx, %#llx, left %#llx",
+	       what[0], what[1], (unsigned long long)abuf[2],
+	       (unsigned long long)abuf[3], (unsigned long long)abuf[0]);
+
 	/* A receive waits; a SEND with an lkey of no MR fails locally */
 	ret = post_recv(qp, 4, buf + 3 * MSG, mr) ?:
 	      post_send(qp, IBV_WR_SEND, 5, buf, mr->lkey + 0x100000, NULL) ?:
@@ -183,11 +241,28 @@ int main(int argc, char **argv)
 	      expect(cq, 6, IBV_WC_WR_FLUSH_ERR, what[1], sizeof(what[1]));
 	report("flush", ret, "%s; %s", what[0], what[1]);
 
+	/* An atomic on an MR without remote atomic access: a remote error */
+	qp2 = ibv_create_qp(pd, &init);
+	ret = qp2 ? rc_connect_self(qp2, atoi(argv[2]), IBV_ACCESS_REMOTE_READ |
+				    IBV_ACCESS_REMOTE_WRITE |
+				    IBV_ACCESS_REMOTE_ATOMIC, 1) : errno ?: EIO;
+	memset(buf, 0, 8);
+	ret = ret ?: post_atomic(qp2, IBV_WR_ATOMIC_FETCH_AND_ADD, 10, &abuf[1],
+				 amr, (uint64_t *)buf, mr, 1, 0) ?:
+	      expect(cq, 10, IBV_WC_REM_ACCESS_ERR, what[0], sizeof(what[0]));
+	if (!ret && *(uint64_t *)buf)
+		ret = EBADMSG;
+	report("atomic_no_access", ret, "%s", what[0]);
+
+	if (qp2)
+		ibv_destroy_qp(qp2);
 	ibv_destroy_qp(qp);
+	ibv_dereg_mr(amr);
 	ibv_dereg_mr(mr);
 	ibv_destroy_cq(cq);
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
+	free(abuf);
 	free(buf);
 	return failed;
 }

@@ -273,6 +273,24 @@ void simdp_copy_from_buf(const struct simdp_seg *dst, int nd,
 	WARN_ON_ONCE(len);
 }
 
+/**
+ * simdp_copy_to_buf() - read one checked piece of an MR into a kernel buffer
+ * @buf: the destination (the operand of an atomic)
+ * @src: the piece, holding exactly @len bytes
+ * @len: the length
+ *
+ * Called under simdp_lock.
+ */
+void simdp_copy_to_buf(void *buf, const struct simdp_seg *src, u64 len)
+{
+	struct sg_table *sgt = &src->mr->umem->sgt_append.sgt;
+
+	lockdep_assert_held(&simdp_lock);
+	WARN_ON_ONCE(len > src->len);
+	sg_pcopy_to_buffer(sgt->sgl, sgt->orig_nents, buf, len,
+			   src->off + ib_umem_offset(src->mr->umem));
+}
+
 /*
  * simdp_send - deliver a SEND of the @n segments @src (@len bytes) into the
  * next receive WQE of @dqp.  -EAGAIN when @dqp has no receive WQE posted or

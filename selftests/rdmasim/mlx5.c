@@ -32,7 +32,8 @@
  *    UAR page, either way.  The legacy mmap commands answer as mlx5_ib
  *    does on a dynamic-UAR context;
  *  - alloc_pd with mlx5's response (pdn), MLX5_IB_METHOD_PD_QUERY;
- *  - query_device with mlx5's driver response (every capability 0), and
+ *  - query_device with mlx5's driver response (every capability 0) and
+ *    the RC atomics (IB_ATOMIC_HCA), and
  *    QUERY_CONTEXT's MLX5_IB_ATTR_QUERY_CONTEXT_RESP_UCTX;
  *  - create_cq with mlx5's driver data: the CQE buffer (64 or 128-byte
  *    CQEs) pinned for write, the doorbell (UAR) page named by its index,
@@ -307,6 +308,15 @@ static int sim_mlx5_query_device(struct ib_device *ibdev,
 		attr->vendor_id = SIM_MLX5_MELLANOX_VENDOR_ID;
 		attr->vendor_part_id = SIM_MLX5_CX5_PART_ID;
 	}
+	/*
+	 * Compare and swap and fetch and add on RC, atomic among the
+	 * device's own accesses (mlx5_wqe.c), as mlx5_ib says IB_ATOMIC_HCA
+	 * when the firmware replies in host order; 16 outstanding READs and
+	 * atomics each way (sim_query_device())
+	 */
+	attr->atomic_cap = IB_ATOMIC_HCA;
+	/* AHs are not a resource of the hardware: as many as mlx5_ib says */
+	attr->max_ah = INT_MAX;
 	/* A CQ holds a power of two of entries, one fewer usable */
 	attr->max_cqe = SIM_MAX_ENTRIES - 1;
 	/* Basic SRQs (mlx5_srq.c): WQEs and scatter entries as mlx5_ib */

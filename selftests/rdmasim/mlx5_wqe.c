@@ -16,10 +16,20 @@
  *    built), then data segments or one inline segment; it spans 64-byte
  *    basic blocks and may wrap at the end of the send queue.  The WQE is
  *    copied before it is checked.  SEND, SEND with immediate, RDMA WRITE
- *    (with immediate) and RDMA READ run between QPs of one sim device,
- *    found by QP number, as rdmasim's own data path routes; UD delivers
+ *    (with immediate), RDMA READ and the RC atomics run between QPs of
+ *    one sim device, found by QP number, as rdmasim's own data path
+ *    routes; UD delivers
  *    a 40-byte GRH before the payload and drops what no QP with that
  *    number and Q_Key takes, as a fabric would.
+ *  - An atomic (compare and swap, fetch and add) carries an atomic
+ *    segment after the remote address segment, its operands big-endian,
+ *    and one 8-byte data segment for the original value.  The target must
+ *    be 8-byte aligned in an MR with remote atomic access.  The target and
+ *    the value returned are in host order, as mlx5 hardware treats them
+ *    once mlx5_core has set its atomic endianness mode to the host's (the
+ *    condition for mlx5_ib's IB_ATOMIC_HCA).  One thread executes every
+ *    WQE under one lock, so atomics on one address are serialised, as
+ *    IB_ATOMIC_HCA promises (not against the CPU's own accesses).
  *  - A receive WQE is a scatter list of data segments, ended by the
  *    invalid lkey or the WQE's size.  With no receive WQE posted an RC
  *    sender waits (RNR retried forever); UC and UD messages are dropped.
@@ -45,7 +55,7 @@
  *    once if there is one), or the first solicited or error CQE for a
  *    solicited-only arm.
  *
- * Not modelled: atomics, memory windows, XRC, BlueFlame copies,
+ * Not modelled: masked and extended atomics, memory windows, XRC, BlueFlame copies,
  * scatter-to-CQE (which mlx5_ib drops without the capability), CQ
  * overrun errors, the wire (no packet exists; a GRH is synthesised).
  */
@@ -104,6 +114,7 @@ struct sim_mlx5_wqe {
 	u32 nbb;			/* basic blocks */
 	const struct sim_mlx5_raddr_seg *raddr;
 	const struct sim_mlx5_av *av;
+	const struct sim_mlx5_atomic_seg *atomic;	/* atomics only */
 	const u8 *inl;			/* inline data, or NULL */
 	int nsegs;			/* checked in sim_mlx5_lsegs otherwise */
 	u64 len;
@@ -550,7 +561,7 @@ static int sim_mlx5_parse(struct sim_mlx5_hqp *qp, struct sim_mlx5_wqe *w,
 	const u8 *p = sim_mlx5_wqe_buf + sizeof(*ctrl);
 	const u8 *end = sim_mlx5_wqe_buf + size;
 	const struct sim_mlx5_data_seg *ds;
-	bool rdma, read;
+	bool rdma, read, atomic;
 	u32 bc, access;
 
 	w->opcode = be32_to_cpu(ctrl->opmod_idx_opcode) & 0xff;
@@ -562,16 +573,25 @@ static int sim_mlx5_parse(struct sim_mlx5_hqp *qp, struct sim_mlx5_wqe *w,
 	read = w->opcode == SIM_MLX5_OPCODE_RDMA_READ;
 	rdma = read || w->opcode == SIM_MLX5_OPCODE_RDMA_WRITE ||
 	       w->opcode == SIM_MLX5_OPCODE_RDMA_WRITE_IMM;
-	if (!rdma && w->opcode != SIM_MLX5_OPCODE_SEND &&
+	atomic = w->opcode == SIM_MLX5_OPCODE_ATOMIC_CS ||
+		 w->opcode == SIM_MLX5_OPCODE_ATOMIC_FA;
+	if (!rdma && !atomic && w->opcode != SIM_MLX5_OPCODE_SEND &&
 	    w->opcode != SIM_MLX5_OPCODE_SEND_IMM)
 		return -EINVAL;
-	if ((qp->type == IB_QPT_UD && rdma) || (qp->type == IB_QPT_UC && read))
+	if ((qp->type == IB_QPT_UD && rdma) || (qp->type == IB_QPT_UC && read) ||
+	    (qp->type != IB_QPT_RC && atomic))
 		return -EINVAL;
-	if (rdma) {
+	if (rdma || atomic) {
 		if (end - p < sizeof(*w->raddr))
 			return -EINVAL;
 		w->raddr = (void *)p;
 		p += sizeof(*w->raddr);
+	}
+	if (atomic) {
+		if (end - p < sizeof(*w->atomic))
+			return -EINVAL;
+		w->atomic = (void *)p;
+		p += sizeof(*w->atomic);
 	}
 	if (qp->type == IB_QPT_UD) {
 		if (end - p < sizeof(*w->av))
@@ -582,14 +602,17 @@ static int sim_mlx5_parse(struct sim_mlx5_hqp *qp, struct sim_mlx5_wqe *w,
 	if (end - p >= 4 &&
 	    (be32_to_cpup((const __be32 *)p) & SIM_MLX5_INLINE_SEG)) {
 		bc = be32_to_cpup((const __be32 *)p) & ~SIM_MLX5_INLINE_SEG;
-		if (read || ALIGN(4 + bc, 16) != end - p)
+		if (read || atomic || ALIGN(4 + bc, 16) != end - p)
 			return -EINVAL;
 		w->inl = p + 4;
 		w->len = bc;
 		return SIM_MLX5_SYND_OK;
 	}
-	/* A READ writes its local buffers; the others only read them */
-	access = read ? IB_ACCESS_LOCAL_WRITE : 0;
+	/*
+	 * A READ writes its local buffers, an atomic the original value;
+	 * the others only read them
+	 */
+	access = read || atomic ? IB_ACCESS_LOCAL_WRITE : 0;
 	for (ds = (void *)p; (u8 *)ds < end; ds++) {
 		bc = be32_to_cpu(ds->byte_count);
 		if (!bc || bc & SIM_MLX5_INLINE_SEG)
@@ -602,6 +625,8 @@ static int sim_mlx5_parse(struct sim_mlx5_hqp *qp, struct sim_mlx5_wqe *w,
 		w->nsegs++;
 		w->len += bc;
 	}
+	if (atomic && w->len != SIM_MLX5_ATOMIC_SIZE)
+		return SIM_MLX5_SYND_LOCAL_LENGTH;
 	return w->len > SIM_MLX5_MAX_MSG ? SIM_MLX5_SYND_LOCAL_LENGTH :
 					   SIM_MLX5_SYND_OK;
 }
@@ -623,6 +648,35 @@ static int sim_mlx5_unacked(struct sim_mlx5_hqp *qp)
 		return -EAGAIN;
 	qp->ack_deadline = 0;
 	return SIM_MLX5_SYND_TRANSPORT_RETRY;
+}
+
+/*
+ * sim_mlx5_atomic - the atomic @w of @qp on @dqp's memory: the original
+ * value into @w's local buffer.  Return: the syndrome.
+ */
+static int sim_mlx5_atomic(struct sim_mlx5_hqp *qp, struct sim_mlx5_hqp *dqp,
+			   const struct sim_mlx5_wqe *w)
+{
+	u64 raddr = be64_to_cpu(w->raddr->raddr);
+	struct simdp_seg remote;
+	u64 old, val;
+
+	/* A responder NAKs a misaligned atomic as an invalid request */
+	if (!IS_ALIGNED(raddr, SIM_MLX5_ATOMIC_SIZE))
+		return SIM_MLX5_SYND_REMOTE_INVAL_REQ;
+	if (!simdp_seg_get(&qp->sdev->dp, dqp->pd, be32_to_cpu(w->raddr->rkey),
+			   raddr, SIM_MLX5_ATOMIC_SIZE, IB_ACCESS_REMOTE_ATOMIC,
+			   &remote))
+		return SIM_MLX5_SYND_REMOTE_ACCESS;
+	simdp_copy_to_buf(&old, &remote, sizeof(old));
+	val = be64_to_cpu(w->atomic->swap_add);
+	if (w->opcode == SIM_MLX5_OPCODE_ATOMIC_FA)
+		val += old;
+	else if (old != be64_to_cpu(w->atomic->compare))
+		val = old;
+	simdp_copy_from_buf(&remote, 1, &val, sizeof(val));
+	simdp_copy_from_buf(sim_mlx5_lsegs, w->nsegs, &old, sizeof(old));
+	return SIM_MLX5_SYND_OK;
 }
 
 /* Carry out the parsed WQE @w; a syndrome, or -EAGAIN */
@@ -651,6 +705,8 @@ static int sim_mlx5_execute(struct sim_mlx5_hqp *qp,
 	if (w->opcode == SIM_MLX5_OPCODE_SEND ||
 	    w->opcode == SIM_MLX5_OPCODE_SEND_IMM)
 		return sim_mlx5_deliver(qp, dqp, w);
+	if (w->atomic)
+		return sim_mlx5_atomic(qp, dqp, w);
 	access = w->opcode == SIM_MLX5_OPCODE_RDMA_READ ?
 		 IB_ACCESS_REMOTE_READ : IB_ACCESS_REMOTE_WRITE;
 	/* WRITE with immediate needs a receive WQE: before any copy */
@@ -733,8 +789,8 @@ static int sim_mlx5_send_one(struct sim_mlx5_hqp *qp, u16 avail)
 	if (synd != SIM_MLX5_SYND_OK ||
 	    (w.flags & SIM_MLX5_WQE_CTRL_CQ_UPDATE))
 		sim_mlx5_req_cqe(qp, qp->sq_ci, w.opcode, synd,
-				 w.opcode == SIM_MLX5_OPCODE_RDMA_READ ?
-				 w.len : 0);
+				 w.opcode == SIM_MLX5_OPCODE_RDMA_READ ||
+				 w.atomic ? w.len : 0);
 	if (synd != SIM_MLX5_SYND_OK)
 		qp->state = IB_QPS_ERR;
 	qp->sq_ci += nbb;

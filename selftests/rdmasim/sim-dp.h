@@ -67,6 +67,7 @@ void simdp_copy(const struct simdp_seg *dst, int nd,
 		const struct simdp_seg *src, int ns, u64 len);
 void simdp_copy_from_buf(const struct simdp_seg *dst, int nd,
 			 const void *buf, u64 len);
+void simdp_copy_to_buf(void *buf, const struct simdp_seg *src, u64 len);
 
 int simdp_init(struct dentry *debugfs);
 void simdp_exit(void);

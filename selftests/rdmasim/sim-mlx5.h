@@ -45,7 +45,12 @@ enum {
 	SIM_MLX5_OPCODE_SEND = 0x0a,
 	SIM_MLX5_OPCODE_SEND_IMM = 0x0b,
 	SIM_MLX5_OPCODE_RDMA_READ = 0x10,
+	SIM_MLX5_OPCODE_ATOMIC_CS = 0x11,
+	SIM_MLX5_OPCODE_ATOMIC_FA = 0x12,
 };
+
+/* The one operand size of an atomic: 8 bytes, naturally aligned */
+#define SIM_MLX5_ATOMIC_SIZE	8
 
 /* CQE opcodes (op_own >> 4) */
 enum {
@@ -89,6 +94,12 @@ struct sim_mlx5_raddr_seg {
 	__be64 raddr;
 	__be32 rkey;
 	__be32 reserved;
+};
+
+/* After the remote address segment of an atomic (mlx5_wqe_atomic_seg) */
+struct sim_mlx5_atomic_seg {
+	__be64 swap_add;		/* the swap value, or what to add */
+	__be64 compare;			/* compare and swap only */
 };
 
 struct sim_mlx5_data_seg {

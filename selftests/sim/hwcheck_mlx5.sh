@@ -5,7 +5,7 @@
 # PARENT=DEV" runs) against rdmasim's mlx5 personality as it would run
 # against a ConnectX: stock libmlx5 on the double, which reports
 # Mellanox's vendor and part ids (rdmasim's mlx5_ids), so that pyverbs
-# runs its mlx5 tests too.  The kit's selftests named below must pass on
+# runs its mlx5 tests too.  The kit's seven default selftests must pass on
 # vdevices of the double, and every pyverbs test of rdma-core (-p all)
 # must give the same result natively and through a vdevice, test by test
 # (a pass, the same skip for the same reason, the same failure), with no
@@ -17,13 +17,11 @@
 #   namespaces and vdevices
 #
 # What the double does not model fails the same way on both sides
-# (Documentation/testing.rst lists those tests and why).  The kit's
-# default selftests but three: traffic runs ib_atomic_bw, and the double
-# has no atomics (query_device says so; a NIC without them fails it too);
-# quota counts memory windows, which the double lacks; kill_mid_traffic
-# reads rxe's packet counter (hw_counters/sent_pkts), which neither the
-# double nor a ConnectX has.  All of pyverbs, not the kit's quick set:
-# under TCG the whole suite takes about a minute per side on the double.
+# (Documentation/testing.rst lists those tests and why).  traffic runs
+# ib_atomic_bw on the double's atomics; quota skips its memory window
+# checks, as on any parent with max_mw 0 (the double has no MWs).  All of
+# pyverbs, not the kit's quick set: under TCG the whole suite takes about
+# a minute per side on the double.
 
 # shellcheck source=selftests/lib/lib.sh
 . "$(dirname "$0")/lib/lib.sh"
@@ -32,7 +30,7 @@
 
 KIT=$TOP/selftests/hw/hwcheck.sh
 SIM=simmlx
-KIT_TESTS="visibility verbs shadow_owner ud_post"
+KIT_TESTS="visibility verbs traffic shadow_owner quota kill_mid_traffic ud_post"
 PARAMS=/sys/module/rdmasim/parameters
 
 ktap_plan setup kit_passes report_complete pyverbs_same_results \

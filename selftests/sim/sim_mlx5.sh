@@ -23,10 +23,13 @@
 # devx_asked), and libmlx5 opens without it.
 #
 # The error paths (selftests/progs/sim_mlx5_qp, natively and on a
-# vdevice): an RC QP connected to itself sends and reads, then a SEND with
-# an lkey of no MR completes with a local protection error, the QP is in
-# the error state, and a receive posted before and a SEND posted after are
-# flushed; the double counts one error CQE and two flushes.
+# vdevice): an RC QP connected to itself sends, reads, fetches and adds
+# and compares and swaps (the original values back in host order), then a
+# SEND with an lkey of no MR completes with a local protection error, the
+# QP is in the error state, and a receive posted before and a SEND posted
+# after are flushed; on a second QP a fetch and add on an MR without
+# remote atomic access completes with a remote access error; the double
+# counts two error CQEs and two flushes.
 #
 # SRQs (selftests/progs/sim_mlx5_srq, natively and on a vdevice;
 # selftests/rdmasim/mlx5_srq.c): create, query, a resize refused as
@@ -42,7 +45,8 @@
 # CQEs): stock ibv_rc_pingpong (also -e, completion events),
 # ibv_ud_pingpong, ibv_srq_pingpong (16 QPs on one SRQ), ib_send_lat and
 # ib_write_bw, ib_read_lat and ib_read_bw (RDMA READ, several outstanding
-# at a time), each with its payload or
+# at a time), ib_atomic_bw (fetch and add) and ib_atomic_lat (compare and
+# swap), each with its payload or
 # completion checks, natively and between vdevices of the double in two
 # netns (vA in A, vB in B, an out-of-band veth between them).  After each:
 # the double's objects at rest, no WQE libmlx5 never writes and no error
@@ -99,7 +103,7 @@ SIM_ADDR=10.97.0.1
 PORT=18515
 
 TRAFFIC=(rc_pingpong rc_pingpong_events ud_pingpong srq_pingpong send_lat
-	write_bw read_lat read_bw)
+	write_bw read_lat read_bw atomic_bw atomic_lat)
 
 ktap_plan setup native_devinfo native_devinfo_verbose ids_rdmasim_by_default \
 	native_libmlx5 native_bf_uar_wc \
@@ -370,6 +374,8 @@ traffic_cmd() {
 	write_bw) echo "ib_write_bw -d $2 -x $GIDX -n 200 -s 65536 -F" ;;
 	read_lat) echo "ib_read_lat -d $2 -x $GIDX -n 200 -s 64 -F" ;;
 	read_bw) echo "ib_read_bw -d $2 -x $GIDX -n 200 -s 65536 -F" ;;
+	atomic_bw) echo "ib_atomic_bw -d $2 -x $GIDX -n 200 -F" ;;
+	atomic_lat) echo "ib_atomic_lat -d $2 -x $GIDX -n 200 -A CMP_AND_SWAP -F" ;;
 	esac
 }
 
@@ -404,7 +410,8 @@ traffic() {
 }
 
 # qp_errors NAME NS DEV - sim_mlx5_qp on DEV in NS (init for init_net):
-# every step ok, one error CQE and two flushes, no bad WQE
+# every step ok, two error CQEs (a local and a remote one) and two
+# flushes, no bad WQE
 qp_errors() {
 	local name=$1 ns=$2 dev=$3 out rc e0 f0 b0 e f
 	e0=$(mlx5_count err_cqes)
@@ -415,8 +422,8 @@ qp_errors() {
 	ktap_diag "$out"
 	e=$(($(mlx5_count err_cqes) - e0))
 	f=$(($(mlx5_count flush_cqes) - f0))
-	if [ "$rc" = 0 ] && [ "$(grep -c ' ok ' <<<"$out")" = 5 ] &&
-		[ "$e" = 1 ] && [ "$f" = 2 ] && [ "$(mlx5_count bad_wqes)" = "$b0" ] &&
+	if [ "$rc" = 0 ] && [ "$(grep -c ' ok ' <<<"$out")" = 8 ] &&
+		[ "$e" = 2 ] && [ "$f" = 2 ] && [ "$(mlx5_count bad_wqes)" = "$b0" ] &&
 		wait_for 10 sim_objects_is "$base"; then
 		ktap_ok "$name" "$e error CQE, $f flush CQEs"
 	else
