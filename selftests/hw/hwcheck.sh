@@ -13,9 +13,9 @@
 # PARENT a RoCE port with an IPv4 address, python3-pyverbs installed for
 # the pyverbs part.  It creates network namespaces and vdevices of its own
 # and removes them; it does not touch other vdevices.  The selftests run
-# here too, in the test VM, against rxe (selftests/hwcheck.sh) and against
-# rdmasim's mlx5 personality (selftests/hwcheck_mlx5.sh), so the kit
-# cannot rot.
+# here too, in the test VM, against rxe (selftests/sim/hwcheck.sh) and
+# against rdmasim's mlx5 personality (selftests/sim/hwcheck_mlx5.sh), so
+# the kit cannot rot.
 #
 # -t  the selftests to run (default: $DEFAULT_TESTS)
 # -p  pyverbs tests: all, quick (device, PD, shared PD, CQ, MR, QP, mlx5
@@ -122,13 +122,16 @@ failed=0
 
 section "selftests ($TESTS)"
 for t in $TESTS; do
-	if [ ! -r "$TOP/selftests/$t.sh" ]; then
+	# a test's script is selftests/GROUP/NAME.sh (selftests/TESTS)
+	script=$(awk -v n="$t" '!/^#/ && NF { s = $1; sub(/.*\//, "", s)
+		if (s == n) print $1 }' "$TOP/selftests/TESTS")
+	if [ -z "$script" ] || [ ! -r "$TOP/selftests/$script.sh" ]; then
 		say "$t: no such selftest"
 		failed=1
 		continue
 	fi
 	VRDMA_PARENT=$PARENT GIDX=$GIDX TEST_NAME=$t \
-		timeout 900 bash "$TOP/selftests/$t.sh" >"$WORK/$t.ktap" 2>&1
+		timeout 900 bash "$TOP/selftests/$script.sh" >"$WORK/$t.ktap" 2>&1
 	rc=$?
 	summary=$(grep -cE '^ok ' "$WORK/$t.ktap")/$(grep -cE '^(not )?ok ' "$WORK/$t.ktap")
 	if [ $rc -eq 0 ]; then
