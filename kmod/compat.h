@@ -6,10 +6,12 @@
  * the shims below are named after those features.
  *
  * Some RDMA core symbols are exported by ib_core but declared only in its
- * private headers (drivers/infiniband/core/core_priv.h and restrack.h).
- * Their prototypes below are declared only when conftest.sh found exactly
- * that prototype in the BTF of the target's ib_core.ko; the build stops
- * before reaching this header otherwise.
+ * private headers (drivers/infiniband/core/core_priv.h and restrack.h):
+ * ib_create_qp_user(), ib_qp_usecnt_inc/dec() and rdma_restrack_new(),
+ * _set_name(), _add() and _del().  Their prototypes are written once, in
+ * conftest.sh, which declares in vrdma_config.h the one it found in the
+ * target's ib_core (VRDMA_PRIVATE_PROTOS asks for them); the build stops
+ * before reaching this header when a function has none vrdma knows.
  */
 #ifndef _VRDMA_COMPAT_H
 #define _VRDMA_COMPAT_H
@@ -19,6 +21,9 @@
 #include <rdma/restrack.h>
 #include <rdma/uverbs_ioctl.h>
 
+struct ib_uqp_object;
+
+#define VRDMA_PRIVATE_PROTOS
 #include "vrdma_config.h"
 
 /*
@@ -32,28 +37,19 @@
 #error "struct ib_uverbs_file layout not checked against the target kernel"
 #endif
 
-struct ib_uqp_object;
-
 /*
  * ib_create_qp_user(): its fourth argument is the driver data up to 7.1,
  * the whole attribute bundle from 7.2 (queue buffers may come as UMEM
  * attributes).  vrdma_parent_create_qp() passes the lent bundle either
- * way; VRDMA_CREATE_QP_USER_ARG is the fourth argument's type and what of
- * the bundle it is.
+ * way; VRDMA_CREATE_QP_USER_ARG is what of the bundle it takes.
  */
 #if defined(VRDMA_HAVE_IB_CREATE_QP_USER_BUNDLE)
-#define vrdma_create_qp_user_arg uverbs_attr_bundle
 #define VRDMA_CREATE_QP_USER_ARG(attrs) (attrs)
 #elif defined(VRDMA_HAVE_IB_CREATE_QP_USER_UDATA)
-#define vrdma_create_qp_user_arg ib_udata
 #define VRDMA_CREATE_QP_USER_ARG(attrs) (&(attrs)->driver_udata)
 #else
 #error "ib_create_qp_user() prototype not checked against the target kernel"
 #endif
-struct ib_qp *ib_create_qp_user(struct ib_device *dev, struct ib_pd *pd,
-				struct ib_qp_init_attr *attr,
-				struct vrdma_create_qp_user_arg *arg,
-				struct ib_uqp_object *uobj, const char *caller);
 
 static inline struct ib_qp *
 vrdma_parent_create_qp(struct ib_device *parent_ibdev, struct ib_pd *parent_pd,
@@ -64,16 +60,6 @@ vrdma_parent_create_qp(struct ib_device *parent_ibdev, struct ib_pd *parent_pd,
 	return ib_create_qp_user(parent_ibdev, parent_pd, init,
 				 VRDMA_CREATE_QP_USER_ARG(attrs), uobj, NULL);
 }
-
-void ib_qp_usecnt_inc(struct ib_qp *qp);
-void ib_qp_usecnt_dec(struct ib_qp *qp);
-
-void rdma_restrack_new(struct rdma_restrack_entry *res,
-		       enum rdma_restrack_type type);
-void rdma_restrack_set_name(struct rdma_restrack_entry *res,
-			    const char *caller);
-void rdma_restrack_add(struct rdma_restrack_entry *res);
-void rdma_restrack_del(struct rdma_restrack_entry *res);
 
 /*
  * The core's buffer attributes of the creation methods, which parents pin

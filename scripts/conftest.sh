@@ -142,23 +142,37 @@ have() {
 	done
 } > "$WORK/vrdma_config.h"
 
-# Private ib_core symbols: the prototype compat.h declares must be the one
-# the target was built with, else no build.  A headers package has no
-# private headers: the BTF of its ib_core.ko says (btf-proto.sh).  A full
-# source tree (make check-debug's kernel, built without debug info, so
-# without BTF) has them: each prototype vrdma knows is compiled against
-# them (src_protos), and the answer has btf-proto.sh's form.
+# Private ib_core symbols: exported by ib_core, declared only in its
+# private headers.  Each prototype vrdma knows is written here and nowhere
+# else: the one the target was built with is declared in vrdma_config.h
+# for kmod/compat.h, and a function with none of its known prototypes ends
+# the build.  A headers package has no private headers: the BTF of its
+# ib_core.ko says which (btf-proto.sh).  A full source tree (make
+# check-debug's kernel, built without debug info, so without BTF) has them:
+# each prototype is compiled against them (src_protos), and the answer has
+# btf-proto.sh's form.  MACRO|PROTOTYPE: VRDMA_HAVE_MACRO says which
+# prototype of a function that changed was found.
 PRIV_PROTOS=(
-"struct ib_qp *ib_create_qp_user(struct ib_device *, struct ib_pd *, struct ib_qp_init_attr *, struct ib_udata *, struct ib_uqp_object *, const char *)"
-"struct ib_qp *ib_create_qp_user(struct ib_device *, struct ib_pd *, struct ib_qp_init_attr *, struct uverbs_attr_bundle *, struct ib_uqp_object *, const char *)"
-"void ib_qp_usecnt_inc(struct ib_qp *)"
-"void ib_qp_usecnt_dec(struct ib_qp *)"
-"void rdma_restrack_new(struct rdma_restrack_entry *, enum rdma_restrack_type)"
-"void rdma_restrack_set_name(struct rdma_restrack_entry *, const char *)"
-"void rdma_restrack_add(struct rdma_restrack_entry *)"
-"void rdma_restrack_del(struct rdma_restrack_entry *)"
+# Up to 7.1 it takes the driver data, from 7.2 the attribute bundle
+"IB_CREATE_QP_USER_UDATA|struct ib_qp *ib_create_qp_user(struct ib_device *, struct ib_pd *, struct ib_qp_init_attr *, struct ib_udata *, struct ib_uqp_object *, const char *)"
+"IB_CREATE_QP_USER_BUNDLE|struct ib_qp *ib_create_qp_user(struct ib_device *, struct ib_pd *, struct ib_qp_init_attr *, struct uverbs_attr_bundle *, struct ib_uqp_object *, const char *)"
+"|void ib_qp_usecnt_inc(struct ib_qp *)"
+"|void ib_qp_usecnt_dec(struct ib_qp *)"
+"|void rdma_restrack_new(struct rdma_restrack_entry *, enum rdma_restrack_type)"
+"|void rdma_restrack_set_name(struct rdma_restrack_entry *, const char *)"
+"|void rdma_restrack_add(struct rdma_restrack_entry *)"
+"|void rdma_restrack_del(struct rdma_restrack_entry *)"
 )
 PRIV_DIR=$KDIR/drivers/infiniband/core
+
+# proto_name PROTOTYPE - the function's name
+proto_name() {
+	local fn=${1%%(*}
+	echo "${fn##*[ *]}"
+}
+
+# The functions of PRIV_PROTOS, once each
+mapfile -t PRIV_FUNCS < <(for p in "${PRIV_PROTOS[@]}"; do proto_name "${p#*|}"; done | sort -u)
 
 # src_probe NAME BODY - a probe of the private headers, for src_build
 src_probe() {
@@ -174,13 +188,13 @@ src_probe() {
 
 # src_protos - the prototypes of PRIV_PROTOS the source tree declares
 src_protos() {
-	local i fn
+	local i fn p
 	mkdir -p "$WORK/priv"
 	for i in "${!PRIV_PROTOS[@]}"; do
 		# "RET NAME(ARGS)": NAME, and the pointer type "RET (*)(ARGS)"
-		fn=${PRIV_PROTOS[$i]%%(*}
-		fn=${fn##*[ *]}
-		src_probe "proto$i" "static_assert(__builtin_types_compatible_p(typeof(&$fn), ${PRIV_PROTOS[$i]/"$fn("/"(*)("}));"
+		p=${PRIV_PROTOS[$i]#*|}
+		fn=$(proto_name "$p")
+		src_probe "proto$i" "static_assert(__builtin_types_compatible_p(typeof(&$fn), ${p/"$fn("/"(*)("}));"
 	done
 	# The layout of struct ib_uverbs_file (below): its offsets are the
 	# sizes of two arrays, read back with nm; the types are asserted.
@@ -190,7 +204,7 @@ static_assert(__builtin_types_compatible_p(typeof(((struct ib_uverbs_file *)0)->
 static_assert(__builtin_types_compatible_p(typeof(((struct ib_uverbs_file *)0)->ucontext), struct ib_ucontext *));"
 	kbuild_probes "$WORK/priv" "-I$PRIV_DIR -Werror -Wno-missing-prototypes"
 	for i in "${!PRIV_PROTOS[@]}"; do
-		[ ! -f "$WORK/priv/proto$i.o" ] || echo "${PRIV_PROTOS[$i]}"
+		[ ! -f "$WORK/priv/proto$i.o" ] || echo "${PRIV_PROTOS[$i]#*|}"
 	done
 }
 
@@ -215,31 +229,34 @@ if [ -r "$PRIV_DIR/core_priv.h" ] && [ -r "$PRIV_DIR/uverbs.h" ]; then
 	[ -n "$proto" ] ||
 		die "no prototype vrdma knows compiles against $PRIV_DIR ($WORK/priv/log)"
 else
-	proto=$("$HERE/btf-proto.sh" "$KDIR" "$KREL" ib_create_qp_user ib_qp_usecnt_inc \
-		ib_qp_usecnt_dec rdma_restrack_new rdma_restrack_set_name \
-		rdma_restrack_add rdma_restrack_del) ||
+	proto=$("$HERE/btf-proto.sh" "$KDIR" "$KREL" "${PRIV_FUNCS[@]}") ||
 		die "cannot check the private ib_core prototypes vrdma uses (see above)"
 fi
-check_proto() {
-	local want=$1 macro=$2
-	if grep -qxF "$want" <<< "$proto"; then
-		[ -z "$macro" ] || echo "#define $macro 1" >> "$WORK/vrdma_config.h"
-		return 0
-	fi
-	return 1
-}
-# Up to 7.1 it takes the driver data, from 7.2 the attribute bundle
-check_proto "struct ib_qp *ib_create_qp_user(struct ib_device *, struct ib_pd *, struct ib_qp_init_attr *, struct ib_udata *, struct ib_uqp_object *, const char *)" \
-	VRDMA_HAVE_IB_CREATE_QP_USER_UDATA ||
-check_proto "struct ib_qp *ib_create_qp_user(struct ib_device *, struct ib_pd *, struct ib_qp_init_attr *, struct uverbs_attr_bundle *, struct ib_uqp_object *, const char *)" \
-	VRDMA_HAVE_IB_CREATE_QP_USER_BUNDLE ||
-	die "ib_create_qp_user() is '$(grep ' ib_create_qp_user(' <<< "$proto")': not the prototype vrdma knows"
-for want in "void ib_qp_usecnt_inc(struct ib_qp *)" "void ib_qp_usecnt_dec(struct ib_qp *)" \
-	"void rdma_restrack_new(struct rdma_restrack_entry *, enum rdma_restrack_type)" \
-	"void rdma_restrack_set_name(struct rdma_restrack_entry *, const char *)" \
-	"void rdma_restrack_add(struct rdma_restrack_entry *)" \
-	"void rdma_restrack_del(struct rdma_restrack_entry *)"; do
-	check_proto "$want" "" || die "private ib_core symbol changed: wanted '$want'"
+# The prototypes found, for kmod/compat.h only (it defines
+# VRDMA_PRIVATE_PROTOS): declared after its includes, outside the guard
+found=
+{
+	echo "#endif /* _VRDMA_CONFIG_H */"
+	echo
+	echo "/* The private ib_core prototypes of $KREL, checked (kmod/compat.h) */"
+	echo "#if defined(VRDMA_PRIVATE_PROTOS) && !defined(_VRDMA_PRIVATE_PROTOS)"
+	echo "#define _VRDMA_PRIVATE_PROTOS"
+	for entry in "${PRIV_PROTOS[@]}"; do
+		p=${entry#*|}
+		grep -qxF "$p" <<< "$proto" || continue
+		echo "$p;"
+		found="$found $(proto_name "$p") ${entry%%|*}"
+	done
+	echo "#endif"
+} > "$WORK/private.h"
+for fn in "${PRIV_FUNCS[@]}"; do
+	[[ " $found " == *" $fn "* ]] ||
+		die "private ib_core symbol changed: $fn() is '$(grep -F "$fn(" <<< "$proto" || echo missing)', not a prototype vrdma knows"
+done
+for entry in "${PRIV_PROTOS[@]}"; do
+	macro=${entry%%|*}
+	[ -z "$macro" ] || [[ " $found " != *" $macro "* ]] ||
+		echo "#define VRDMA_HAVE_$macro 1" >> "$WORK/vrdma_config.h"
 done
 
 # Forwarded driver methods (kmod/fwd.c) hand the parent's handler a
@@ -267,5 +284,5 @@ fi
 	echo "#define VRDMA_UFILE_SPAN $(( (off_dev > off_ctx ? off_dev : off_ctx) + 8 ))"
 } >> "$WORK/vrdma_config.h"
 
-echo "#endif /* _VRDMA_CONFIG_H */" >> "$WORK/vrdma_config.h"
+cat "$WORK/private.h" >> "$WORK/vrdma_config.h"
 mv "$WORK/vrdma_config.h" "$OUT/vrdma_config.h"
