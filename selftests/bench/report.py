@@ -15,7 +15,8 @@ and writes, in DIR:
   bench.svg     latency and bandwidth against message size, native and
                 vdevice on the same axes (gnuplot), with min..max bars
 
-The targets are those of issue 7; they are reported, never adjusted.
+The targets (TARGETS below) are those of Documentation/benchmarks.rst,
+"Targets"; they are reported, never adjusted.
 Exit status 0 if the input was complete enough to report on.
 """
 
