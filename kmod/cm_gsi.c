@@ -7,9 +7,10 @@
  *   PD   a kernel PD has no shadow: nothing of the parent is used
  *   CQ   a software CQ: a ring of work completions in vrdma
  *   QP   only a GSI QP on port 1, one per vdevice, in software: its sends
- *        are copied, completed at once and handed to the CM proxy
- *        (cm_proxy.c) from a work item; the proxy delivers MADs into its
- *        posted receive buffers (vrdma_gsi_deliver())
+ *        are copied, completed at once and handed from a work item to
+ *        the layer above, through the hooks it installed (vdev->cm.ops:
+ *        the CM proxy, cm_proxy.c), which delivers MADs into the posted
+ *        receive buffers (vrdma_gsi_deliver())
  *   AH   a kernel AH keeps its destination GID for the proxy
  *   MR   get_dma_mr exists only so that the core counts the vdevice as a
  *        kernel verbs provider; it fails.  With IBK_LOCAL_DMA_LKEY the
@@ -102,7 +103,7 @@ struct vrdma_gsi {
 	struct vrdma_gsi_rwr rq[];
 };
 
-/* Runs vrdma_gsi_tx_work() of every software QP1; may block in the proxy */
+/* Runs vrdma_gsi_tx_work() of every software QP1; may block above */
 static struct workqueue_struct *vrdma_gsi_wq;
 
 static bool vrdma_cm_on(struct vrdma_dev *vdev)
@@ -349,7 +350,7 @@ static void vrdma_gsi_tx_work(struct work_struct *work)
 
 	list_for_each_entry_safe(mad, next, &batch, node) {
 		list_del(&mad->node);
-		vrdma_cm_proxy_send(gsi->vdev, mad);
+		gsi->vdev->cm.ops->send(gsi->vdev, mad);
 		kfree(mad);
 	}
 }
@@ -602,8 +603,8 @@ int vrdma_gsi_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			break;
 		}
 		mad = vrdma_gsi_copy(gsi, wr);
-		/* the proxy's own probe of ib_cm's agent goes no further */
-		if (mad && vrdma_cm_probe_sent(gsi->vdev, mad)) {
+		/* the layer above may keep a MAD from going further */
+		if (mad && gsi->vdev->cm.ops->sent(gsi->vdev, mad)) {
 			kfree(mad);
 			mad = NULL;
 		}
@@ -765,7 +766,6 @@ void vrdma_cm_set_ops(struct vrdma_dev *vdev)
 
 	spin_lock_init(&vdev->cm.lock);
 	atomic_set(&vdev->cm.kobjs, 0);
-	vrdma_cm_proxy_init(vdev);
 	if (!vrdma_cm_on(vdev))
 		return;
 	ibdev->ops.get_dma_mr = vrdma_get_dma_mr;

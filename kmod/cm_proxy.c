@@ -43,6 +43,7 @@
  * A REQ under another number is dropped and counted (forged).
  */
 #include <linux/completion.h>
+#include <linux/debugfs.h>
 #include <linux/in.h>
 #include <linux/ip.h>
 #include <linux/random.h>
@@ -407,7 +408,7 @@ err_put_attr:
 	return ret;
 }
 
-/**
+/*
  * vrdma_cm_probe_sent() - catch the proxy's probe of ib_cm's MAD agent
  * @vdev: the vdevice
  * @m: a MAD sent on its QP1
@@ -418,8 +419,8 @@ err_put_attr:
  * spinlocks); does not sleep.
  * Return: true if @m is the probe, which the caller drops.
  */
-bool vrdma_cm_probe_sent(struct vrdma_dev *vdev,
-			 const struct vrdma_gsi_mad *m)
+static bool vrdma_cm_probe_sent(struct vrdma_dev *vdev,
+				const struct vrdma_gsi_mad *m)
 {
 	const u8 *mad = m->data;
 	unsigned long flags;
@@ -651,15 +652,15 @@ static enum vrdma_cm_verdict vrdma_cm_conn_msg(struct vrdma_dev *vdev,
 	return ret ? VRDMA_CM_DUP : VRDMA_CM_CARRIED;
 }
 
-/**
+/*
  * vrdma_cm_proxy_send() - a MAD sent on a vdevice's QP1
  * @vdev: the vdevice
  * @m: the MAD, copied; untrusted
  *
  * Context: process context (the QP's work item); may sleep.
  */
-void vrdma_cm_proxy_send(struct vrdma_dev *vdev,
-			 const struct vrdma_gsi_mad *m)
+static void vrdma_cm_proxy_send(struct vrdma_dev *vdev,
+				const struct vrdma_gsi_mad *m)
 {
 	enum vrdma_cm_verdict v;
 	u16 attr = 0;
@@ -905,9 +906,10 @@ static int vrdma_cm_handler(struct ib_cm_id *pid, const struct ib_cm_event *ev)
 	return 0;
 }
 
-/**
+/*
  * vrdma_cm_show() - the connections the CM proxy carries, for debugfs
  * @m: the seq_file
+ * @unused: the file's private data, none
  *
  * "forged N": the REQs dropped as not sent by a vdevice's ib_cm (or
  * while its agent was not known).  Then one line per connection: "conn
@@ -917,7 +919,7 @@ static int vrdma_cm_handler(struct ib_cm_id *pid, const struct ib_cm_event *ev)
  * Every entry of the handle table is alive while its lock is held.
  * Context: process context.
  */
-void vrdma_cm_show(struct seq_file *m)
+static int vrdma_cm_show(struct seq_file *m, void *unused)
 {
 	struct vrdma_cm_conn *c;
 	struct ib_cm_id *pid;
@@ -931,14 +933,35 @@ void vrdma_cm_show(struct seq_file *m)
 			   c->vid, pid ? be32_to_cpu(pid->local_id) : 0);
 	}
 	xa_unlock(&vrdma_cm_handles);
+	return 0;
 }
+DEFINE_SHOW_ATTRIBUTE(vrdma_cm);
+
+/**
+ * vrdma_cm_debugfs_init() - create /sys/kernel/debug/vrdma/cm
+ *
+ * After vrdma_debugfs_init(), whose removal of the directory removes it.
+ */
+void vrdma_cm_debugfs_init(void)
+{
+	debugfs_create_file("cm", 0400, vrdma_debugfs_root, NULL,
+			    &vrdma_cm_fops);
+}
+
+static const struct vrdma_gsi_ops vrdma_cm_gsi_ops = {
+	.sent = vrdma_cm_probe_sent,
+	.send = vrdma_cm_proxy_send,
+};
 
 /**
  * vrdma_cm_proxy_init() - set up a vdevice's proxy state
  * @vdev: the vdevice, before registration
+ *
+ * Installs the proxy as the layer its software QP1 hands its sends to.
  */
 void vrdma_cm_proxy_init(struct vrdma_dev *vdev)
 {
+	vdev->cm.ops = &vrdma_cm_gsi_ops;
 	mutex_init(&vdev->cm.conn_lock);
 	INIT_LIST_HEAD(&vdev->cm.conns);
 	vdev->cm.nconns = 0;

@@ -8,7 +8,7 @@
  *                                       vrdma_vma.ko's, and may be non-zero
  *                                       across an unload and reload
  *   /sys/kernel/debug/vrdma/cm         the CM proxy: its connections
- *                                       (cm_proxy.c, vrdma_cm_show())
+ *                                       (cm_proxy.c adds it)
  *   /sys/kernel/debug/vrdma/fail/POINT  how many of the next passes through
  *                                       POINT fail (fault injection)
  *   /sys/kernel/debug/vrdma/delay/POINT how long, in ms, the next pass
@@ -36,7 +36,8 @@ static const char * const vrdma_vma_obj_names[VRDMA_VMA_NR_OBJ] = {
 	[VRDMA_VMA_OBJ_MAPPING] = "mmap",
 };
 
-static struct dentry *vrdma_debugfs_root;
+/* /sys/kernel/debug/vrdma: the other files add theirs under it */
+struct dentry *vrdma_debugfs_root;
 
 /* Pending injected failures per point; lock-free (atomic). */
 static atomic_t vrdma_fault_count[VRDMA_NR_FAULT];
@@ -123,13 +124,6 @@ static int vrdma_objects_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(vrdma_objects);
 
-static int vrdma_cm_debug_show(struct seq_file *m, void *unused)
-{
-	vrdma_cm_show(m);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(vrdma_cm_debug);
-
 /**
  * vrdma_debugfs_init() - create /sys/kernel/debug/vrdma
  *
@@ -143,8 +137,6 @@ void vrdma_debugfs_init(void)
 	vrdma_debugfs_root = debugfs_create_dir("vrdma", NULL);
 	debugfs_create_file("objects", 0444, vrdma_debugfs_root, NULL,
 			    &vrdma_objects_fops);
-	debugfs_create_file("cm", 0400, vrdma_debugfs_root, NULL,
-			    &vrdma_cm_debug_fops);
 	fail = debugfs_create_dir("fail", vrdma_debugfs_root);
 	for (i = 0; i < VRDMA_NR_FAULT; i++)
 		debugfs_create_atomic_t(vrdma_fault_name(i), 0600, fail,

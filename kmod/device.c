@@ -249,4 +249,5 @@ void vrdma_dev_set_ops(struct vrdma_dev *vdev)
 			memset(ops + off, 0, sizeof(fn));
 	}
 	vrdma_cm_set_ops(vdev);
+	vrdma_cm_proxy_init(vdev);
 }

@@ -25,6 +25,7 @@ static int __init vrdma_init(void)
 	int ret;
 
 	vrdma_debugfs_init();
+	vrdma_cm_debugfs_init();
 
 	ret = vrdma_cm_init();
 	if (ret)

@@ -138,15 +138,33 @@ enum vrdma_acl_kind {
 
 struct vrdma_gsi;
 struct seq_file;
+struct vrdma_dev;
+struct vrdma_gsi_mad;
 
 /* Connections a vdevice may have through the CM proxy at once */
 #define VRDMA_CM_CONN_MAX	64
+
+/**
+ * struct vrdma_gsi_ops - where a software QP1 hands what it is sent
+ * @sent: sees each MAD as it is posted; true drops it.  Any context, under
+ *	the MAD layer's spinlocks: must not sleep.
+ * @send: takes each MAD not dropped, in process context (the QP's work
+ *	item); may sleep.
+ *
+ * The software QP1 (cm_gsi.c) is the lower layer: it knows nothing of what
+ * carries its MADs; the CM proxy (cm_proxy.c) installs these.
+ */
+struct vrdma_gsi_ops {
+	bool (*sent)(struct vrdma_dev *vdev, const struct vrdma_gsi_mad *mad);
+	void (*send)(struct vrdma_dev *vdev, const struct vrdma_gsi_mad *mad);
+};
 
 /**
  * struct vrdma_dev_cm - a vdevice's part of the RDMA CM (cm_gsi.c,
  *	cm_proxy.c)
  * @lock: protects @gsi; taken in any context, outside the QP's own lock
  * @gsi: its software QP1, or NULL
+ * @ops: where @gsi hands its sends; set before registration
  * @kobjs: kernel PDs, CQs and AHs it has, bounded
  * @conn_lock: protects @conns and @nconns; never held across
  *	ib_destroy_cm_id(), which waits for handlers that take it
@@ -163,6 +181,7 @@ struct seq_file;
 struct vrdma_dev_cm {
 	spinlock_t lock;	/* @gsi, @tid_known, @hi_tid, @probe_* */
 	struct vrdma_gsi *gsi;
+	const struct vrdma_gsi_ops *ops;
 	bool tid_known;
 	u32 hi_tid;
 	u32 probe_id;
@@ -698,13 +717,9 @@ int vrdma_gsi_deliver(struct vrdma_dev *vdev, const struct ib_grh *grh,
 		      const void *mad, size_t len, u8 net_type);
 
 /* cm_proxy.c: the vdevice's CM conversation, carried on the parent */
-void vrdma_cm_proxy_send(struct vrdma_dev *vdev,
-			 const struct vrdma_gsi_mad *mad);
 void vrdma_cm_proxy_init(struct vrdma_dev *vdev);
 void vrdma_cm_proxy_stop(struct vrdma_dev *vdev);
-void vrdma_cm_show(struct seq_file *m);
-bool vrdma_cm_probe_sent(struct vrdma_dev *vdev,
-			 const struct vrdma_gsi_mad *m);
+void vrdma_cm_debugfs_init(void);
 
 /* gid.c: the vdevice's GID table and GID translation to its parent */
 int vrdma_add_gid(const struct ib_gid_attr *attr, void **context);
@@ -789,6 +804,7 @@ enum vrdma_delay {
 
 void vrdma_delay(enum vrdma_delay point);
 
+extern struct dentry *vrdma_debugfs_root;
 void vrdma_debugfs_init(void);
 void vrdma_debugfs_exit(void);
 
