@@ -32,10 +32,10 @@
 const struct vrdma_kind_info vrdma_kinds[VRDMA_NR_KIND] = {
 	[VRDMA_KIND_UCTX] = { "ucontext", VRDMA_RES_CTX },
 	[VRDMA_KIND_PD] = { "pd", VRDMA_RES_PD },
-	[VRDMA_KIND_CQ] = { "cq", VRDMA_RES_CQ, VRDMA_LEND_CREATE_CQ },
-	[VRDMA_KIND_QP] = { "qp", VRDMA_RES_QP, VRDMA_LEND_CREATE_QP },
-	[VRDMA_KIND_SRQ] = { "srq", VRDMA_RES_SRQ, VRDMA_LEND_CREATE_SRQ },
-	[VRDMA_KIND_MR] = { "mr", VRDMA_RES_MR, VRDMA_LEND_REG_MR },
+	[VRDMA_KIND_CQ] = { "cq", VRDMA_RES_CQ, VRDMA_BUNDLE_CREATE_CQ },
+	[VRDMA_KIND_QP] = { "qp", VRDMA_RES_QP, VRDMA_BUNDLE_CREATE_QP },
+	[VRDMA_KIND_SRQ] = { "srq", VRDMA_RES_SRQ, VRDMA_BUNDLE_CREATE_SRQ },
+	[VRDMA_KIND_MR] = { "mr", VRDMA_RES_MR, VRDMA_BUNDLE_REG_MR },
 	[VRDMA_KIND_MW] = { "mw", VRDMA_RES_MW },
 	[VRDMA_KIND_AH] = { "ah", VRDMA_RES_AH },
 	[VRDMA_KIND_DRV] = { "drvobj", VRDMA_RES_DRV_OBJ },
@@ -87,17 +87,17 @@ void *vrdma_shadow_make(struct vrdma_dev *vdev, enum vrdma_kind kind,
 			struct ib_udata *udata, vrdma_make_fn make, void *obj,
 			void *init)
 {
-	struct vrdma_lend lend;
+	struct vrdma_lent_bundle lent;
 	void *shadow;
 	int ret;
 
 	ret = vrdma_shadow_charge(vdev, kind);
 	if (ret)
 		return ERR_PTR(ret);
-	ret = vrdma_lend(&lend, udata, vrdma_kinds[kind].lend) ?:
+	ret = vrdma_lend(&lent, udata, vrdma_kinds[kind].method) ?:
 	      vrdma_shadow_fault(kind);
-	shadow = ret ? ERR_PTR(ret) : make(obj, init, lend.attrs);
-	vrdma_lend_end(&lend);
+	shadow = ret ? ERR_PTR(ret) : make(obj, init, lent.attrs);
+	vrdma_lend_end(&lent);
 	vrdma_shadow_done(vdev, kind, PTR_ERR_OR_ZERO(shadow));
 	return shadow;
 }

@@ -27,36 +27,39 @@
 #include "vrdma.h"
 
 /* The core's buffer attributes a parent pins from the bundle (compat.h) */
-static const u16 vrdma_lend_cq[] = {
+static const u16 vrdma_bufattrs_cq[] = {
 	VRDMA_ATTR_CQ_BUFFER_VA, VRDMA_ATTR_CQ_BUFFER_LENGTH,
 	VRDMA_ATTR_CQ_BUFFER_FD, VRDMA_ATTR_CQ_BUFFER_OFFSET,
 	VRDMA_ATTR_CQ_BUF_UMEM,
 };
 
-static const u16 vrdma_lend_qp[] = {
+static const u16 vrdma_bufattrs_qp[] = {
 	VRDMA_ATTR_QP_BUF_UMEM, VRDMA_ATTR_QP_RQ_BUF_UMEM,
 	VRDMA_ATTR_QP_SQ_BUF_UMEM,
 };
 
-static const u16 vrdma_lend_srq[] = {
+static const u16 vrdma_bufattrs_srq[] = {
 	VRDMA_ATTR_SRQ_BUF_UMEM,
 };
 
 static const struct {
 	const u16 *ids;
 	unsigned int nr;
-} vrdma_lend_keep[] = {
-	[VRDMA_LEND_CREATE_CQ] = { vrdma_lend_cq, ARRAY_SIZE(vrdma_lend_cq) },
-	[VRDMA_LEND_CREATE_QP] = { vrdma_lend_qp, ARRAY_SIZE(vrdma_lend_qp) },
-	[VRDMA_LEND_CREATE_SRQ] = { vrdma_lend_srq, ARRAY_SIZE(vrdma_lend_srq) },
+} vrdma_bufattrs[] = {
+	[VRDMA_BUNDLE_CREATE_CQ] = { vrdma_bufattrs_cq,
+				     ARRAY_SIZE(vrdma_bufattrs_cq) },
+	[VRDMA_BUNDLE_CREATE_QP] = { vrdma_bufattrs_qp,
+				     ARRAY_SIZE(vrdma_bufattrs_qp) },
+	[VRDMA_BUNDLE_CREATE_SRQ] = { vrdma_bufattrs_srq,
+				      ARRAY_SIZE(vrdma_bufattrs_srq) },
 	/* MRs: the driver namespace only */
-	[VRDMA_LEND_REG_MR] = { NULL, 0 },
+	[VRDMA_BUNDLE_REG_MR] = { NULL, 0 },
 	/* QUERY_CONTEXT: the core has written its own attributes already */
-	[VRDMA_LEND_QUERY_CONTEXT] = { NULL, 0 },
+	[VRDMA_BUNDLE_QUERY_CONTEXT] = { NULL, 0 },
 };
 
 /* Show attribute @id of @from in @to, if @from has it */
-static void vrdma_lend_show(unsigned long *to, const unsigned long *from,
+static void vrdma_attr_show(unsigned long *to, const unsigned long *from,
 			    u32 id)
 {
 	u32 key, bkey;
@@ -83,8 +86,9 @@ static void vrdma_lend_show(unsigned long *to, const unsigned long *from,
  * of its udata) and shows only what the parent may read (see the top of
  * this file).  Nothing of the vdevice may read the bundle meanwhile.
  */
-void vrdma_lend_bundle(struct vrdma_lend *l, struct uverbs_attr_bundle *attrs,
-		       struct ib_ucontext *vctx, enum vrdma_lend_method method)
+void vrdma_lend_bundle(struct vrdma_lent_bundle *l,
+		       struct uverbs_attr_bundle *attrs, struct ib_ucontext *vctx,
+		       enum vrdma_bundle_method method)
 {
 	u32 i;
 
@@ -96,11 +100,11 @@ void vrdma_lend_bundle(struct vrdma_lend *l, struct uverbs_attr_bundle *attrs,
 	bitmap_zero(attrs->attr_present, UVERBS_API_ATTR_BKEY_LEN);
 	/* The driver namespace holds only what the vdevice declared */
 	for (i = 0; i < BIT(UVERBS_API_ATTR_KEY_BITS - 1); i++)
-		vrdma_lend_show(attrs->attr_present, l->present,
+		vrdma_attr_show(attrs->attr_present, l->present,
 				UVERBS_API_NS_FLAG | i);
-	for (i = 0; i < vrdma_lend_keep[method].nr; i++)
-		vrdma_lend_show(attrs->attr_present, l->present,
-				vrdma_lend_keep[method].ids[i]);
+	for (i = 0; i < vrdma_bufattrs[method].nr; i++)
+		vrdma_attr_show(attrs->attr_present, l->present,
+				vrdma_bufattrs[method].ids[i]);
 
 	attrs->context = vrdma_shadow_uctx(vctx);
 	attrs->ufile = vrdma_fwd_ufile(vctx);
@@ -119,8 +123,8 @@ void vrdma_lend_bundle(struct vrdma_lend *l, struct uverbs_attr_bundle *attrs,
  * caller; or the context is already disassociated); vrdma_lend_end() may
  * be called either way.
  */
-int vrdma_lend(struct vrdma_lend *l, struct ib_udata *udata,
-	       enum vrdma_lend_method method)
+int vrdma_lend(struct vrdma_lent_bundle *l, struct ib_udata *udata,
+	       enum vrdma_bundle_method method)
 {
 	struct ib_ucontext *vctx = vrdma_udata_vctx(udata);
 
@@ -136,7 +140,7 @@ int vrdma_lend(struct vrdma_lend *l, struct ib_udata *udata,
  * vrdma_lend_end() - give the caller's bundle back
  * @l: what vrdma_lend() filled, whether it succeeded or not
  */
-void vrdma_lend_end(struct vrdma_lend *l)
+void vrdma_lend_end(struct vrdma_lent_bundle *l)
 {
 	struct uverbs_attr_bundle *attrs = l->attrs;
 

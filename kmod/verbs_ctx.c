@@ -117,12 +117,12 @@ int vrdma_query_ucontext(struct ib_ucontext *ibuc,
 			 struct uverbs_attr_bundle *attrs)
 {
 	struct ib_device *parent_ibdev = to_vdev(ibuc->device)->parent_ibdev;
-	struct vrdma_lend lend;
+	struct vrdma_lent_bundle lent;
 	int ret;
 
-	vrdma_lend_bundle(&lend, attrs, ibuc, VRDMA_LEND_QUERY_CONTEXT);
+	vrdma_lend_bundle(&lent, attrs, ibuc, VRDMA_BUNDLE_QUERY_CONTEXT);
 	ret = parent_ibdev->ops.query_ucontext(vrdma_shadow_uctx(ibuc), attrs);
-	vrdma_lend_end(&lend);
+	vrdma_lend_end(&lent);
 	return ret;
 }
 

@@ -502,16 +502,16 @@ int vrdma_parent_udata(struct uverbs_attr_bundle *parent_bundle,
 		       struct ib_udata *udata);
 
 /* The core methods whose buffer attributes a parent may read (udata.c) */
-enum vrdma_lend_method {
-	VRDMA_LEND_CREATE_CQ,
-	VRDMA_LEND_CREATE_QP,
-	VRDMA_LEND_CREATE_SRQ,
-	VRDMA_LEND_REG_MR,
-	VRDMA_LEND_QUERY_CONTEXT,
+enum vrdma_bundle_method {
+	VRDMA_BUNDLE_CREATE_CQ,
+	VRDMA_BUNDLE_CREATE_QP,
+	VRDMA_BUNDLE_CREATE_SRQ,
+	VRDMA_BUNDLE_REG_MR,
+	VRDMA_BUNDLE_QUERY_CONTEXT,
 };
 
 /**
- * struct vrdma_lend - the caller's bundle, lent to the parent for a call
+ * struct vrdma_lent_bundle - the caller's bundle, lent to the parent for a call
  * @attrs: the core's bundle around the caller's udata; NULL when nothing
  *	is lent
  * @context: its ucontext before the loan
@@ -521,18 +521,19 @@ enum vrdma_lend_method {
  * On the caller's stack, for the length of one parent call: only the
  * calling thread uses the bundle.
  */
-struct vrdma_lend {
+struct vrdma_lent_bundle {
 	struct uverbs_attr_bundle *attrs;
 	struct ib_ucontext *context;
 	struct ib_uverbs_file *ufile;
 	DECLARE_BITMAP(present, UVERBS_API_ATTR_BKEY_LEN);
 };
 
-void vrdma_lend_bundle(struct vrdma_lend *l, struct uverbs_attr_bundle *attrs,
-		       struct ib_ucontext *vctx, enum vrdma_lend_method method);
-int vrdma_lend(struct vrdma_lend *l, struct ib_udata *udata,
-	       enum vrdma_lend_method method);
-void vrdma_lend_end(struct vrdma_lend *l);
+void vrdma_lend_bundle(struct vrdma_lent_bundle *l,
+		       struct uverbs_attr_bundle *attrs, struct ib_ucontext *vctx,
+		       enum vrdma_bundle_method method);
+int vrdma_lend(struct vrdma_lent_bundle *l, struct ib_udata *udata,
+	       enum vrdma_bundle_method method);
+void vrdma_lend_end(struct vrdma_lent_bundle *l);
 
 /**
  * vrdma_lent_udata() - the driver data to pass to the parent
@@ -540,7 +541,7 @@ void vrdma_lend_end(struct vrdma_lend *l);
  *
  * Return: the caller's udata, inside the lent bundle.
  */
-static inline struct ib_udata *vrdma_lent_udata(struct vrdma_lend *l)
+static inline struct ib_udata *vrdma_lent_udata(struct vrdma_lent_bundle *l)
 {
 	return &l->attrs->driver_udata;
 }
@@ -570,13 +571,13 @@ enum vrdma_kind {
  * @name: its name in debugfs, for its counter in "objects" and its fault
  *	point in "fail"
  * @res: the quota resource one object is charged to
- * @lend: for the kinds vrdma_shadow_make() creates, the core method whose
+ * @method: for the kinds vrdma_shadow_make() creates, the core method whose
  *	buffer attributes the parent may read
  */
 struct vrdma_kind_info {
 	const char *name;
 	enum vrdma_res res;
-	enum vrdma_lend_method lend;
+	enum vrdma_bundle_method method;
 };
 
 extern const struct vrdma_kind_info vrdma_kinds[VRDMA_NR_KIND];
