@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The kernel verbs of a vdevice that carries the RDMA CM (VRDMA_DEV_F_CM,
- * issue 33): exactly what the core's MAD layer needs to run QP1 on it, so
+ * The kernel verbs of a vdevice that carries the RDMA CM (VRDMA_DEV_F_CM):
+ * exactly what the core's MAD layer needs to run QP1 on it, so
  * that ib_mad, ib_cm and cma attach to the vdevice like to any device.
  *
  *   PD   a kernel PD has no shadow: nothing of the parent is used

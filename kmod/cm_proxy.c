@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The CM proxy (issue 33): the CM conversation of a vdevice ends at its
+ * The CM proxy: the CM conversation of a vdevice ends at its
  * software QP1 (cm_gsi.c) and is carried on the parent through the
  * parent's ib_cm, as a back-to-back agent.  One struct vrdma_cm_conn per
  * connection the vdevice opens:

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# librdmacm inside a container (issue 33): rping and ucmatose from a
+# librdmacm inside a container: rping and ucmatose from a
 # container's vdevice to a plain host's native device, through the RDMA CM.
 #
 # The control path, on every kernel (rxe0 on veth0, as the guest has it):
@@ -58,8 +58,8 @@
 #     host's rping ends on the proxy's DREQ and no connection of the
 #     proxy (parent cm_id) nor kernel object is left
 #
-# Every check asserts success.  Until vrdma carries the RDMA CM (the
-# back-to-back proxy of issue 33) the tenant's attempts fail: the vdevice
+# Every check asserts success.  Without the vdevice's CM proxy
+# (kmod/cm_gsi.c, kmod/cm_proxy.c) the tenant's attempts fail: the vdevice
 # offers no kernel verbs, so cma, ib_cm and ib_mad never attach to it, and
 # binding or resolving A's address finds no device (ENODEV).  The client's
 # error text is printed as a diagnostic, so the reason stays visible.

@@ -254,7 +254,7 @@ enum vrdma_gid_mode {
 
 /* Device flags (VRDMA_ATTR_DEV_FLAGS) */
 enum vrdma_dev_flags {
-	VRDMA_DEV_F_CM = 1U << 0,	/* carries the RDMA CM (issue 33) */
+	VRDMA_DEV_F_CM = 1U << 0,	/* carries the RDMA CM */
 
 	__VRDMA_DEV_F_ALL = VRDMA_DEV_F_CM
 };
