@@ -24,11 +24,9 @@
 # (Documentation/testing.rst lists those tests and why).  traffic runs
 # ib_atomic_bw on the double's atomics; quota skips its memory window
 # checks, as on any parent with max_mw 0 (the double has no MWs).  All of
-# pyverbs, not the kit's quick set (under TCG the whole suite takes two to
-# three minutes per side on the double): HWCHECK_MLX5_PYVERBS (all,
-# quick) says which; a plain "make check" runs all of it on the first
-# kernel and the quick set, what "make hwcheck" runs by default, on the
-# others (selftests/vm/check.sh).
+# pyverbs on every kernel, not the kit's quick set (what "make hwcheck"
+# runs by default): HWCHECK_MLX5_PYVERBS=quick runs that instead, for a
+# shorter run by hand.
 
 # shellcheck source=selftests/lib/lib.sh
 . "$(dirname "$0")/lib/lib.sh"

@@ -229,11 +229,7 @@ if [ "$several" = 1 ] && [ -z "${CHECK_SERIAL:-}" ]; then
 				continue
 			fi
 			echo "check: kernel $rel: ${tests:-the full suite}"
-			# All of pyverbs on the mlx5 double takes minutes a
-			# kernel: the first kernel's boot runs it, these the
-			# kit's quick set (selftests/sim/hwcheck_mlx5.sh)
-			HWCHECK_MLX5_PYVERBS=${HWCHECK_MLX5_PYVERBS:-quick} \
-				boot "$(tree_copy "$rel")" "$rel" "$tests"
+			boot "$(tree_copy "$rel")" "$rel" "$tests"
 		done
 	) > "$OTHERS_LOG" 2>&1 < /dev/null &
 	others_pid=$!
