@@ -35,12 +35,9 @@
 
 set -euo pipefail
 
-QUIET=0
-case ${1:-} in
---quiet|-q) QUIET=1 ;;
-"") ;;
-*) echo "usage: $0 [--quiet]" >&2; exit 2 ;;
-esac
+DEPS_NAME=deps-trixie
+# shellcheck source=scripts/deps-args.sh
+. "$(dirname "$0")/deps-args.sh" "$@"
 
 CACHE=${VRDMA_CACHE:-/var/cache/vrdma}
 ROOT=$CACHE/trixie
@@ -53,10 +50,6 @@ TOOLS=build-essential,libelf-dev,bpftool,kmod,sparse,python3,xz-utils,zstd,ca-ce
 GO_PKGS="golang-go golang-github-containerd-nri-dev golang-github-kubernetes-cri-api-dev containerd"
 GO_READY="usr/bin/go usr/share/gocode/src/github.com/containerd/nri/pkg/stub
 usr/share/gocode/src/k8s.io/cri-api/pkg/apis/runtime/v1 usr/bin/containerd"
-
-say() {
-	[ "$QUIET" = 1 ] || echo "deps-trixie: $*"
-}
 
 die() {
 	echo "deps-trixie: $*" >&2

@@ -25,12 +25,9 @@
 
 set -euo pipefail
 
-QUIET=0
-case ${1:-} in
---quiet|-q) QUIET=1 ;;
-"") ;;
-*) echo "usage: $0 [--quiet]" >&2; exit 2 ;;
-esac
+DEPS_NAME=deps
+# shellcheck source=scripts/deps-args.sh
+. "$(dirname "$0")/deps-args.sh" "$@"
 
 PACKAGES=(
 	# build
@@ -64,10 +61,6 @@ PACKAGES=(
 	# make check-debug: building the debug kernel from linux-source-6.1
 	flex bison bc libelf-dev libssl-dev
 )
-
-say() {
-	[ "$QUIET" = 1 ] || echo "deps: $*"
-}
 
 installed() {
 	[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]
@@ -143,10 +136,6 @@ if [ ! -r "/boot/vmlinuz-$KVER" ]; then
 	exit 1
 fi
 
-if [ "$QUIET" = 1 ]; then
-	"$(dirname "$0")/deps-trixie.sh" --quiet
-else
-	"$(dirname "$0")/deps-trixie.sh"
-fi
+"$(dirname "$0")/deps-trixie.sh" "$@"
 
 say "all packages present (kernel $KVER)"
