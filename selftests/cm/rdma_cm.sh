@@ -84,7 +84,7 @@ CONTROL=(cm_flag_shown cm_clients_attach_opted_in cm_listen_on_own_address
 	 cm_host_cm_under_flood cm_flood_slots_freed cm_del_under_listener
 	 cm_send_error_holds_vdev cm_netns_death)
 TRAFFIC=(native_ns_rping vdev_rping_to_host vdev_ucmatose_to_host
-	 cm_forged_req_dropped vdev_del_live_connection parent_del_live_connection
+	 cm_forged_req_dropped cm_forged_conn_msgs_dropped vdev_del_live_connection parent_del_live_connection
 	 netns_death_live_connection)
 
 ktap_plan ctl_setup "${CONTROL[@]}" setup "${TRAFFIC[@]}" no_leak cm_unload \
@@ -543,6 +543,7 @@ forged_req() {
 	if ! in_init "$VRDMACTL" dev add vC parent "$PARENT" netns "$C" cm on ||
 	   ! wait_for 30 has_gid "$C" vC "$IPC"; then
 		ktap_fail cm_forged_req_dropped "vC not made again"
+		ktap_fail cm_forged_conn_msgs_dropped "vC not made again"
 		return
 	fi
 	spawn_in_ns "$C" timeout 60 rping -c -a "$HOST5" -I "$IPC" -p 7477 -C 1 -v \
@@ -568,9 +569,49 @@ forged_req() {
 			ktap_fail cm_forged_req_dropped "forger: $out; forged MADs dropped: $n0 -> $(forged); victim $vid: $(tr '\n' ' ' <"$T/victim")"
 		fi
 	fi
+	forged_conn_msgs "$vid" "$umad" "$idx" "$vp"
 	kill "$vp" 2>/dev/null
 	wait "$vp" 2>/dev/null
 	in_init "$VRDMACTL" dev del vC
+}
+
+# dropped_no_conn - the messages vAe sent that named no connection of its
+# own (the proxy's debug messages, on while the traffic checks run)
+dropped_no_conn() {
+	dmesg | grep -cE 'vAe: .*attr 0x001[245]: no such connection'
+}
+
+# dropped_over N - more than N of those (for wait_for).
+dropped_over() {
+	[ "$(dropped_no_conn)" -gt "$1" ]
+}
+
+# forged_conn_msgs VID UMAD IDX PID - cm_forged_conn_msgs_dropped: from vAe, a
+# REJ, a DREQ and an RTU naming vC's connection VID, still waiting for its
+# peer (forged_req's victim, rping process PID).  Each must end as a
+# message naming no connection of vAe's; vC's connection must stay, not
+# rejected.
+forged_conn_msgs() {
+	local vid=$1 umad=$2 idx=$3 vp=$4 msg out n0 sent=
+	if [ -z "$vid" ] || [ -z "$umad" ] || [ -z "$idx" ]; then
+		ktap_fail cm_forged_conn_msgs_dropped "victim ID '$vid', umad '$umad', GID index '$idx'"
+		return
+	fi
+	n0=$(dropped_no_conn)
+	for msg in rej dreq rtu; do
+		out=$(in_ns "$A" "$FORGE" "$umad" vAe "$idx" "$IPA" "$HOST" 7478 "$vid" "$msg")
+		sent+="$msg: $out; "
+	done
+	wait_for 10 dropped_over $((n0 + 2))
+	if [ "$sent" = "rej: sent; dreq: sent; rtu: sent; " ] &&
+	   [ "$(dropped_no_conn)" -ge $((n0 + 3)) ] &&
+	   [ "$(cm_vid vC)" = "$vid" ] && ! gone "$vp" &&
+	   ! grep -q REJECTED "$T/victim"; then
+		ktap_ok cm_forged_conn_msgs_dropped "victim $vid still waiting; $sent dropped as naming no connection of vAe: $n0 -> $(dropped_no_conn)"
+	else
+		ktap_diag "proxy: $(dmesg | grep -F 'vrdma_cm' | tail -n 6)"
+		ktap_fail cm_forged_conn_msgs_dropped "forger: $sent dropped: $n0 -> $(dropped_no_conn); victim in debugfs: '$(cm_vid vC)' (was $vid); victim: $(tr '\n' ' ' <"$T/victim")"
+	fi
 }
 
 if [ -z "$rxe_ns" ]; then

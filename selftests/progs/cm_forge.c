@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cm_forge UMAD DEVICE SGID_INDEX SRC DST PORT COMM_ID - a CM connection
- * request written through umad, naming a comm ID that is not the
- * sender's.
+ * cm_forge UMAD DEVICE SGID_INDEX SRC DST PORT COMM_ID [MSG] - a CM message
+ * written through umad, naming a comm ID that is not the sender's.
  *
  * What a tenant with a umad node of its vdevice can do: creates an RC QP
  * on DEVICE (so that the request names a live QP of the device), registers
@@ -10,9 +9,13 @@
  * DEVICE), and writes one REQ from SRC (GID SGID_INDEX) to the RDMA CM
  * port PORT of DST (IPv4 addresses, RoCE v2), with COMM_ID (hex) as its
  * local comm ID and a valid RDMA CM header.  Anything the REQ brings back
- * is addressed to COMM_ID.  The QP is kept 3 s, for the proxy to check the
- * request.  Prints "sent" or what failed; exit status 0 when the request
- * was written, 2 for bad arguments, 1 for a failure.
+ * is addressed to COMM_ID.  MSG rej, dreq or rtu writes that message
+ * instead, on the connection whose local comm ID is COMM_ID and that has
+ * no peer yet (remote comm ID 0: a request still unanswered): what
+ * another tenant's connection looks like to a forger who read its ID.
+ * The QP is kept 3 s, for the proxy to check the message.  Prints "sent"
+ * or what failed; exit status 0 when the message was written, 2 for bad
+ * arguments, 1 for a failure.
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -34,6 +37,10 @@
 #define HDR		24	/* the common MAD header */
 #define CM_CLASS	0x07
 #define CM_REQ		0x0010
+#define CM_REJ		0x0012
+#define CM_RTU		0x0014
+#define CM_DREQ		0x0015
+#define REJ_TIMEOUT	1	/* the reason ib_cm gives up a REQ with */
 #define RDMA_PS_TCP	0x0106
 
 static void put8(uint8_t *mad, int off, uint8_t v)
@@ -68,19 +75,41 @@ static void v4_gid(uint8_t *gid, struct in_addr ip)
 	memcpy(gid + 12, &ip, 4);
 }
 
-/* A REQ (IBTA 12.6.5) as the kernel's ib_cm and cma would build it */
-static void build_req(uint8_t *mad, uint32_t comm_id, uint32_t qpn,
-		      struct in_addr src, struct in_addr dst, uint16_t port)
+/* The common MAD header of CM message @attr, as ib_cm builds it */
+static void build_hdr(uint8_t *mad, uint16_t attr)
 {
-	uint8_t *cma = mad + HDR + 140;
-
 	memset(mad, 0, MAD_SIZE);
 	put8(mad, 0, 1);			/* base version */
 	put8(mad, 1, CM_CLASS);
 	put8(mad, 2, 2);			/* class version */
 	put8(mad, 3, 0x03);			/* Send */
 	put64(mad, 8, 0x1234);			/* TID: umad sets the top half */
-	put16(mad, 16, CM_REQ);
+	put16(mad, 16, attr);
+}
+
+/*
+ * A REJ of the REQ, a DREQ or an RTU (IBTA 12.6.7, 12.6.10, 12.6.9) of the
+ * connection whose local comm ID is @comm_id, before its peer answered
+ */
+static void build_conn_msg(uint8_t *mad, uint16_t attr, uint32_t comm_id,
+			   uint32_t qpn)
+{
+	build_hdr(mad, attr);
+	put32(mad, HDR + 0, comm_id);
+	put32(mad, HDR + 4, 0);			/* remote comm ID: none yet */
+	if (attr == CM_REJ)
+		put16(mad, HDR + 10, REJ_TIMEOUT);	/* rejects the REQ */
+	else if (attr == CM_DREQ)
+		put32(mad, HDR + 8, qpn << 8);	/* remote QPN */
+}
+
+/* A REQ (IBTA 12.6.5) as the kernel's ib_cm and cma would build it */
+static void build_req(uint8_t *mad, uint32_t comm_id, uint32_t qpn,
+		      struct in_addr src, struct in_addr dst, uint16_t port)
+{
+	uint8_t *cma = mad + HDR + 140;
+
+	build_hdr(mad, CM_REQ);
 	put32(mad, HDR + 0, comm_id);
 	put64(mad, HDR + 8, (uint64_t)RDMA_PS_TCP << 16 | port);
 	put64(mad, HDR + 16, 0x0200000000000001ULL);	/* CA GUID */
@@ -118,14 +147,28 @@ int main(int argc, char **argv)
 	struct ibv_qp *qp;
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
+	static const struct {
+		const char *name;
+		uint16_t attr;
+	} msgs[] = {
+		{ "req", CM_REQ }, { "rej", CM_REJ }, { "dreq", CM_DREQ },
+		{ "rtu", CM_RTU },
+	};
+	uint16_t attr = 0;
 	uint32_t comm_id;
 	int fd, sgid;
 	uint16_t port;
+	size_t i;
 	char *end;
 
-	if (argc != 8 || inet_pton(AF_INET, argv[4], &src) != 1 ||
+	for (i = 0; argc == 9 && i < sizeof(msgs) / sizeof(msgs[0]); i++)
+		if (!strcmp(argv[8], msgs[i].name))
+			attr = msgs[i].attr;
+	if (argc == 8)
+		attr = CM_REQ;
+	if (!attr || inet_pton(AF_INET, argv[4], &src) != 1 ||
 	    inet_pton(AF_INET, argv[5], &dst) != 1) {
-		fprintf(stderr, "usage: cm_forge UMAD DEVICE SGID_INDEX SRC DST PORT COMM_ID\n");
+		fprintf(stderr, "usage: cm_forge UMAD DEVICE SGID_INDEX SRC DST PORT COMM_ID [req|rej|dreq|rtu]\n");
 		return 2;
 	}
 	sgid = atoi(argv[3]);
@@ -174,7 +217,11 @@ int main(int argc, char **argv)
 	um->hdr.gid_index = sgid;
 	um->hdr.hop_limit = 64;
 	v4_gid(um->hdr.gid, dst);
-	build_req((uint8_t *)um->data, comm_id, qp->qp_num, src, dst, port);
+	if (attr == CM_REQ)
+		build_req((uint8_t *)um->data, comm_id, qp->qp_num, src, dst,
+			  port);
+	else
+		build_conn_msg((uint8_t *)um->data, attr, comm_id, qp->qp_num);
 	if (write(fd, um, sizeof(*um) + MAD_SIZE) != (ssize_t)(sizeof(*um) + MAD_SIZE)) {
 		printf("write: %s\n", strerror(errno));
 		return 1;
