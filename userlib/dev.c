@@ -92,6 +92,26 @@ static int check_name(struct vrdma_handle *h, const char *what,
 	return 0;
 }
 
+/*
+ * Start in @req the request @cmd on the vdevice @name; 0 with the message
+ * in *@nlhp, or the error also left in the handle (a bad name, no family).
+ */
+static int dev_msg_start(struct vrdma_handle *h, union vrdma_msgbuf *req,
+			 uint8_t cmd, const char *name,
+			 struct nlmsghdr **nlhp)
+{
+	int ret;
+
+	ret = check_name(h, "device", name);
+	if (!ret)
+		ret = vrdma_resolve_family(h);
+	if (ret)
+		return ret;
+	*nlhp = vrdma_msg_start(h, req->buf, cmd, NLM_F_ACK);
+	mnl_attr_put_strz(*nlhp, VRDMA_ATTR_DEV_NAME, name);
+	return 0;
+}
+
 int vrdma_dev_get_sz(struct vrdma_handle *h, const char *name,
 		     struct vrdma_dev *out, size_t dev_size)
 {
@@ -107,13 +127,9 @@ int vrdma_dev_get_sz(struct vrdma_handle *h, const char *name,
 		return ret;
 	memset(out, 0, dev_size);
 	memset(dev, 0, sizeof(*dev));
-	ret = check_name(h, "device", name);
-	if (!ret)
-		ret = vrdma_resolve_family(h);
+	ret = dev_msg_start(h, &req, VRDMA_CMD_DEV_GET, name, &nlh);
 	if (ret)
 		return ret;
-	nlh = vrdma_msg_start(h, req.buf, VRDMA_CMD_DEV_GET, NLM_F_ACK);
-	mnl_attr_put_strz(nlh, VRDMA_ATTR_DEV_NAME, name);
 	ret = vrdma_request(h, nlh, dev_one_cb, &one);
 	if (ret)
 		return ret;
@@ -256,14 +272,9 @@ int vrdma_dev_del(struct vrdma_handle *h, const char *name)
 	struct nlmsghdr *nlh;
 	int ret;
 
-	ret = check_name(h, "device", name);
+	ret = dev_msg_start(h, &req, VRDMA_CMD_DEV_DEL, name, &nlh);
 	if (!ret)
-		ret = vrdma_resolve_family(h);
-	if (ret)
-		return ret;
-	nlh = vrdma_msg_start(h, req.buf, VRDMA_CMD_DEV_DEL, NLM_F_ACK);
-	mnl_attr_put_strz(nlh, VRDMA_ATTR_DEV_NAME, name);
-	ret = vrdma_request(h, nlh, NULL, NULL);
+		ret = vrdma_request(h, nlh, NULL, NULL);
 	return ret ? ret : vrdma_ok(h);
 }
 

@@ -50,6 +50,24 @@ static bool read_line(const char *dir, const char *entry, const char *file,
 	return true;
 }
 
+/*
+ * @arr, @count items of @elem bytes in room for *@size, with room for one
+ * more: @arr itself, or a larger copy (*@size updated), or NULL when it
+ * cannot grow (then @arr is left as it was).
+ */
+static void *room_for_one(void *arr, size_t count, size_t *size, size_t elem)
+{
+	size_t n;
+
+	if (count < *size)
+		return arr;
+	n = *size ? 2 * *size : 16;
+	arr = realloc(arr, n * elem);
+	if (arr)
+		*size = n;
+	return arr;
+}
+
 static void load_uverbs(struct vrdma_hostinfo *hi, const char *dir)
 {
 	struct vrdma_uverbs_node node, *grown;
@@ -72,13 +90,11 @@ static void load_uverbs(struct vrdma_hostinfo *hi, const char *dir)
 		    sscanf(dev, "%u:%u", &node.major, &node.minor) != 2)
 			continue;
 		strcpy(node.chardev, de->d_name);
-		if (hi->nr_uverbs == size) {
-			size = size ? 2 * size : 16;
-			grown = realloc(hi->uverbs, size * sizeof(*grown));
-			if (!grown)
-				break;
-			hi->uverbs = grown;
-		}
+		grown = room_for_one(hi->uverbs, hi->nr_uverbs, &size,
+				     sizeof(*grown));
+		if (!grown)
+			break;
+		hi->uverbs = grown;
 		hi->uverbs[hi->nr_uverbs++] = node;
 	}
 	closedir(d);
@@ -111,13 +127,11 @@ static void load_netns(struct vrdma_hostinfo *hi, const char *dir,
 		if (require_nsfs &&
 		    (statfs(path, &sfs) < 0 || sfs.f_type != NSFS_MAGIC))
 			continue;
-		if (hi->nr_netns == size) {
-			size = size ? 2 * size : 16;
-			grown = realloc(hi->netns, size * sizeof(*grown));
-			if (!grown)
-				break;
-			hi->netns = grown;
-		}
+		grown = room_for_one(hi->netns, hi->nr_netns, &size,
+				     sizeof(*grown));
+		if (!grown)
+			break;
+		hi->netns = grown;
 		strcpy(hi->netns[hi->nr_netns].name, de->d_name);
 		hi->netns[hi->nr_netns].ino = st.st_ino;
 		hi->nr_netns++;

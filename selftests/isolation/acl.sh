@@ -342,10 +342,6 @@ else
 	ktap_fail own_netdev_sgid_granted "setup of A's macvlan failed"
 fi
 
-if wait_for 30 vrdma_shadows_zero; then
-	ktap_ok no_leak "$(vrdma_objects)"
-else
-	ktap_fail no_leak "$(vrdma_objects)"
-fi
+check_no_leak
 ktap_check klog_clean klog_clean_since "$mark"
 ktap_finish

@@ -54,6 +54,21 @@ vdev_known() {
 	"$VRDMACTL" dev show "$1" >/dev/null 2>&1
 }
 
+# renamed_away NEW OLD - A's device OLD, renamed NEW from A, went away
+# (within 10 s): A lists neither name and vrdma knows neither.
+renamed_away() {
+	wait_for 10 bash -c "! ip netns exec '$A' rdma dev show '$1' >/dev/null 2>&1" &&
+		! vdev_known "$1" && ! vdev_known "$2" && ! in_ns_devices "$A" "$2"
+}
+
+# lists [NS] - for a failure: what A (and NS) lists and the vdevices vrdma
+# knows.
+lists() {
+	printf 'A lists: %s; ' "$(ip netns exec "$A" rdma dev show)"
+	[ -z "${1:-}" ] || printf 'S lists: %s; ' "$(ip netns exec "$1" rdma dev show)"
+	printf 'vrdma: %s\n' "$("$VRDMACTL" dev show 2>&1)"
+}
+
 if new_ns A a && new_ns S s && vdev_add vA "$A" && vdev_add vA2 "$A" &&
    vdev_add vA3 "$A" && vdev_add vM "$A"; then
 	spawn_monitor "$T/mona" -n "$A"
@@ -97,12 +112,10 @@ fi
 
 in_ns "$A" rdma dev set vA2 name hijacked
 ktap_diag "rdma dev set vA2 name: status $?"
-if wait_for 10 bash -c "! ip netns exec '$A' rdma dev show hijacked >/dev/null 2>&1" &&
-   ! vdev_known hijacked && ! vdev_known vA2 && ! in_ns_devices "$A" vA2; then
+if renamed_away hijacked vA2; then
 	ktap_ok nldev_rename_leaves_no_device
 else
-	ktap_fail nldev_rename_leaves_no_device \
-		"A lists: $(ip netns exec "$A" rdma dev show); vrdma: $("$VRDMACTL" dev show 2>&1)"
+	ktap_fail nldev_rename_leaves_no_device "$(lists)"
 	# Whatever it is called now, it must not outlive the test.
 	"$VRDMACTL" dev del hijacked 2>/dev/null
 fi
@@ -136,7 +149,7 @@ if wait_for 10 no_device_left vA3 hijack3; then
 	ktap_ok nldev_move_rename_leaves_nothing
 else
 	ktap_fail nldev_move_rename_leaves_nothing \
-		"A lists: $(ip netns exec "$A" rdma dev show); S lists: $(ip netns exec "$S" rdma dev show); vrdma: $("$VRDMACTL" dev show 2>&1)"
+		"$(lists "$S")"
 	"$VRDMACTL" dev del hijack3 2>/dev/null
 fi
 # likewise after a move and rename in one request
@@ -161,12 +174,10 @@ fi
 wait "$addpid"
 ktap_diag "vrdmactl dev add vW: status $?"
 echo 0 >"$DELAY"
-if wait_for 10 bash -c "! ip netns exec '$A' rdma dev show hijackw >/dev/null 2>&1" &&
-   ! vdev_known hijackw && ! vdev_known vW && ! in_ns_devices "$A" vW; then
+if renamed_away hijackw vW; then
 	ktap_ok rename_in_create_window_undone
 else
-	ktap_fail rename_in_create_window_undone \
-		"A lists: $(ip netns exec "$A" rdma dev show); vrdma: $("$VRDMACTL" dev show 2>&1)"
+	ktap_fail rename_in_create_window_undone "$(lists)"
 fi
 "$VRDMACTL" dev del hijackw 2>/dev/null
 "$VRDMACTL" dev del vW 2>/dev/null

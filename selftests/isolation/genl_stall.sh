@@ -67,38 +67,13 @@ since() {
 	awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'
 }
 
-# bounded NAME SECS CMD... - run CMD in the background, logged; report
-# NAME ok if it ends within SECS s with status 0, and return its verdict.
-# Its output is in $T/NAME.out, the first lines logged; a CMD still
-# running is left to reap_strays.
-bounded() {
-	local name=$1 secs=$2 t0 pid rc
-	shift 2
-	ktap_diag "[init] $* (within $secs s)"
-	t0=$EPOCHREALTIME
-	"$@" >"$T/$name.out" 2>&1 &
-	pid=$!
-	if ! wait_for "$secs" gone "$pid"; then
-		STRAYS+=("$pid")
-		ktap_fail "$name" "still blocked after $(since "$t0") s"
-		return 1
-	fi
-	wait "$pid"
-	rc=$?
-	ktap_diag "answered in $(since "$t0") s, status $rc:" \
-		"$(head -n 3 "$T/$name.out")"
-	if [ "$rc" -eq 0 ]; then
-		ktap_ok "$name"
-	else
-		ktap_fail "$name" "status $rc"
-		return 1
-	fi
-}
-
-# refused_within NAME SECS PATTERN CMD... - as bounded, but CMD must fail
-# with output matching PATTERN.
-refused_within() {
-	local name=$1 secs=$2 pattern=$3 t0 pid rc
+# answered NAME SECS LINES CMD... - run CMD in the background, logged, its
+# output in $T/NAME.out; if it ends within SECS s, log how long it took,
+# its status and the first LINES lines of its output, leave the status in
+# ANSWER_RC and succeed.  A CMD still running is reported NAME not ok and
+# left to reap_strays.
+answered() {
+	local name=$1 secs=$2 lines=$3 t0 pid
 	shift 3
 	ktap_diag "[init] $* (within $secs s)"
 	t0=$EPOCHREALTIME
@@ -110,12 +85,33 @@ refused_within() {
 		return 1
 	fi
 	wait "$pid"
-	rc=$?
-	ktap_diag "answered in $(since "$t0") s, status $rc:" "$(cat "$T/$name.out")"
-	if [ "$rc" -ne 0 ] && grep -qiE -- "$pattern" "$T/$name.out"; then
+	ANSWER_RC=$?
+	ktap_diag "answered in $(since "$t0") s, status $ANSWER_RC:" \
+		"$(head -n "$lines" "$T/$name.out")"
+}
+
+# bounded NAME SECS CMD... - run CMD as answered does; report NAME ok if it
+# ends within SECS s with status 0, and return its verdict.
+bounded() {
+	local name=$1
+	answered "$name" "$2" 3 "${@:3}" || return 1
+	if [ "$ANSWER_RC" -eq 0 ]; then
 		ktap_ok "$name"
 	else
-		ktap_fail "$name" "status $rc"
+		ktap_fail "$name" "status $ANSWER_RC"
+		return 1
+	fi
+}
+
+# refused_within NAME SECS PATTERN CMD... - as bounded, but CMD must fail
+# with output matching PATTERN (all of which is logged).
+refused_within() {
+	local name=$1 pattern=$3
+	answered "$name" "$2" 1000 "${@:4}" || return
+	if [ "$ANSWER_RC" -ne 0 ] && grep -qiE -- "$pattern" "$T/$name.out"; then
+		ktap_ok "$name"
+	else
+		ktap_fail "$name" "status $ANSWER_RC"
 	fi
 }
 

@@ -272,6 +272,26 @@ wait_for() {
 	return 1
 }
 
+# prints TEXT CMD... - CMD's output is TEXT (for wait_for).
+prints() {
+	local text=$1
+	shift
+	[ "$("$@")" = "$text" ]
+}
+
+# check_back_to NAME AT_REST CMD... - report NAME: ok once CMD prints
+# AT_REST again (polled for up to 10 s), with what it prints; else not ok
+# with both.
+check_back_to() {
+	local name=$1 at_rest=$2
+	shift 2
+	if wait_for 10 prints "$at_rest" "$@"; then
+		ktap_ok "$name" "$("$@")"
+	else
+		ktap_fail "$name" "now: $("$@"), at rest: $at_rest"
+	fi
+}
+
 # gone PID - process PID has exited (for wait_for).
 gone() {
 	! kill -0 "$1" 2>/dev/null

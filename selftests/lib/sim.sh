@@ -39,9 +39,10 @@ strict_report() {
 	fi
 }
 
-# sim_up - vrdma's modules, rdmasim and its device sim0 on veth1, each
-# undone at cleanup.
+# sim_up [PROG] - vrdma's modules, rdmasim and its device sim0 on veth1, each
+# undone at cleanup; PROG, the test's program, if given, is executable.
 sim_up() {
+	[ -z "${1:-}" ] || [ -x "$1" ] || return 1
 	[ -r "$SIM_KO" ] && load_modules || return 1
 	if [ ! -d /sys/module/rdmasim ]; then
 		in_init insmod "$SIM_KO" || return 1

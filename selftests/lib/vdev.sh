@@ -136,6 +136,16 @@ check_shadows_released() {
 	fi
 }
 
+# check_no_leak - report no_leak: ok once no user context, shadow object or
+# wrapped mapping is left (polled for up to 30 s); the objects file either way.
+check_no_leak() {
+	if wait_for 30 vrdma_shadows_zero; then
+		ktap_ok no_leak "$(vrdma_objects)"
+	else
+		ktap_fail no_leak "$(vrdma_objects)"
+	fi
+}
+
 # vdev_in_ns_a PROG - PROG is executable, and the new namespace A (new_ns A a)
 # holds the new vdevice vA.
 vdev_in_ns_a() {

@@ -211,28 +211,23 @@ port_state() {
 # not always enough in a TCG guest on a busy host)
 wait_for 60 out_has "$T/aw1" 'async event FD' &&
 	wait_for 60 out_has "$T/aw2" 'async event FD'
-in_init ip link set veth0 down
-if wait_for 30 out_has "$T/aw1" 'PORT_ERR' && wait_for 30 out_has "$T/aw2" 'PORT_ERR'; then
-	ktap_ok port_down_events
-else
-	ktap_fail port_down_events "$(cat "$T/aw1" "$T/aw2")"
-fi
-if wait_for 30 port_state "$C" lc_p1 DOWN && wait_for 30 port_state "$D" lc_p2 DOWN; then
-	ktap_ok port_down_state
-else
-	ktap_fail port_down_state "$("$VRDMACTL" dev show)"
-fi
-in_init ip link set veth0 up
-if wait_for 30 out_has "$T/aw1" 'PORT_ACTIVE' && wait_for 30 out_has "$T/aw2" 'PORT_ACTIVE'; then
-	ktap_ok port_up_events
-else
-	ktap_fail port_up_events "$(cat "$T/aw1" "$T/aw2")"
-fi
-if wait_for 30 port_state "$C" lc_p1 ACTIVE && wait_for 30 port_state "$D" lc_p2 ACTIVE; then
-	ktap_ok port_up_state
-else
-	ktap_fail port_up_state "$("$VRDMACTL" dev show)"
-fi
+# port_follows UPDOWN EVENT STATE - set veth0 UPDOWN; report port_UPDOWN_events
+# (both watchers saw EVENT) and port_UPDOWN_state (both ports in STATE).
+port_follows() {
+	in_init ip link set veth0 "$1"
+	if wait_for 30 out_has "$T/aw1" "$2" && wait_for 30 out_has "$T/aw2" "$2"; then
+		ktap_ok "port_$1_events"
+	else
+		ktap_fail "port_$1_events" "$(cat "$T/aw1" "$T/aw2")"
+	fi
+	if wait_for 30 port_state "$C" lc_p1 "$3" && wait_for 30 port_state "$D" lc_p2 "$3"; then
+		ktap_ok "port_$1_state"
+	else
+		ktap_fail "port_$1_state" "$("$VRDMACTL" dev show)"
+	fi
+}
+port_follows down PORT_ERR DOWN
+port_follows up PORT_ACTIVE ACTIVE
 kill "$W1" "$W2"
 wait_gone 10 "$W1" "$W2"
 in_init "$VRDMACTL" dev del lc_p1

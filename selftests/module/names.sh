@@ -71,6 +71,11 @@ vdev_in() {
 	     jq -c --arg n "$1" '[.[] | select(.name == $n) | .netns.inode]')" = "[$ino]" ]
 }
 
+# lists - for a failure: what B lists and the vdevices vrdma knows.
+lists() {
+	echo "B lists: $(ns_dev_names "$B"); vrdma: $("$VRDMACTL" dev show 2>&1)"
+}
+
 add() {		# NAME NS - vrdmactl dev add NAME on $PARENT in NS
 	in_init "$VRDMACTL" dev add "$1" parent "$PARENT" netns "$2"
 }
@@ -81,8 +86,7 @@ refused dup_other_ns_refused "$VDEV_MSG" add nA "$B"
 if [ -z "$(ns_dev_names "$B")" ] && vdev_in nA "$A"; then
 	ktap_ok dup_other_ns_nothing_left
 else
-	ktap_fail dup_other_ns_nothing_left \
-		"B lists: $(ns_dev_names "$B"); vrdma: $("$VRDMACTL" dev show 2>&1)"
+	ktap_fail dup_other_ns_nothing_left "$(lists)"
 fi
 refused dup_same_ns_refused "$VDEV_MSG" add nA "$A"
 
@@ -92,8 +96,7 @@ refused parent_name_refused "$HOST_MSG" add "$PARENT" "$B"
 if [ -z "$(ns_dev_names "$B")" ] && [ "$(named_vdevs "$PARENT")" = 0 ]; then
 	ktap_ok parent_name_nothing_left
 else
-	ktap_fail parent_name_nothing_left \
-		"B lists: $(ns_dev_names "$B"); vrdma: $("$VRDMACTL" dev show 2>&1)"
+	ktap_fail parent_name_nothing_left "$(lists)"
 fi
 
 # --- a second creation while the first is in its window ------------------------
@@ -116,7 +119,7 @@ echo 0 >"$DELAY"
 if [ "$addrc" -eq 0 ] && [ -z "$(ns_dev_names "$B")" ] && vdev_in nW "$A"; then
 	ktap_ok window_one_left
 else
-	ktap_fail window_one_left "first add: status $addrc; B lists: $(ns_dev_names "$B"); vrdma: $("$VRDMACTL" dev show 2>&1)"
+	ktap_fail window_one_left "first add: status $addrc; $(lists)"
 fi
 
 # --- the rdma cgroup names devices by name -------------------------------------
@@ -138,8 +141,7 @@ if add nA "$B" && cleanup_push "$VRDMACTL" dev del nA &&
    vdev_in nA "$B" && [ "$(ns_dev_names "$B")" = "nA " ]; then
 	ktap_ok name_free_after_del
 else
-	ktap_fail name_free_after_del \
-		"B lists: $(ns_dev_names "$B"); vrdma: $("$VRDMACTL" dev show 2>&1)"
+	ktap_fail name_free_after_del "$(lists)"
 fi
 
 FAIL=/sys/kernel/debug/vrdma/fail/register

@@ -168,13 +168,7 @@ passed() {
 result() {
 	awk -v c="$1" '$1 == c { print $2, $3; exit }' "$2"
 }
-if [ -x "$PROG" ] && sim_up; then
-	ktap_ok setup
-else
-	ktap_fail setup
-	ktap_skip_rest "setup failed"
-	ktap_finish
-fi
+ktap_setup sim_up "$PROG"
 
 if wait_for 10 grep -q ACTIVE <(rdma link show sim0/1); then
 	ktap_ok port_active "$(rdma link show sim0/1)"
@@ -377,17 +371,23 @@ else
 	ktap_fail vdev_objects_released "now: $(sim_objects), at rest: $base"
 fi
 
+# hold_uar OUT - start $PROG on vS in S in the background, its output in
+# OUT and its pid in pid; succeed once it holds its objects, a UAR among
+# them.
+hold_uar() {
+	(
+		echo "# [$S] $PROG vS 60 &" >&"$KTAP_FD"
+		exec ip netns exec "$S" "$PROG" vS 60 >"$1" 2>&1
+	) &
+	pid=$!
+	wait_for 20 grep -q '^holding' "$1" && grep -q '^uar_alloc ok' "$1"
+}
+
 # kill -9 through the vdevice with the UAR object, CQ and QP alive and
 # mapped: the core's cleanup reaches rdmasim's UAR cleanup through vrdma
 m=$(klog_mark)
 if [ -n "${S:-}" ]; then
-	(
-		echo "# [$S] $PROG vS 60 &" >&"$KTAP_FD"
-		exec ip netns exec "$S" "$PROG" vS 60 >"$T/vhold" 2>&1
-	) &
-	pid=$!
-	if wait_for 20 grep -q '^holding' "$T/vhold" &&
-		grep -q '^uar_alloc ok' "$T/vhold" && kill -9 "$pid" &&
+	if hold_uar "$T/vhold" && kill -9 "$pid" &&
 		wait_gone 10 "$pid" && wait_for 10 sim_objects_is "$base"; then
 		ktap_ok vdev_kill9_released
 	else
@@ -404,13 +404,7 @@ fi
 # the core's disassociation destroys them through vrdma's cleanup; the
 # pages go when the process does
 if [ -n "${S:-}" ]; then
-	(
-		echo "# [$S] $PROG vS 60 &" >&"$KTAP_FD"
-		exec ip netns exec "$S" "$PROG" vS 60 >"$T/vdel" 2>&1
-	) &
-	pid=$!
-	if wait_for 20 grep -q '^holding' "$T/vdel" &&
-		grep -q '^uar_alloc ok' "$T/vdel" &&
+	if hold_uar "$T/vdel" &&
 		in_init "$VRDMACTL" dev del vS >/dev/null &&
 		wait_for 10 grep -q '^ucontext 0' "$SIMDBG/objects" &&
 		wait_for 10 grep -q '^uar 0' "$SIMDBG/objects" &&

@@ -68,13 +68,7 @@ same() {
 
 mark=$(klog_mark)
 tmpdir T
-if [ -x "$PROG" ] && sim_up; then
-	ktap_ok setup
-else
-	ktap_fail setup
-	ktap_skip_rest "setup failed"
-	ktap_finish
-fi
+ktap_setup sim_up "$PROG"
 base=$(sim_objects)
 ktap_diag "rdmasim objects at rest: $base"
 
@@ -117,11 +111,7 @@ strict_report "$m" vdev_strict_clean
 
 # Bad input and every CQ gone: nothing left on the parent
 in_init "$VRDMACTL" dev del vA >/dev/null 2>&1
-if wait_for 10 sim_objects_is "$base"; then
-	ktap_ok vdev_released "$(sim_objects)"
-else
-	ktap_fail vdev_released "now: $(sim_objects), at rest: $base"
-fi
+check_back_to vdev_released "$base" sim_objects
 
 if klog_clean_since "$mark"; then
 	ktap_ok klog_clean

@@ -347,6 +347,16 @@ if [ "$rc" = 0 ] && [ "$held" = "$((vma0 + 4))" ] &&
 else
 	ktap_fail vmops_native "exit $rc, VMAs $vma0 -> $held while held; now $(sim_objects), at rest: $base"
 fi
+# check_vdev_released NAME VDEV - report NAME: ok once rdmasim's objects are
+# back to $base, vrdma's to $vbase and vrdmactl no longer lists VDEV.
+check_vdev_released() {
+	if wait_for 10 sim_objects_is "$base" && wait_for 10 vrdma_objects_is "$vbase" &&
+		! in_init "$VRDMACTL" -j dev show | jq -e ".[] | select(.name == \"$2\")" >/dev/null; then
+		ktap_ok "$1" "rdmasim: $(sim_objects); vrdma: $(vrdma_objects)"
+	else
+		ktap_fail "$1" "rdmasim: $(sim_objects) (at rest: $base); vrdma: $(vrdma_objects) (before: $vbase)"
+	fi
+}
 vbase=$(vrdma_objects)
 if in_init "$VRDMACTL" dev add vM parent simvm netns "$V" >/dev/null; then
 	cleanup_push "$VRDMACTL" dev del vM
@@ -359,12 +369,7 @@ if in_init "$VRDMACTL" dev add vM parent simvm netns "$V" >/dev/null; then
 		ktap_fail vmops_vdev_refused "exit $rc"
 	fi
 	in_init "$VRDMACTL" dev del vM >/dev/null
-	if wait_for 10 sim_objects_is "$base" && wait_for 10 vrdma_objects_is "$vbase" &&
-		! in_init "$VRDMACTL" -j dev show | jq -e '.[] | select(.name == "vM")' >/dev/null; then
-		ktap_ok vmops_released "rdmasim: $(sim_objects); vrdma: $(vrdma_objects)"
-	else
-		ktap_fail vmops_released "rdmasim: $(sim_objects) (at rest: $base); vrdma: $(vrdma_objects) (before: $vbase)"
-	fi
+	check_vdev_released vmops_released vM
 else
 	ktap_fail vmops_vdev_refused "vM not created"
 	ktap_skip vmops_released "no vdevice"
@@ -409,12 +414,7 @@ if in_init "$VRDMACTL" dev add vR parent simrm netns "$V" >/dev/null; then
 	fi
 	kill "$pid" 2>/dev/null
 	wait "$pid"
-	if wait_for 10 sim_objects_is "$base" && wait_for 10 vrdma_objects_is "$vbase" &&
-		! in_init "$VRDMACTL" -j dev show | jq -e '.[] | select(.name == "vR")' >/dev/null; then
-		ktap_ok rawmap_released "rdmasim: $(sim_objects); vrdma: $(vrdma_objects)"
-	else
-		ktap_fail rawmap_released "rdmasim: $(sim_objects) (at rest: $base); vrdma: $(vrdma_objects) (before: $vbase)"
-	fi
+	check_vdev_released rawmap_released vR
 else
 	ktap_fail rawmap_vdev_refused "vR not created"
 	ktap_skip rawmap_nothing_mapped_after_del "no vdevice"

@@ -76,7 +76,7 @@ simbuf_up() {
 	in_init insmod "$SIMBUF_KO" || return 1
 	cleanup_push rmmod simbuf
 }
-if [ -x "$PROG" ] && [ -r "$BUFINFO" ] && simbuf_up && sim_up; then
+if [ -r "$BUFINFO" ] && simbuf_up && sim_up "$PROG"; then
 	ktap_ok setup "exporter $exporter"
 else
 	ktap_fail setup
@@ -180,11 +180,7 @@ hold_and_kill vdev_kill9_released "$D" vD EDQUOT
 strict_report "$m" vdev_strict_clean
 
 in_init "$VRDMACTL" dev del vD >/dev/null 2>&1
-if wait_for 10 state_is "$base"; then
-	ktap_ok vdev_released "$(state)"
-else
-	ktap_fail vdev_released "now: $(state), at rest: $base"
-fi
+check_back_to vdev_released "$base" state
 
 in_init rdma link del sim0 >/dev/null 2>&1
 in_init rmmod rdmasim >/dev/null 2>&1

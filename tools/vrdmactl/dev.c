@@ -31,10 +31,7 @@ static void dev_usage(FILE *f)
 static int dev_help(struct vctl *c, int argc, char **argv)
 {
 	(void)c;
-	if (vctl_no_more_words("dev help", argc, argv))
-		return -1;
-	dev_usage(stdout);
-	return 0;
+	return vctl_help("dev help", argc, argv, dev_usage);
 }
 
 enum dev_kw_kind {

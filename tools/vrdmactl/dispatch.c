@@ -128,6 +128,24 @@ bool vctl_is_help_exact(const char *word)
 }
 
 /**
+ * vctl_help() - the "help" command of an object
+ * @what: the command, for the message
+ * @argc: number of words after it
+ * @argv: the words
+ * @usage: prints the object's usage
+ *
+ * Return: 0 after printing the usage on stdout, -1 if words follow.
+ */
+int vctl_help(const char *what, int argc, char **argv,
+	      void (*usage)(FILE *f))
+{
+	if (vctl_no_more_words(what, argc, argv))
+		return -1;
+	usage(stdout);
+	return 0;
+}
+
+/**
  * vctl_no_more_words() - fail on words after a complete command
  * @what: the command, for the message
  * @argc: number of words left

@@ -70,12 +70,9 @@ int vctl_monitor(struct vctl *c, int argc, char **argv)
 	struct vrdma_event ev;
 	int ret;
 
-	if (argc && vctl_is_help(argv[0])) {
-		if (vctl_no_more_words("monitor help", argc - 1, argv + 1))
-			return -1;
-		monitor_usage(stdout);
-		return 0;
-	}
+	if (argc && vctl_is_help(argv[0]))
+		return vctl_help("monitor help", argc - 1, argv + 1,
+				 monitor_usage);
 	if (vctl_no_more_words("monitor", argc, argv))
 		return -1;
 	h = vctl_handle(c);

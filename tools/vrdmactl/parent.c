@@ -17,10 +17,7 @@ static void parent_usage(FILE *f)
 static int parent_help(struct vctl *c, int argc, char **argv)
 {
 	(void)c;
-	if (vctl_no_more_words("parent help", argc, argv))
-		return -1;
-	parent_usage(stdout);
-	return 0;
+	return vctl_help("parent help", argc, argv, parent_usage);
 }
 
 static void print_parent(const struct vrdma_parent *p)

@@ -35,10 +35,7 @@ static void usage(FILE *f)
 static int top_help(struct vctl *c, int argc, char **argv)
 {
 	(void)c;
-	if (vctl_no_more_words("help", argc, argv))
-		return -1;
-	usage(stdout);
-	return 0;
+	return vctl_help("help", argc, argv, usage);
 }
 
 static const struct vctl_cmd objects[] = {

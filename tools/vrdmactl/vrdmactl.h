@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <libvrdma.h>
 
@@ -74,6 +75,8 @@ int vctl_dispatch(struct vctl *c, const struct vctl_cmd *cmds,
 bool vctl_is_help(const char *word);
 bool vctl_is_help_exact(const char *word);
 int vctl_no_more_words(const char *what, int argc, char **argv);
+int vctl_help(const char *what, int argc, char **argv,
+	      void (*usage)(FILE *f));
 
 /* args.c */
 int vctl_parse_count(const char *s, uint64_t *val);

@@ -32,6 +32,14 @@ static void start(uint32_t seq)
 	vrdma_reply_init(&r, seq, TEST_PORTID, TEST_FAMILY, count_cb, NULL);
 }
 
+/* The datagram ends the reply with error @err and extended ACK @msg */
+static void check_error(int err, const char *msg)
+{
+	CHECK(vrdma_reply_feed(&r, dg.buf, dg.len) == 1);
+	CHECK(r.err == err);
+	CHECK(!strcmp(r.ext_msg, msg));
+}
+
 static void test_ack(void)
 {
 	start(5);
@@ -44,9 +52,7 @@ static void test_error_extack_capped(void)
 {
 	start(5);
 	dg_error(&dg, 5, -EEXIST, "vdevice name is taken", true, NULL);
-	CHECK(vrdma_reply_feed(&r, dg.buf, dg.len) == 1);
-	CHECK(r.err == -EEXIST);
-	CHECK(!strcmp(r.ext_msg, "vdevice name is taken"));
+	check_error(-EEXIST, "vdevice name is taken");
 }
 
 static void test_error_extack_uncapped(void)
@@ -62,9 +68,7 @@ static void test_error_extack_uncapped(void)
 	mnl_attr_put_strz(orig, VRDMA_ATTR_PARENT_NAME, "nosuchdev");
 	start(5);
 	dg_error(&dg, 5, -ENODEV, "parent not found", false, orig);
-	CHECK(vrdma_reply_feed(&r, dg.buf, dg.len) == 1);
-	CHECK(r.err == -ENODEV);
-	CHECK(!strcmp(r.ext_msg, "parent not found"));
+	check_error(-ENODEV, "parent not found");
 }
 
 static void test_error_missing_attr(void)
@@ -81,17 +85,14 @@ static void test_error_missing_attr(void)
 	e->error = -EINVAL;
 	mnl_attr_put_u32(nlh, NLMSGERR_ATTR_MISS_TYPE, VRDMA_ATTR_DEV_NAME);
 	dg_end(&dg, nlh);
-	CHECK(vrdma_reply_feed(&r, dg.buf, dg.len) == 1);
-	CHECK(r.err == -EINVAL);
-	CHECK(!strcmp(r.ext_msg, "missing attribute 3"));
+	check_error(-EINVAL, "missing attribute 3");
 }
 
 static void test_error_without_tlvs(void)
 {
 	start(5);
 	dg_error(&dg, 5, -EPERM, NULL, true, NULL);
-	CHECK(vrdma_reply_feed(&r, dg.buf, dg.len) == 1);
-	CHECK(r.err == -EPERM && r.ext_msg[0] == '\0');
+	check_error(-EPERM, "");
 }
 
 static void test_error_malformed(void)
@@ -118,8 +119,7 @@ static void test_error_malformed(void)
 	nlh = (struct nlmsghdr *)dg.buf;
 	nlh->nlmsg_len -= 4;	/* cuts the string's NUL and padding */
 	dg.len = nlh->nlmsg_len;
-	CHECK(vrdma_reply_feed(&r, dg.buf, dg.len) == 1);
-	CHECK(r.err == -EBUSY && r.ext_msg[0] == '\0');
+	check_error(-EBUSY, "");
 }
 
 static void test_dump(void)
@@ -151,8 +151,7 @@ static void test_dump_done_error(void)
 	start(9);
 	dg_dev(&dg, 9, NLM_F_MULTI, "vr0");
 	dg_done(&dg, 9, -EMSGSIZE, "record too big");
-	CHECK(vrdma_reply_feed(&r, dg.buf, dg.len) == 1);
-	CHECK(r.err == -EMSGSIZE && !strcmp(r.ext_msg, "record too big"));
+	check_error(-EMSGSIZE, "record too big");
 }
 
 static void test_stale_and_foreign(void)

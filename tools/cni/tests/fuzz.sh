@@ -51,6 +51,36 @@ sane() {
 	fi
 }
 
+# sane_run LABEL CMD STDIN [VAR=VALUE...] - run the plugin and count it in
+# runs; an answer that is not sane counts in insane, and the first five of
+# a group are named by LABEL.  What the run left is removed.
+runs=0
+insane=0
+sane_run() {
+	local label=$1 why
+	shift
+	run "$@"
+	why=$(sane $?)
+	runs=$((runs + 1))
+	if [ -n "$why" ]; then
+		insane=$((insane + 1))
+		[ "$insane" -le 5 ] && echo "     $label: $why"
+	fi
+	rm -rf "$STATE" "$CDI" "$VRDMA_CNI_RECORDS"
+}
+
+# sane_group OK-TEXT GROUP - report the runs since the last group: ok with
+# OK-TEXT if every answer was sane, else FAIL naming GROUP; start a new one.
+sane_group() {
+	if [ "$insane" = 0 ]; then
+		ok "$1"
+	else
+		failed=$((failed + 1)); echo "FAIL $2: $insane of $runs runs"
+	fi
+	runs=0
+	insane=0
+}
+
 # error DESC CODE CMD STDIN [VAR=VALUE...]
 error() {
 	local desc=$1 code=$2 why
@@ -91,68 +121,37 @@ error "limit above 2^64"                 7 ADD "$(jq -c '.limits.qp = 1844674407
 mapfile -t paths < <(jq -c 'paths' <<<"$BASE")
 values=('null' 'true' '-1' '1.5' '18446744073709551615' '""' '"../../x"'
 	"\"$long\"" '"\u0000"' '[null]' '{"x": {}}')
-runs=0
-insane=0
 for p in "${paths[@]}"; do
 	for v in "${values[@]}"; do
 		conf=$(jq -c --argjson p "$p" --argjson v "$v" 'setpath($p; $v)' <<<"$BASE")
 		for cmd in ADD GC DEL; do
-			run "$cmd" "$conf"
-			why=$(sane $?)
-			runs=$((runs + 1))
-			if [ -n "$why" ]; then
-				insane=$((insane + 1))
-				[ "$insane" -le 5 ] &&
-					echo "     $cmd with $p = ${v:0:40}: $why"
-			fi
-			rm -rf "$STATE" "$CDI" "$VRDMA_CNI_RECORDS"
+			sane_run "$cmd with $p = ${v:0:40}" "$cmd" "$conf"
 		done
 	done
 done
-if [ "$insane" = 0 ]; then
-	ok "${#paths[@]} keys x ${#values[@]} values x 3 verbs: $runs runs, every one a clean answer"
-else
-	failed=$((failed + 1)); echo "FAIL keys x values: $insane of $runs runs"
-fi
+sane_group "${#paths[@]} keys x ${#values[@]} values x 3 verbs: $runs runs, every one a clean answer" \
+	"keys x values"
 
 # CNI_ARGS of every shape
-insane=0
 for a in "" ";" "=" ";;=;" "K8S_POD_NAME" "K8S_POD_NAME=" "K8S_POD_NAME==" \
 	 "=K8S_POD_NAME" "K8S_POD_NAME=a;K8S_POD_NAME=b" "K8S_POD_UID=;K8S_POD_NAME=p" \
 	 "VRDMA_CDI_NAME=a b" "VRDMA_CDI_NAME=$long" "K8S_POD_NAMESPACE=$long;K8S_POD_NAME=x" \
 	 "IgnoreUnknown=1;FOO=bar" $'K8S_POD_NAME=a\nb' "K8S_POD_NAME=.." "K8S_POD_NAME=a/b"; do
 	for cmd in ADD CHECK DEL; do
-		run "$cmd" "$BASE" CNI_ARGS="$a"
-		why=$(sane $?)
-		if [ -n "$why" ]; then
-			insane=$((insane + 1)); echo "     $cmd with CNI_ARGS '${a:0:40}': $why"
-		fi
-		rm -rf "$STATE" "$CDI" "$VRDMA_CNI_RECORDS"
+		sane_run "$cmd with CNI_ARGS '${a:0:40}'" "$cmd" "$BASE" CNI_ARGS="$a"
 	done
 done
-if [ "$insane" = 0 ]; then
-	ok "CNI_ARGS of 17 shapes x 3 verbs: every one a clean answer"
-else
-	failed=$((failed + 1)); echo "FAIL CNI_ARGS: $insane runs"
-fi
+sane_group "CNI_ARGS of 17 shapes x 3 verbs: every one a clean answer" CNI_ARGS
 
 # Not JSON at all, or not UTF-8, or huge
-insane=0
 for in in '' '{' '{"cniVersion": "1.1.0",}' $'\xff\xfe' "$(head -c 100000 /dev/zero | tr '\0' '[')" \
 	  "[$(seq -s, 1 10000)]"; do
 	for cmd in ADD CHECK GC DEL STATUS VERSION; do
-		run "$cmd" "$in"
-		why=$(sane $?)
-		if [ -n "$why" ]; then
-			insane=$((insane + 1)); echo "     $cmd with '${in:0:20}...': $why"
-		fi
+		sane_run "$cmd with '${in:0:20}...'" "$cmd" "$in"
 	done
 done
-if [ "$insane" = 0 ]; then
-	ok "6 inputs that are no configuration x 6 verbs: every one a clean answer"
-else
-	failed=$((failed + 1)); echo "FAIL no configuration: $insane runs"
-fi
+sane_group "6 inputs that are no configuration x 6 verbs: every one a clean answer" \
+	"no configuration"
 
 echo "vrdma CNI bad input (no module): $passed passed, $failed failed"
 [ "$failed" = 0 ]

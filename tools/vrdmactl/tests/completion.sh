@@ -9,10 +9,10 @@
 #   tests/completion.sh [PATH-TO-COMPLETION-FILE]
 
 COMPLETION=${1:-completion/vrdmactl}
-passed=0
-failed=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=tools/vrdmactl/tests/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # The stub tool: "-j dev show" and "-j parent show", as vrdmactl prints them
 cat >"$tmp/vrdmactl" <<'EOF'
@@ -54,11 +54,9 @@ check() {
 	_vrdmactl
 	got=$(printf '%s\n' "${COMPREPLY[@]}" | sort | xargs)
 	if [ "$got" = "$want" ]; then
-		passed=$((passed + 1))
-		echo "ok   '$line'"
+		result "'$line'"
 	else
-		failed=$((failed + 1))
-		echo "FAIL '$line': got '$got', want '$want'"
+		result "'$line'" "got '$got', want '$want'"
 	fi
 }
 

@@ -16,6 +16,8 @@ VRDMACTL=${1:-./vrdmactl}
 RUNS=${2:-1500}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=tools/vrdmactl/tests/lib.sh
+. "$(dirname "$0")/lib.sh"
 RANDOM=4242
 
 long=$(printf 'x%.0s' $(seq 5000))
@@ -43,13 +45,10 @@ for ((run = 0; run < RUNS; run++)); do
 	"$VRDMACTL" "${argv[@]}" >"$tmp/out" 2>"$tmp/err" </dev/null
 	status=$?
 	[ "$status" -le 2 ] && counts[status]=$((counts[status] + 1))
-	why=
 	if [ "$status" -gt 2 ]; then
 		why="exit status $status"
-	elif [ "$status" != 0 ] && ! grep -q '^vrdmactl: ' "$tmp/err"; then
-		why="no 'vrdmactl: ' message"
-	elif [ "$status" != 0 ] && [ -s "$tmp/out" ]; then
-		why="printed to stdout on failure"
+	else
+		why=$(failure_why "$status" "$tmp")
 	fi
 	if [ -n "$why" ]; then
 		bad=$((bad + 1))
