@@ -334,20 +334,16 @@ int sim_mlx5_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		       int mask, struct ib_udata *udata)
 {
 	struct sim_qp *qp = container_of(ibqp, struct sim_qp, ibqp);
-	enum ib_qp_state cur = sim_mlx5_qp_state(qp), next;
+	enum ib_qp_state next;
+	int ret;
 
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EOPNOTSUPP;
-	if (mask & IB_QP_CUR_STATE)
-		cur = attr->cur_qp_state;
-	next = mask & IB_QP_STATE ? attr->qp_state : cur;
-	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask))
-		return -EINVAL;
-	if ((mask & IB_QP_PORT) && attr->port_num != 1)
-		return -EINVAL;
-	if (mask & IB_QP_DEST_QPN)
-		qp->dest_qpn = attr->dest_qp_num;
+	ret = sim_qp_modify_common(qp, sim_mlx5_qp_state(qp), attr, mask,
+				   &next);
+	if (ret)
+		return ret;
 	if (mask & IB_QP_QKEY)
 		qp->qkey = attr->qkey;
 	sim_mlx5_qp_remember(&qp->mlx5_attr, attr, mask);

@@ -312,6 +312,9 @@ int sim_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int sim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		  struct ib_udata *udata);
 int sim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int sim_qp_modify_common(struct sim_qp *qp, enum ib_qp_state cur,
+			 const struct ib_qp_attr *attr, int mask,
+			 enum ib_qp_state *next);
 
 /*
  * A personality: a user ABI of its own over the generic objects, which a
