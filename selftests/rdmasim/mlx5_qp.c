@@ -77,10 +77,7 @@ static void sim_mlx5_qp_release(struct sim_qp *qp)
 	struct sim_mlx5_hqp *hw = qp->mlx5_hw;
 
 	if (hw) {
-		if (hw->db_map)
-			vunmap(hw->db_map);
-		if (hw->buf_map)
-			vunmap(hw->buf_map);
+		sim_mlx5_queue_vunmap(hw->buf_map, hw->db_map);
 		kfree(hw);
 	}
 	qp->mlx5_hw = NULL;
@@ -126,19 +123,13 @@ static int sim_mlx5_qp_hw(struct sim_qp *qp, struct sim_ucontext *uctx,
 	if (!hw)
 		return -ENOMEM;
 	qp->mlx5_hw = hw;
-	va = sim_mlx5_umem_vmap(qp->mlx5_buf, &hw->buf_map);
-	if (IS_ERR(va)) {
-		hw->buf_map = NULL;
+	va = sim_mlx5_queue_vmap(qp->mlx5_buf, qp->mlx5_db,
+				 offset_in_page(ucmd->db_addr), &hw->buf_map,
+				 &hw->db_map, &hw->db);
+	if (IS_ERR(va))
 		return PTR_ERR(va);
-	}
 	hw->rq = va;
 	hw->sq = va + rq_len;
-	va = sim_mlx5_umem_vmap(qp->mlx5_db, &hw->db_map);
-	if (IS_ERR(va)) {
-		hw->db_map = NULL;
-		return PTR_ERR(va);
-	}
-	hw->db = va + offset_in_page(ucmd->db_addr);
 	hw->sdev = to_sdev(ibqp->device);
 	hw->pd = ibqp->pd;
 	hw->type = ibqp->qp_type;
