@@ -296,6 +296,9 @@ struct sim_mmap *sim_uar_new(struct uverbs_attr_bundle *attrs,
 			     struct ib_uobject *uobj, const char *what,
 			     enum sim_mmap_type type, u32 min_pgoff,
 			     u32 max_pgoff);
+int sim_uar_reply(struct uverbs_attr_bundle *attrs, const struct sim_mmap *m,
+		  u64 offset, size_t offset_attr, size_t page_id_attr,
+		  size_t length_attr);
 int sim_uar_cleanup(struct ib_uobject *uobject, enum rdma_remove_reason why,
 		    struct uverbs_attr_bundle *attrs);
 struct rdma_user_mmap_entry *sim_uar_get(struct sim_ucontext *uctx,
