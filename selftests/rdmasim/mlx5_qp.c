@@ -205,9 +205,7 @@ int sim_mlx5_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		return -EINVAL;
 	sim_check_user("create_qp", ibqp->uobject, &ibqp->res);
 	/* ib_uqp_object is the core's own: compare with the PD's ucontext */
-	uctx = sim_udata_uctx(sdev, udata,
-			      ibqp->pd->uobject ? ibqp->pd->uobject->context :
-			      NULL, "create_qp");
+	uctx = sim_pd_udata_uctx(sdev, udata, ibqp->pd, "create_qp");
 	if (IS_ERR(uctx))
 		return PTR_ERR(uctx);
 	ret = sim_mlx5_qp_ucmd(uctx, init, udata, &ucmd);

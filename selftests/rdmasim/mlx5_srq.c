@@ -97,9 +97,7 @@ int sim_mlx5_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	len = srq->max * desc;
 
 	sim_check_user("create_srq", ibsrq->uobject, &ibsrq->res);
-	uctx = sim_udata_uctx(sdev, udata,
-			      ibsrq->pd->uobject ? ibsrq->pd->uobject->context :
-			      NULL, "create_srq");
+	uctx = sim_pd_udata_uctx(sdev, udata, ibsrq->pd, "create_srq");
 	if (IS_ERR(uctx))
 		return PTR_ERR(uctx);
 	ret = sim_mlx5_srq_ucmd(udata, &ucmd);

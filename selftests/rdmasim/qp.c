@@ -38,9 +38,7 @@ static int sim_create_user_qp(struct sim_dev *sdev, struct sim_qp *qp,
 
 	sim_check_user("create_qp", ibqp->uobject, &ibqp->res);
 	/* ib_uqp_object is the core's own: compare with the PD's ucontext */
-	uctx = sim_udata_uctx(sdev, udata,
-			      ibqp->pd->uobject ? ibqp->pd->uobject->context :
-			      NULL, "create_qp");
+	uctx = sim_pd_udata_uctx(sdev, udata, ibqp->pd, "create_qp");
 	if (IS_ERR(uctx))
 		return PTR_ERR(uctx);
 	if (init->qp_type != IB_QPT_RC || udata->inlen < sizeof(ucmd))

@@ -275,6 +275,9 @@ struct sim_ucontext *sim_udata_uctx(struct sim_dev *sdev,
 				    struct ib_udata *udata,
 				    struct ib_ucontext *objctx,
 				    const char *what);
+struct sim_ucontext *sim_pd_udata_uctx(struct sim_dev *sdev,
+				       struct ib_udata *udata,
+				       struct ib_pd *pd, const char *what);
 void sim_check_user(const char *what, const void *uobject,
 		    const struct rdma_restrack_entry *res);
 int sim_query_ucontext_check(struct ib_ucontext *ibuc,
