@@ -524,10 +524,7 @@ static int sim_mlx5_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	if (cq->mlx5_hw)
 		sim_mlx5_hcq_del(cq->mlx5_hw);
 	cq->mlx5_hw = NULL;
-	if (cq->mlx5_buf)
-		ib_umem_release(cq->mlx5_buf);
-	if (cq->mlx5_db)
-		ib_umem_release(cq->mlx5_db);
+	sim_mlx5_queue_unpin(&cq->mlx5_buf, &cq->mlx5_db);
 	return sim_destroy_cq(ibcq, udata);
 }
 

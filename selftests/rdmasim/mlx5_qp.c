@@ -81,12 +81,7 @@ static void sim_mlx5_qp_release(struct sim_qp *qp)
 		kfree(hw);
 	}
 	qp->mlx5_hw = NULL;
-	if (qp->mlx5_db)
-		ib_umem_release(qp->mlx5_db);
-	if (qp->mlx5_buf)
-		ib_umem_release(qp->mlx5_buf);
-	qp->mlx5_db = NULL;
-	qp->mlx5_buf = NULL;
+	sim_mlx5_queue_unpin(&qp->mlx5_buf, &qp->mlx5_db);
 }
 
 /* Pin and map the buffer and doorbell record, describe them to the hardware */

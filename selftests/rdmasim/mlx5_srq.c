@@ -31,12 +31,7 @@ static void sim_mlx5_srq_release(struct sim_srq *srq)
 	if (srq->mlx5_hw)
 		sim_mlx5_hsrq_del(srq->mlx5_hw);
 	srq->mlx5_hw = NULL;
-	if (srq->mlx5_db)
-		ib_umem_release(srq->mlx5_db);
-	if (srq->mlx5_buf)
-		ib_umem_release(srq->mlx5_buf);
-	srq->mlx5_db = NULL;
-	srq->mlx5_buf = NULL;
+	sim_mlx5_queue_unpin(&srq->mlx5_buf, &srq->mlx5_db);
 }
 
 /* What mlx5_ib checks of the request */

@@ -383,6 +383,22 @@ void sim_mlx5_queue_vunmap(void *buf_map, void *db_map)
 }
 
 /**
+ * sim_mlx5_queue_unpin() - unpin a queue's buffer and doorbell page, once
+ *	the hardware no longer reads them
+ * @buf: the buffer, or NULL; cleared
+ * @db: the doorbell page, or NULL; cleared
+ */
+void sim_mlx5_queue_unpin(struct ib_umem **buf, struct ib_umem **db)
+{
+	if (*db)
+		ib_umem_release(*db);
+	if (*buf)
+		ib_umem_release(*buf);
+	*db = NULL;
+	*buf = NULL;
+}
+
+/**
  * sim_mlx5_hcq_new() - the hardware's view of a user CQ
  * @ibcq: the CQ, whose completion handler events call
  * @buf: its CQE buffer, pinned for write
