@@ -215,21 +215,9 @@ int main(int argc, char **argv)
 	enum qtype t;
 	int opt, n, err;
 
-	while ((opt = getopt(argc, argv, "d:g:s:")) != -1) {
-		switch (opt) {
-		case 'd':
-			dev = optarg;
-			break;
-		case 'g':
-			base.gidx = atoi(optarg);
-			break;
-		case 's':
-			base.mr_size = strtoull(optarg, NULL, 0);
-			break;
-		default:
+	while ((opt = getopt(argc, argv, QBASE_OPTS)) != -1)
+		if (!qbase_opt(&base, &dev, opt, optarg))
 			usage();
-		}
-	}
 	if (!dev)
 		usage();
 	setvbuf(stdout, NULL, _IOLBF, 0);

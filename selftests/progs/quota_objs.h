@@ -75,6 +75,30 @@ static inline int qtype_parse(const char *s, enum qtype *t)
 	return -1;
 }
 
+/* The options every quota program takes: -d DEV, -g GIDX, -s MR_BYTES */
+#define QBASE_OPTS "d:g:s:"
+
+/*
+ * Take @opt (with @arg) if it is one of QBASE_OPTS: the device's name in
+ * @dev, the rest in @b.  Return: 1 if taken, 0 if the caller's own.
+ */
+static inline int qbase_opt(struct qbase *b, const char **dev, int opt,
+			    const char *arg)
+{
+	switch (opt) {
+	case 'd':
+		*dev = arg;
+		return 1;
+	case 'g':
+		b->gidx = atoi(arg);
+		return 1;
+	case 's':
+		b->mr_size = strtoull(arg, NULL, 0);
+		return 1;
+	}
+	return 0;
+}
+
 /* Open device @name; Return: 0 or an errno. */
 static inline int qbase_open(struct qbase *b, const char *name)
 {

@@ -66,11 +66,10 @@ int main(int argc, char **argv)
 	const char *dev = NULL, *tname = NULL;
 	struct worker *w;
 
-	while ((opt = getopt(argc, argv, "d:t:n:k:r:g:s:")) != -1) {
+	while ((opt = getopt(argc, argv, QBASE_OPTS "t:n:k:r:")) != -1) {
+		if (qbase_opt(&base, &dev, opt, optarg))
+			continue;
 		switch (opt) {
-		case 'd':
-			dev = optarg;
-			break;
 		case 't':
 			tname = optarg;
 			break;
@@ -82,12 +81,6 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			rounds = atoi(optarg);
-			break;
-		case 'g':
-			base.gidx = atoi(optarg);
-			break;
-		case 's':
-			base.mr_size = strtoull(optarg, NULL, 0);
 			break;
 		default:
 			goto usage;

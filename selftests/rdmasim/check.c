@@ -128,6 +128,25 @@ struct sim_ucontext *sim_udata_uctx(struct sim_dev *sdev,
 }
 
 /**
+ * sim_pd_udata_uctx() - sim_udata_uctx() for a verb on @pd, whose object
+ *	belongs to the PD's ucontext: the core sets the object's own uobject
+ *	only after the driver returns, or the uobject is the core's
+ * @sdev: the device the verb was called on
+ * @udata: the verb's driver data, not NULL
+ * @pd: the PD (for alloc_pd, the new PD itself)
+ * @what: the verb, for the report
+ *
+ * Return: as sim_udata_uctx().
+ */
+struct sim_ucontext *sim_pd_udata_uctx(struct sim_dev *sdev,
+				       struct ib_udata *udata,
+				       struct ib_pd *pd, const char *what)
+{
+	return sim_udata_uctx(sdev, udata,
+			      pd->uobject ? pd->uobject->context : NULL, what);
+}
+
+/**
  * sim_check_user() - an object created with driver data is a user object
  * @what: the verb, for the report
  * @uobject: the object's uobject field

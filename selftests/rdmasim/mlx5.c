@@ -524,10 +524,7 @@ static int sim_mlx5_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	if (cq->mlx5_hw)
 		sim_mlx5_hcq_del(cq->mlx5_hw);
 	cq->mlx5_hw = NULL;
-	if (cq->mlx5_buf)
-		ib_umem_release(cq->mlx5_buf);
-	if (cq->mlx5_db)
-		ib_umem_release(cq->mlx5_db);
+	sim_mlx5_queue_unpin(&cq->mlx5_buf, &cq->mlx5_db);
 	return sim_destroy_cq(ibcq, udata);
 }
 
@@ -540,8 +537,6 @@ static int UVERBS_HANDLER(MLX5_IB_METHOD_UAR_OBJ_ALLOC)(struct uverbs_attr_bundl
 	enum mlx5_ib_uapi_uar_alloc_type alloc_type;
 	enum sim_mmap_type type;
 	struct sim_mmap *m;
-	u64 offset;
-	u32 length;
 	int ret;
 
 	ret = uverbs_get_const(&alloc_type, attrs,
@@ -569,18 +564,10 @@ static int UVERBS_HANDLER(MLX5_IB_METHOD_UAR_OBJ_ALLOC)(struct uverbs_attr_bundl
 	if (type == SIM_MMAP_UAR_WC)
 		atomic_long_inc(&sim_mlx5_wc_uars);
 
-	offset = sim_mlx5_mmap_offset(m);
-	length = m->len;
-	ret = uverbs_copy_to(attrs, MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_OFFSET,
-			     &offset, sizeof(offset));
-	if (ret)
-		return ret;
-	ret = uverbs_copy_to(attrs, MLX5_IB_ATTR_UAR_OBJ_ALLOC_PAGE_ID,
-			     &m->page_id, sizeof(m->page_id));
-	if (ret)
-		return ret;
-	return uverbs_copy_to(attrs, MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_LENGTH,
-			      &length, sizeof(length));
+	return sim_uar_reply(attrs, m, sim_mlx5_mmap_offset(m),
+			     MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_OFFSET,
+			     MLX5_IB_ATTR_UAR_OBJ_ALLOC_PAGE_ID,
+			     MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_LENGTH);
 }
 
 /* Declared exactly as mlx5_ib declares them: vrdma matches the specs */

@@ -77,19 +77,11 @@ static void sim_mlx5_qp_release(struct sim_qp *qp)
 	struct sim_mlx5_hqp *hw = qp->mlx5_hw;
 
 	if (hw) {
-		if (hw->db_map)
-			vunmap(hw->db_map);
-		if (hw->buf_map)
-			vunmap(hw->buf_map);
+		sim_mlx5_queue_vunmap(hw->buf_map, hw->db_map);
 		kfree(hw);
 	}
 	qp->mlx5_hw = NULL;
-	if (qp->mlx5_db)
-		ib_umem_release(qp->mlx5_db);
-	if (qp->mlx5_buf)
-		ib_umem_release(qp->mlx5_buf);
-	qp->mlx5_db = NULL;
-	qp->mlx5_buf = NULL;
+	sim_mlx5_queue_unpin(&qp->mlx5_buf, &qp->mlx5_db);
 }
 
 /* Pin and map the buffer and doorbell record, describe them to the hardware */
@@ -126,19 +118,13 @@ static int sim_mlx5_qp_hw(struct sim_qp *qp, struct sim_ucontext *uctx,
 	if (!hw)
 		return -ENOMEM;
 	qp->mlx5_hw = hw;
-	va = sim_mlx5_umem_vmap(qp->mlx5_buf, &hw->buf_map);
-	if (IS_ERR(va)) {
-		hw->buf_map = NULL;
+	va = sim_mlx5_queue_vmap(qp->mlx5_buf, qp->mlx5_db,
+				 offset_in_page(ucmd->db_addr), &hw->buf_map,
+				 &hw->db_map, &hw->db);
+	if (IS_ERR(va))
 		return PTR_ERR(va);
-	}
 	hw->rq = va;
 	hw->sq = va + rq_len;
-	va = sim_mlx5_umem_vmap(qp->mlx5_db, &hw->db_map);
-	if (IS_ERR(va)) {
-		hw->db_map = NULL;
-		return PTR_ERR(va);
-	}
-	hw->db = va + offset_in_page(ucmd->db_addr);
 	hw->sdev = to_sdev(ibqp->device);
 	hw->pd = ibqp->pd;
 	hw->type = ibqp->qp_type;
@@ -214,9 +200,7 @@ int sim_mlx5_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		return -EINVAL;
 	sim_check_user("create_qp", ibqp->uobject, &ibqp->res);
 	/* ib_uqp_object is the core's own: compare with the PD's ucontext */
-	uctx = sim_udata_uctx(sdev, udata,
-			      ibqp->pd->uobject ? ibqp->pd->uobject->context :
-			      NULL, "create_qp");
+	uctx = sim_pd_udata_uctx(sdev, udata, ibqp->pd, "create_qp");
 	if (IS_ERR(uctx))
 		return PTR_ERR(uctx);
 	ret = sim_mlx5_qp_ucmd(uctx, init, udata, &ucmd);
@@ -334,20 +318,16 @@ int sim_mlx5_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		       int mask, struct ib_udata *udata)
 {
 	struct sim_qp *qp = container_of(ibqp, struct sim_qp, ibqp);
-	enum ib_qp_state cur = sim_mlx5_qp_state(qp), next;
+	enum ib_qp_state next;
+	int ret;
 
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EOPNOTSUPP;
-	if (mask & IB_QP_CUR_STATE)
-		cur = attr->cur_qp_state;
-	next = mask & IB_QP_STATE ? attr->qp_state : cur;
-	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask))
-		return -EINVAL;
-	if ((mask & IB_QP_PORT) && attr->port_num != 1)
-		return -EINVAL;
-	if (mask & IB_QP_DEST_QPN)
-		qp->dest_qpn = attr->dest_qp_num;
+	ret = sim_qp_modify_common(qp, sim_mlx5_qp_state(qp), attr, mask,
+				   &next);
+	if (ret)
+		return ret;
 	if (mask & IB_QP_QKEY)
 		qp->qkey = attr->qkey;
 	sim_mlx5_qp_remember(&qp->mlx5_attr, attr, mask);

@@ -31,12 +31,7 @@ static void sim_mlx5_srq_release(struct sim_srq *srq)
 	if (srq->mlx5_hw)
 		sim_mlx5_hsrq_del(srq->mlx5_hw);
 	srq->mlx5_hw = NULL;
-	if (srq->mlx5_db)
-		ib_umem_release(srq->mlx5_db);
-	if (srq->mlx5_buf)
-		ib_umem_release(srq->mlx5_buf);
-	srq->mlx5_db = NULL;
-	srq->mlx5_buf = NULL;
+	sim_mlx5_queue_unpin(&srq->mlx5_buf, &srq->mlx5_db);
 }
 
 /* What mlx5_ib checks of the request */
@@ -97,9 +92,7 @@ int sim_mlx5_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	len = srq->max * desc;
 
 	sim_check_user("create_srq", ibsrq->uobject, &ibsrq->res);
-	uctx = sim_udata_uctx(sdev, udata,
-			      ibsrq->pd->uobject ? ibsrq->pd->uobject->context :
-			      NULL, "create_srq");
+	uctx = sim_pd_udata_uctx(sdev, udata, ibsrq->pd, "create_srq");
 	if (IS_ERR(uctx))
 		return PTR_ERR(uctx);
 	ret = sim_mlx5_srq_ucmd(udata, &ucmd);

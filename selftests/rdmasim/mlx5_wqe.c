@@ -341,6 +341,64 @@ static void sim_mlx5_resp_cqe(struct sim_mlx5_hqp *qp, u8 opcode, u8 synd,
 }
 
 /**
+ * sim_mlx5_queue_vmap() - map a queue's buffer and its doorbell record,
+ *	as the hardware of every mlx5 queue reads them
+ * @buf: the buffer, pinned
+ * @db: the page of the doorbell record, pinned
+ * @db_off: the record's offset in that page
+ * @buf_map: set to the buffer's vmap(), for sim_mlx5_queue_vunmap()
+ * @db_map: set to the doorbell page's vmap(), likewise
+ * @dbp: set to the record
+ *
+ * Return: the kernel address of the buffer, or an ERR_PTR() with nothing
+ * left mapped and the maps untouched.
+ */
+void *sim_mlx5_queue_vmap(struct ib_umem *buf, struct ib_umem *db, u32 db_off,
+			  void **buf_map, void **db_map, __be32 **dbp)
+{
+	void *va, *db_va;
+
+	va = sim_mlx5_umem_vmap(buf, buf_map);
+	if (IS_ERR(va))
+		return va;
+	db_va = sim_mlx5_umem_vmap(db, db_map);
+	if (IS_ERR(db_va)) {
+		vunmap(*buf_map);
+		*buf_map = NULL;
+		return db_va;
+	}
+	*dbp = db_va + db_off;
+	return va;
+}
+
+/**
+ * sim_mlx5_queue_vunmap() - undo sim_mlx5_queue_vmap()
+ * @buf_map: its buffer map, or NULL
+ * @db_map: its doorbell map, or NULL
+ */
+void sim_mlx5_queue_vunmap(void *buf_map, void *db_map)
+{
+	vunmap(db_map);
+	vunmap(buf_map);
+}
+
+/**
+ * sim_mlx5_queue_unpin() - unpin a queue's buffer and doorbell page, once
+ *	the hardware no longer reads them
+ * @buf: the buffer, or NULL; cleared
+ * @db: the doorbell page, or NULL; cleared
+ */
+void sim_mlx5_queue_unpin(struct ib_umem **buf, struct ib_umem **db)
+{
+	if (*db)
+		ib_umem_release(*db);
+	if (*buf)
+		ib_umem_release(*buf);
+	*db = NULL;
+	*buf = NULL;
+}
+
+/**
  * sim_mlx5_hcq_new() - the hardware's view of a user CQ
  * @ibcq: the CQ, whose completion handler events call
  * @buf: its CQE buffer, pinned for write
@@ -359,23 +417,17 @@ struct sim_mlx5_hcq *sim_mlx5_hcq_new(struct ib_cq *ibcq, struct ib_umem *buf,
 				      u32 nent, u32 cqe_size)
 {
 	struct sim_mlx5_hcq *cq;
-	void *va;
 	int ret;
 
 	cq = kzalloc(sizeof(*cq), GFP_KERNEL);
 	if (!cq)
 		return ERR_PTR(-ENOMEM);
-	cq->buf = sim_mlx5_umem_vmap(buf, &cq->buf_map);
+	cq->buf = sim_mlx5_queue_vmap(buf, db, db_off, &cq->buf_map,
+				      &cq->db_map, &cq->db);
 	if (IS_ERR(cq->buf)) {
 		ret = PTR_ERR(cq->buf);
 		goto err_free_cq;
 	}
-	va = sim_mlx5_umem_vmap(db, &cq->db_map);
-	if (IS_ERR(va)) {
-		ret = PTR_ERR(va);
-		goto err_unmap_buf;
-	}
-	cq->db = va + db_off;
 	cq->ibcq = ibcq;
 	cq->nent = nent;
 	cq->cqe_size = cqe_size;
@@ -387,8 +439,6 @@ struct sim_mlx5_hcq *sim_mlx5_hcq_new(struct ib_cq *ibcq, struct ib_umem *buf,
 	simdp_hw_unlock();
 	return cq;
 
-err_unmap_buf:
-	vunmap(cq->buf_map);
 err_free_cq:
 	kfree(cq);
 	return ERR_PTR(ret);
@@ -404,8 +454,7 @@ void sim_mlx5_hcq_del(struct sim_mlx5_hcq *cq)
 	simdp_hw_lock();
 	simdp_poller_del(&cq->poller);
 	simdp_hw_unlock();
-	vunmap(cq->db_map);
-	vunmap(cq->buf_map);
+	sim_mlx5_queue_vunmap(cq->buf_map, cq->db_map);
 	kfree(cq);
 }
 
@@ -925,23 +974,17 @@ struct sim_mlx5_hsrq *sim_mlx5_hsrq_new(struct ib_srq *ibsrq,
 					u32 db_off, u32 max, u32 wqe_shift)
 {
 	struct sim_mlx5_hsrq *srq;
-	void *va;
 	int ret;
 
 	srq = kzalloc(sizeof(*srq), GFP_KERNEL);
 	if (!srq)
 		return ERR_PTR(-ENOMEM);
-	srq->buf = sim_mlx5_umem_vmap(buf, &srq->buf_map);
+	srq->buf = sim_mlx5_queue_vmap(buf, db, db_off, &srq->buf_map,
+				       &srq->db_map, &srq->db);
 	if (IS_ERR(srq->buf)) {
 		ret = PTR_ERR(srq->buf);
 		goto err_free_srq;
 	}
-	va = sim_mlx5_umem_vmap(db, &srq->db_map);
-	if (IS_ERR(va)) {
-		ret = PTR_ERR(va);
-		goto err_unmap_buf;
-	}
-	srq->db = va + db_off;
 	srq->ibsrq = ibsrq;
 	srq->pd = ibsrq->pd;
 	srq->max = max;
@@ -949,8 +992,6 @@ struct sim_mlx5_hsrq *sim_mlx5_hsrq_new(struct ib_srq *ibsrq,
 	atomic_long_inc(&sim_mlx5_srqs);
 	return srq;
 
-err_unmap_buf:
-	vunmap(srq->buf_map);
 err_free_srq:
 	kfree(srq);
 	return ERR_PTR(ret);
@@ -963,8 +1004,7 @@ err_free_srq:
  */
 void sim_mlx5_hsrq_del(struct sim_mlx5_hsrq *srq)
 {
-	vunmap(srq->db_map);
-	vunmap(srq->buf_map);
+	sim_mlx5_queue_vunmap(srq->buf_map, srq->db_map);
 	kfree(srq);
 	atomic_long_dec(&sim_mlx5_srqs);
 }

@@ -58,9 +58,7 @@ static int sim_mr_user_check(struct ib_pd *ibpd, u64 length,
 	}
 	/* The MR's uobject is set only after this returns: check its PD's */
 	sim_check_user(pd_what, ibpd->uobject, &ibpd->res);
-	uctx = sim_udata_uctx(sdev, udata,
-			      ibpd->uobject ? ibpd->uobject->context : NULL,
-			      verb);
+	uctx = sim_pd_udata_uctx(sdev, udata, ibpd, verb);
 	if (IS_ERR(uctx))
 		return PTR_ERR(uctx);
 	if (!length || length > SZ_1G)

@@ -23,9 +23,7 @@ int sim_pd_init(struct ib_pd *ibpd, struct ib_udata *udata)
 	if (!udata)
 		return 0;
 	sim_check_user("alloc_pd", ibpd->uobject, &ibpd->res);
-	uctx = sim_udata_uctx(sdev, udata,
-			      ibpd->uobject ? ibpd->uobject->context : NULL,
-			      "alloc_pd");
+	uctx = sim_pd_udata_uctx(sdev, udata, ibpd, "alloc_pd");
 	return PTR_ERR_OR_ZERO(uctx);
 }
 

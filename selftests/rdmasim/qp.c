@@ -38,9 +38,7 @@ static int sim_create_user_qp(struct sim_dev *sdev, struct sim_qp *qp,
 
 	sim_check_user("create_qp", ibqp->uobject, &ibqp->res);
 	/* ib_uqp_object is the core's own: compare with the PD's ucontext */
-	uctx = sim_udata_uctx(sdev, udata,
-			      ibqp->pd->uobject ? ibqp->pd->uobject->context :
-			      NULL, "create_qp");
+	uctx = sim_pd_udata_uctx(sdev, udata, ibqp->pd, "create_qp");
 	if (IS_ERR(uctx))
 		return PTR_ERR(uctx);
 	if (init->qp_type != IB_QPT_RC || udata->inlen < sizeof(ucmd))
@@ -162,21 +160,43 @@ err_free_kbuf:
 	return ret;
 }
 
-static int sim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
-			 int mask, struct ib_udata *udata)
+/**
+ * sim_qp_modify_common() - what modify_qp does on every sim QP kind:
+ *	check the transition and the port, keep the destination QPN
+ * @qp: the QP
+ * @cur: the state it is in (the hardware's, on mlx5)
+ * @attr: the new attributes
+ * @mask: which
+ * @next: set to the state the QP moves to
+ *
+ * Return: 0, or -EINVAL (and @qp untouched) when the core would refuse it.
+ */
+int sim_qp_modify_common(struct sim_qp *qp, enum ib_qp_state cur,
+			 const struct ib_qp_attr *attr, int mask,
+			 enum ib_qp_state *next)
 {
-	struct sim_qp *qp = container_of(ibqp, struct sim_qp, ibqp);
-	enum ib_qp_state cur = qp->state, next;
-
 	if (mask & IB_QP_CUR_STATE)
 		cur = attr->cur_qp_state;
-	next = mask & IB_QP_STATE ? attr->qp_state : cur;
-	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask))
+	*next = mask & IB_QP_STATE ? attr->qp_state : cur;
+	if (!ib_modify_qp_is_ok(cur, *next, qp->ibqp.qp_type, mask))
 		return -EINVAL;
 	if ((mask & IB_QP_PORT) && attr->port_num != 1)
 		return -EINVAL;
 	if (mask & IB_QP_DEST_QPN)
 		qp->dest_qpn = attr->dest_qp_num;
+	return 0;
+}
+
+static int sim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+			 int mask, struct ib_udata *udata)
+{
+	struct sim_qp *qp = container_of(ibqp, struct sim_qp, ibqp);
+	enum ib_qp_state next;
+	int ret;
+
+	ret = sim_qp_modify_common(qp, qp->state, attr, mask, &next);
+	if (ret)
+		return ret;
 	qp->state = next;
 	if (qp->dp)
 		simdp_qp_modify(qp->dp, next, qp->dest_qpn);

@@ -230,6 +230,10 @@ struct sim_mlx5_hqp {
 
 /* mlx5_wqe.c */
 void *sim_mlx5_umem_vmap(struct ib_umem *umem, void **map);
+void *sim_mlx5_queue_vmap(struct ib_umem *buf, struct ib_umem *db, u32 db_off,
+			  void **buf_map, void **db_map, __be32 **dbp);
+void sim_mlx5_queue_vunmap(void *buf_map, void *db_map);
+void sim_mlx5_queue_unpin(struct ib_umem **buf, struct ib_umem **db);
 struct sim_mlx5_hcq *sim_mlx5_hcq_new(struct ib_cq *ibcq, struct ib_umem *buf,
 				      struct ib_umem *db, u32 db_off,
 				      u32 nent, u32 cqe_size);

@@ -275,6 +275,9 @@ struct sim_ucontext *sim_udata_uctx(struct sim_dev *sdev,
 				    struct ib_udata *udata,
 				    struct ib_ucontext *objctx,
 				    const char *what);
+struct sim_ucontext *sim_pd_udata_uctx(struct sim_dev *sdev,
+				       struct ib_udata *udata,
+				       struct ib_pd *pd, const char *what);
 void sim_check_user(const char *what, const void *uobject,
 		    const struct rdma_restrack_entry *res);
 int sim_query_ucontext_check(struct ib_ucontext *ibuc,
@@ -296,6 +299,9 @@ struct sim_mmap *sim_uar_new(struct uverbs_attr_bundle *attrs,
 			     struct ib_uobject *uobj, const char *what,
 			     enum sim_mmap_type type, u32 min_pgoff,
 			     u32 max_pgoff);
+int sim_uar_reply(struct uverbs_attr_bundle *attrs, const struct sim_mmap *m,
+		  u64 offset, size_t offset_attr, size_t page_id_attr,
+		  size_t length_attr);
 int sim_uar_cleanup(struct ib_uobject *uobject, enum rdma_remove_reason why,
 		    struct uverbs_attr_bundle *attrs);
 struct rdma_user_mmap_entry *sim_uar_get(struct sim_ucontext *uctx,
@@ -312,6 +318,9 @@ int sim_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int sim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		  struct ib_udata *udata);
 int sim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int sim_qp_modify_common(struct sim_qp *qp, enum ib_qp_state cur,
+			 const struct ib_qp_attr *attr, int mask,
+			 enum ib_qp_state *next);
 
 /*
  * A personality: a user ABI of its own over the generic objects, which a

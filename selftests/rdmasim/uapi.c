@@ -93,14 +93,39 @@ struct sim_mmap *sim_uar_new(struct uverbs_attr_bundle *attrs,
 	return m;
 }
 
+/**
+ * sim_uar_reply() - answer a UAR alloc method: where the new page is
+ * @attrs: the method's bundle
+ * @m: the page, from sim_uar_new()
+ * @offset: its mmap offset, as the personality's library expects it
+ * @offset_attr: the personality's output attribute for @offset
+ * @page_id_attr: ... for the page id
+ * @length_attr: ... for the length to mmap
+ *
+ * Return: 0 or a negative errno.
+ */
+int sim_uar_reply(struct uverbs_attr_bundle *attrs, const struct sim_mmap *m,
+		  u64 offset, size_t offset_attr, size_t page_id_attr,
+		  size_t length_attr)
+{
+	u32 length = m->len;
+	int ret;
+
+	ret = uverbs_copy_to(attrs, offset_attr, &offset, sizeof(offset));
+	if (ret)
+		return ret;
+	ret = uverbs_copy_to(attrs, page_id_attr, &m->page_id,
+			     sizeof(m->page_id));
+	if (ret)
+		return ret;
+	return uverbs_copy_to(attrs, length_attr, &length, sizeof(length));
+}
+
 static int UVERBS_HANDLER(RDMASIM_METHOD_UAR_ALLOC)(struct uverbs_attr_bundle *attrs)
 {
 	struct ib_uobject *uobj =
 		uverbs_attr_get_uobject(attrs, RDMASIM_ATTR_UAR_ALLOC_HANDLE);
 	struct sim_mmap *m;
-	u64 offset;
-	u32 length;
-	int ret;
 
 	m = sim_uar_new(attrs, uobj, "UAR_ALLOC", SIM_MMAP_UAR, 0, U32_MAX);
 	if (IS_ERR(m))
@@ -109,18 +134,10 @@ static int UVERBS_HANDLER(RDMASIM_METHOD_UAR_ALLOC)(struct uverbs_attr_bundle *a
 	uverbs_finalize_uobj_create(attrs, RDMASIM_ATTR_UAR_ALLOC_HANDLE);
 	atomic_long_inc(&sim_count[SIM_K_UAR]);
 
-	offset = rdma_user_mmap_get_offset(&m->rdma_entry);
-	length = m->len;
-	ret = uverbs_copy_to(attrs, RDMASIM_ATTR_UAR_ALLOC_MMAP_OFFSET,
-			     &offset, sizeof(offset));
-	if (ret)
-		return ret;
-	ret = uverbs_copy_to(attrs, RDMASIM_ATTR_UAR_ALLOC_PAGE_ID,
-			     &m->page_id, sizeof(m->page_id));
-	if (ret)
-		return ret;
-	return uverbs_copy_to(attrs, RDMASIM_ATTR_UAR_ALLOC_MMAP_LENGTH,
-			      &length, sizeof(length));
+	return sim_uar_reply(attrs, m, rdma_user_mmap_get_offset(&m->rdma_entry),
+			     RDMASIM_ATTR_UAR_ALLOC_MMAP_OFFSET,
+			     RDMASIM_ATTR_UAR_ALLOC_PAGE_ID,
+			     RDMASIM_ATTR_UAR_ALLOC_MMAP_LENGTH);
 }
 
 DECLARE_UVERBS_NAMED_METHOD(RDMASIM_METHOD_UAR_ALLOC,
