@@ -22,6 +22,22 @@
  *              MR without remote atomic access completes with
  *              IBV_WC_REM_ACCESS_ERR and leaves its target as it was
  *
+ * sim_mlx5_qp IBDEV GIDX access - instead, what a responder QP takes: on
+ * each of five RC QPs so connected, an operation its access flags and
+ * responder resources (max_dest_rd_atomic) allow completes, its data
+ * moved, then one they refuse completes with IBV_WC_REM_INV_REQ_ERR (the
+ * responder NAKs it as an invalid request, as the IBTA has it: rxe and the
+ * rdmavt drivers answer so) and leaves its target as it was; mlx5_ib
+ * programs what the QP takes into its context, without READs and atomics
+ * when it has no responder resources:
+ *
+ *   no_remote_read     REMOTE_WRITE only: a WRITE, then a READ refused
+ *   no_remote_atomic   REMOTE_READ only: a READ, then a fetch and add
+ *   no_remote_write    REMOTE_ATOMIC only: a fetch and add, then a WRITE
+ *   no_rd_res_read     every access, no responder resources: a WRITE
+ *                      (WRITEs need none), then a READ refused
+ *   no_rd_res_atomic   the same: a WRITE, then a compare and swap refused
+ *
  * Exit status 0 if every step is ok.
  */
 #include <errno.h>
@@ -134,6 +150,116 @@ static int expect_pair(struct ibv_cq *cq, uint64_t a, uint64_t b, char *what,
 	       (wc[0].wr_id == b && wc[1].wr_id == a) ? 0 : EPROTO;
 }
 
+/* What the access checks work on: one CQ, the MRs and their memory */
+struct access_env {
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr, *amr;	/* buf (no atomics), abuf (atomics only) */
+	uint8_t *buf;
+	uint64_t *abuf;
+	struct ibv_qp_init_attr *init;
+	int gidx;
+};
+
+/*
+ * @op on @qp with the buffers of @e, to complete with @status: its data
+ * moved on success, its target untouched on an error.  0 or the error,
+ * what came in @what.
+ */
+static int access_op(struct access_env *e, struct ibv_qp *qp,
+		     enum ibv_wr_opcode op, uint64_t id,
+		     enum ibv_wc_status status, char *what, size_t len)
+{
+	uint8_t *blk0 = e->buf, *blk1 = e->buf + MSG, *blk2 = e->buf + 2 * MSG;
+	int ok = status == IBV_WC_SUCCESS, ret;
+	uint8_t zero[MSG] = {};
+
+	memset(e->buf, 0, 3 * MSG);
+	e->abuf[0] = 5;
+	e->abuf[1] = 0;
+	switch (op) {
+	case IBV_WR_RDMA_WRITE:
+		/* The second block into the first, the MR's start */
+		memset(blk1, 0xa5, MSG);
+		ret = post_send(qp, op, id, blk1, e->mr->lkey, e->mr) ?:
+		      expect(e->cq, id, status, what, len);
+		if (!ret && memcmp(blk0, ok ? blk1 : zero, MSG))
+			ret = EBADMSG;
+		return ret;
+	case IBV_WR_RDMA_READ:
+		/* The first block into the third */
+		memset(blk0, 0x5a, MSG);
+		ret = post_send(qp, op, id, blk2, e->mr->lkey, e->mr) ?:
+		      expect(e->cq, id, status, what, len);
+		if (!ret && memcmp(blk2, ok ? blk0 : zero, MSG))
+			ret = EBADMSG;
+		return ret;
+	default:
+		/* Fetch and add 3, or compare with 5 and swap for 42 */
+		ret = post_atomic(qp, op, id, &e->abuf[1], e->amr, &e->abuf[0],
+				  e->amr, op == IBV_WR_ATOMIC_FETCH_AND_ADD ?
+				  3 : 5, 42) ?:
+		      expect(e->cq, id, status, what, len);
+		if (!ret && ok && e->abuf[1] != 5)
+			ret = EBADMSG;
+		if (!ret && e->abuf[0] != (!ok ? 5 :
+		    op == IBV_WR_ATOMIC_FETCH_AND_ADD ? 8 : 42))
+			ret = EBADMSG;
+		return ret;
+	}
+}
+
+/* One responder check: the QP's remote access and responder resources */
+struct access_case {
+	const char *name;
+	unsigned int access;
+	uint8_t rd_res;			/* max_dest_rd_atomic */
+	enum ibv_wr_opcode ok_op;	/* an operation the QP takes */
+	enum ibv_wr_opcode bad_op;	/* one it refuses */
+};
+
+#define ACCESS_ALL	(IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE | \
+			 IBV_ACCESS_REMOTE_ATOMIC)
+
+static const struct access_case access_cases[] = {
+	{ "no_remote_read", IBV_ACCESS_REMOTE_WRITE, 1,
+	  IBV_WR_RDMA_WRITE, IBV_WR_RDMA_READ },
+	{ "no_remote_atomic", IBV_ACCESS_REMOTE_READ, 1,
+	  IBV_WR_RDMA_READ, IBV_WR_ATOMIC_FETCH_AND_ADD },
+	{ "no_remote_write", IBV_ACCESS_REMOTE_ATOMIC, 1,
+	  IBV_WR_ATOMIC_FETCH_AND_ADD, IBV_WR_RDMA_WRITE },
+	{ "no_rd_res_read", ACCESS_ALL, 0, IBV_WR_RDMA_WRITE, IBV_WR_RDMA_READ },
+	{ "no_rd_res_atomic", ACCESS_ALL, 0,
+	  IBV_WR_RDMA_WRITE, IBV_WR_ATOMIC_CMP_AND_SWP },
+};
+
+/*
+ * The case @c on a fresh QP connected to itself, which sends with one
+ * READ or atomic outstanding whatever it takes as a responder
+ */
+static void access_check(struct access_env *e, const struct access_case *c,
+			 uint64_t id)
+{
+	struct ibv_qp *qp = ibv_create_qp(e->pd, e->init);
+	char what[2][128] = { "", "" };
+	union ibv_gid gid;
+	int ret;
+
+	ret = !qp ? (errno ?: EIO) :
+	      ibv_query_gid(e->pd->context, 1, e->gidx, &gid) ?:
+	      rc_init(qp, 1, c->access) ?:
+	      rc_self_rtr(qp, e->gidx, &gid, c->rd_res) ?:
+	      rc_rts(qp, 0, 1);
+	ret = ret ?: access_op(e, qp, c->ok_op, id, IBV_WC_SUCCESS, what[0],
+			       sizeof(what[0])) ?:
+	      access_op(e, qp, c->bad_op, id + 1, IBV_WC_REM_INV_REQ_ERR,
+			what[1], sizeof(what[1]));
+	report(c->name, ret, "access %#x, max_dest_rd_atomic %u: %s; %s",
+	       c->access, c->rd_res, what[0], what[1]);
+	if (qp)
+		ibv_destroy_qp(qp);
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_context *ctx = NULL;
@@ -148,8 +274,8 @@ int main(int argc, char **argv)
 	uint8_t *buf;
 	int ret;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s IBDEV GIDX\n", argv[0]);
+	if (argc != 3 && (argc != 4 || strcmp(argv[3], "access"))) {
+		fprintf(stderr, "usage: %s IBDEV GIDX [access]\n", argv[0]);
 		return 2;
 	}
 	ctx = open_device_by_name(argv[1]);
@@ -175,6 +301,18 @@ int main(int argc, char **argv)
 	init.cap.max_recv_wr = 8;
 	init.cap.max_send_sge = 1;
 	init.cap.max_recv_sge = 1;
+	if (argc == 4 && pd && cq && mr && amr) {
+		struct access_env e = {
+			.pd = pd, .cq = cq, .mr = mr, .amr = amr, .buf = buf,
+			.abuf = abuf, .init = &init, .gidx = atoi(argv[2]),
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof(access_cases) / sizeof(access_cases[0]);
+		     i++)
+			access_check(&e, &access_cases[i], 2 * i + 1);
+		goto out;
+	}
 	qp = pd && cq && mr && amr ? ibv_create_qp(pd, &init) : NULL;
 	if (!qp) {
 		report("connect", errno ?: EIO, "PD, CQ, MRs or QP");
@@ -257,6 +395,7 @@ int main(int argc, char **argv)
 	if (qp2)
 		ibv_destroy_qp(qp2);
 	ibv_destroy_qp(qp);
+out:
 	ibv_dereg_mr(amr);
 	ibv_dereg_mr(mr);
 	ibv_destroy_cq(cq);

@@ -304,6 +304,24 @@ static unsigned int sim_mlx5_ack_ms(const struct ib_qp_attr *a)
 			    2000;
 }
 
+/*
+ * The remote operations a QP takes as a responder, as mlx5_ib sets its
+ * context's RRE, RWE and RAE bits (set_qpc_atomic_flags()): its access
+ * flags, only RDMA WRITE without responder resources for READs and atomics
+ * (max_dest_rd_atomic 0).  A requester's max_rd_atomic of 0 still lets it
+ * issue one READ or atomic at a time on mlx5 (log_sra_max 0), so that one
+ * gates nothing.
+ */
+static int sim_mlx5_remote_access(const struct ib_qp_attr *a)
+{
+	int access = a->qp_access_flags & (IB_ACCESS_REMOTE_READ |
+					   IB_ACCESS_REMOTE_WRITE |
+					   IB_ACCESS_REMOTE_ATOMIC);
+
+	return a->max_dest_rd_atomic ? access :
+				       access & IB_ACCESS_REMOTE_WRITE;
+}
+
 /**
  * sim_mlx5_modify_qp() - modify_qp; mlx5's driver data (ECE) not modelled
  * @ibqp: the QP
@@ -334,6 +352,7 @@ int sim_mlx5_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	qp->state = next;
 	if (qp->mlx5_hw)
 		sim_mlx5_hqp_modify(qp->mlx5_hw, next, qp->dest_qpn, qp->qkey,
+				    sim_mlx5_remote_access(&qp->mlx5_attr),
 				    sim_mlx5_ack_ms(&qp->mlx5_attr));
 	return 0;
 }

@@ -754,10 +754,18 @@ static int sim_mlx5_execute(struct sim_mlx5_hqp *qp,
 	if (w->opcode == SIM_MLX5_OPCODE_SEND ||
 	    w->opcode == SIM_MLX5_OPCODE_SEND_IMM)
 		return sim_mlx5_deliver(qp, dqp, w);
+	access = w->atomic ? IB_ACCESS_REMOTE_ATOMIC :
+		 w->opcode == SIM_MLX5_OPCODE_RDMA_READ ?
+		 IB_ACCESS_REMOTE_READ : IB_ACCESS_REMOTE_WRITE;
+	/*
+	 * The responder's QP must take the operation, or it NAKs it as an
+	 * invalid request (IBTA), before any MR is looked at
+	 */
+	if (!(dqp->access & access))
+		return qp->type == IB_QPT_RC ? SIM_MLX5_SYND_REMOTE_INVAL_REQ :
+					       SIM_MLX5_SYND_OK;
 	if (w->atomic)
 		return sim_mlx5_atomic(qp, dqp, w);
-	access = w->opcode == SIM_MLX5_OPCODE_RDMA_READ ?
-		 IB_ACCESS_REMOTE_READ : IB_ACCESS_REMOTE_WRITE;
 	/* WRITE with immediate needs a receive WQE: before any copy */
 	if (w->opcode == SIM_MLX5_OPCODE_RDMA_WRITE_IMM &&
 	    (!sim_mlx5_rq_posted(dqp) ||
@@ -940,10 +948,13 @@ void sim_mlx5_hqp_stop(struct sim_mlx5_hqp *qp)
  *	its indices and doorbell record
  * @dest_qpn: the peer's QP number (RC, UC)
  * @qkey: the Q_Key (UD)
+ * @access: the IB_ACCESS_REMOTE_* operations the QP takes as a responder
+ *	(RC, UC)
  * @ack_ms: how long an unacknowledged WQE is retransmitted (RC)
  */
 void sim_mlx5_hqp_modify(struct sim_mlx5_hqp *qp, enum ib_qp_state state,
-			 u32 dest_qpn, u32 qkey, unsigned int ack_ms)
+			 u32 dest_qpn, u32 qkey, int access,
+			 unsigned int ack_ms)
 {
 	simdp_hw_lock();
 	if (state == IB_QPS_RESET) {
@@ -953,6 +964,7 @@ void sim_mlx5_hqp_modify(struct sim_mlx5_hqp *qp, enum ib_qp_state state,
 	qp->state = state;
 	qp->dest_qpn = dest_qpn;
 	qp->qkey = qkey;
+	qp->access = access;
 	qp->ack_ms = ack_ms;
 	qp->ack_deadline = 0;
 	simdp_hw_unlock();

@@ -216,6 +216,7 @@ struct sim_mlx5_hqp {
 	u32 uidx;			/* the user index CQEs carry */
 	u32 dest_qpn;			/* RC and UC */
 	u32 qkey;			/* UD */
+	int access;			/* RC, UC: the IB_ACCESS_REMOTE_* it takes */
 	unsigned int ack_ms;		/* RC: retransmission budget */
 	unsigned long ack_deadline;	/* RC: when the unacked WQE fails */
 	u8 *rq, *sq;			/* RQ at the buffer's start, SQ after */
@@ -241,7 +242,8 @@ void sim_mlx5_hcq_del(struct sim_mlx5_hcq *cq);
 int sim_mlx5_hqp_start(struct sim_mlx5_hqp *qp);
 void sim_mlx5_hqp_stop(struct sim_mlx5_hqp *qp);
 void sim_mlx5_hqp_modify(struct sim_mlx5_hqp *qp, enum ib_qp_state state,
-			 u32 dest_qpn, u32 qkey, unsigned int ack_ms);
+			 u32 dest_qpn, u32 qkey, int access,
+			 unsigned int ack_ms);
 struct sim_mlx5_hsrq *sim_mlx5_hsrq_new(struct ib_srq *ibsrq,
 					struct ib_umem *buf, struct ib_umem *db,
 					u32 db_off, u32 max, u32 wqe_shift);
