@@ -29,7 +29,10 @@
 # QP is in the error state, and a receive posted before and a SEND posted
 # after are flushed; on a second QP a fetch and add on an MR without
 # remote atomic access completes with a remote access error; the double
-# counts two error CQEs and two flushes.
+# counts two error CQEs and two flushes.  Its access mode: on five QPs, an
+# operation the responder QP takes (access flags; no READ or atomic without
+# responder resources, as mlx5_ib) completes, one it refuses completes
+# with a remote invalid request; the double counts five error CQEs.
 #
 # SRQs (selftests/progs/sim_mlx5_srq, natively and on a vdevice;
 # selftests/rdmasim/mlx5_srq.c): create, query, a resize refused as
@@ -108,8 +111,10 @@ ktap_plan setup native_devinfo native_devinfo_verbose ids_rdmasim_by_default \
 	vdev_devinfo vdev_devinfo_alike vdev_libmlx5 vdev_bf_uar_wc \
 	vdev_no_devx_to_parent vdev_devx_open_refused vdev_uars_revoked \
 	vdev_released \
-	"${TRAFFIC[@]/#/native_}" native_qp_errors native_srq traffic_setup \
-	"${TRAFFIC[@]/#/vdev_}" vdev_qp_errors vdev_srq vdev_traffic_no_devx \
+	"${TRAFFIC[@]/#/native_}" native_qp_errors native_qp_access native_srq \
+	traffic_setup \
+	"${TRAFFIC[@]/#/vdev_}" vdev_qp_errors vdev_qp_access vdev_srq \
+	vdev_traffic_no_devx \
 	kill9_released del_busy_fatal del_busy_peer_error del_busy_released \
 	ids_mellanox_when_asked mlx5_context \
 	strict_clean klog_clean
@@ -428,6 +433,28 @@ qp_errors() {
 	fi
 }
 
+# qp_access NAME NS DEV - sim_mlx5_qp's access mode on DEV in NS: every
+# case ok, five error CQEs (one refused operation each), no flush, no bad
+# WQE
+qp_access() {
+	local name=$1 ns=$2 dev=$3 out rc e0 f0 b0 e f
+	e0=$(mlx5_count err_cqes)
+	f0=$(mlx5_count flush_cqes)
+	b0=$(mlx5_count bad_wqes)
+	out=$(in_ns "$ns" "$QP_PROG" "$dev" "$GIDX" access 2>&1)
+	rc=$?
+	ktap_diag "$out"
+	e=$(($(mlx5_count err_cqes) - e0))
+	f=$(($(mlx5_count flush_cqes) - f0))
+	if [ "$rc" = 0 ] && [ "$(grep -c ' ok ' <<<"$out")" = 5 ] &&
+		[ "$e" = 5 ] && [ "$f" = 0 ] && [ "$(mlx5_count bad_wqes)" = "$b0" ] &&
+		wait_for 10 sim_objects_is "$base"; then
+		ktap_ok "$name" "$e error CQEs"
+	else
+		ktap_fail "$name" "exit $rc, $e error CQEs, $f flush CQEs, objects $(sim_objects)"
+	fi
+}
+
 # srq NAME NS DEV - sim_mlx5_srq on DEV in NS (init for init_net): every
 # step ok, one SRQ limit event, no error CQE or bad WQE, no SRQ left
 srq() {
@@ -453,6 +480,7 @@ for kind in "${TRAFFIC[@]}"; do
 	traffic "native_$kind" "$kind" init "$PARENT" init "$PARENT" 127.0.0.1
 done
 qp_errors native_qp_errors init "$PARENT"
+qp_access native_qp_access init "$PARENT"
 srq native_srq init "$PARENT"
 
 # Two containers, a vdevice each, an out-of-band link between them
@@ -465,6 +493,7 @@ if new_ns A a && new_ns B b && link_ns "$A" "$B" 1 && vdev_add vA "$A" &&
 		traffic "vdev_$kind" "$kind" "$A" vA "$B" vB "$OOB_NET.1.1"
 	done
 	qp_errors vdev_qp_errors "$A" vA
+	qp_access vdev_qp_access "$A" vA
 	srq vdev_srq "$A" vA
 	devx1=$(mlx5_count devx_asked)
 	uctx1=$(mlx5_count ucontexts)
@@ -541,7 +570,7 @@ if new_ns A a && new_ns B b && link_ns "$A" "$B" 1 && vdev_add vA "$A" &&
 	fi
 else
 	ktap_fail traffic_setup
-	for t in "${TRAFFIC[@]/#/vdev_}" vdev_qp_errors vdev_srq \
+	for t in "${TRAFFIC[@]/#/vdev_}" vdev_qp_errors vdev_qp_access vdev_srq \
 		vdev_traffic_no_devx kill9_released del_busy_fatal \
 		del_busy_peer_error del_busy_released; do
 		ktap_skip "$t" "no vdevices"
