@@ -118,6 +118,21 @@ ktap_check() {
 	fi
 }
 
+# bench_runs SECONDS OUT - the check bench_runs: selftests/bench/bench.sh,
+# its knobs and BENCH_OUT from the environment, ends well within SECONDS;
+# its output goes to OUT, and the tails of it and of its log are shown
+# when it does not.
+bench_runs() {
+	if in_init timeout "$1" "$TOP/selftests/bench/bench.sh" >"$2" 2>&1; then
+		ktap_ok bench_runs
+	else
+		ktap_fail bench_runs "exit status $?"
+		ktap_diag "$(tail -n 20 "$2")"
+		[ -f "$BENCH_OUT/bench.log" ] &&
+			ktap_diag "$(grep -v '^# \[' "$BENCH_OUT/bench.log" | tail -n 20)"
+	fi
+}
+
 # ktap_setup CMD... - report the test "setup": ok if CMD succeeds; if not,
 # not ok, every other planned test skipped and the script ends (ktap_finish).
 # CMD runs in this shell, so the variables it sets (new_ns A a) stay set.
