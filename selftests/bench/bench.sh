@@ -44,6 +44,14 @@
 #              calls (strace -f -c) with N and with 2N iterations: their
 #              difference is the data phase's, expected 0 on both kinds.
 #              The expected ratio is 1.00: the data path runs no vrdma code
+#   cm         connection setup through the RDMA CM: rdma-core's ucmatose
+#              -c BENCH_CM_CONNS -C 0 from a tenant's vdevice with "cm on"
+#              (its own rxe parent on its macvlan) through vrdma's CM proxy,
+#              and natively from init_net, to the same listener on a plain
+#              host's rxe; connections per second of the client's wall
+#              clock, and the connections the listener saw established.
+#              Needs rxe with network namespace support (7.1): skipped,
+#              with the reason, on older kernels
 #   scale      create/delete 1..1000 vdevices (vrdmactl batches, timed per
 #              batch of 100 to see whether the cost grows with the count);
 #              kernel memory per vdevice (Slab + VmallocUsed + Percpu from
@@ -54,7 +62,7 @@
 # This file sets the knobs and the topology and runs the parts; each part's
 # functions are in a file of their own beside it: datapath.sh (latency,
 # bandwidth, message rate), control.sh (control path, profile), bypass.sh,
-# mlx5.sh, scale.sh.
+# mlx5.sh, cm.sh, scale.sh.
 #
 # Output in BENCH_OUT (default $VM_RESULTS/bench, else /tmp/bench):
 #   raw.tsv       one line per sample: section case kind size rep metric value
@@ -70,17 +78,19 @@
 # BENCH_CTL_ITERS BENCH_MEM_OBJS BENCH_SCALE BENCH_SCALE_NS BENCH_RXE_REF
 # BENCH_SETTLE BENCH_PROFILE_OPS BENCH_PROFILE_ITERS BENCH_PROFILE_HZ
 # BENCH_BYPASS_MSGS BENCH_BYPASS_WRITE_MSGS BENCH_MLX5_LAT_ITERS
-# BENCH_MLX5_BW_ITERS
-# BENCH_OUT, and BENCH_PARTS (default "lat bw rate ctl bypass mlx5 scale";
+# BENCH_MLX5_BW_ITERS BENCH_CM_CONNS
+# BENCH_OUT, and BENCH_PARTS (default "lat bw rate ctl bypass mlx5 cm scale";
 # "profile" adds a perf profile of the control path) to run a subset.
 
 # shellcheck source=selftests/lib/lib.sh
 . "$(dirname "$0")/../lib/lib.sh"
 # shellcheck source=selftests/lib/vdev.sh
 . "$(dirname "$0")/../lib/vdev.sh"
+# shellcheck source=selftests/lib/cm.sh
+. "$(dirname "$0")/../lib/cm.sh"
 
 REPS=${BENCH_REPS:-5}
-PARTS=${BENCH_PARTS:-"lat bw rate ctl bypass mlx5 scale"}
+PARTS=${BENCH_PARTS:-"lat bw rate ctl bypass mlx5 cm scale"}
 LAT_ITERS=${BENCH_LAT_ITERS:-30000}
 LAT_SIZES=${BENCH_LAT_SIZES:-"2 64 1024 16384 65536 1048576"}
 SIZES=${BENCH_SIZES:-"64 1024 16384 65536 1048576"}
@@ -112,6 +122,9 @@ SIM_DPSTAT=/sys/kernel/debug/rdmasim/datapath
 MLX5_LAT_ITERS=${BENCH_MLX5_LAT_ITERS:-500}
 MLX5_BW_ITERS=${BENCH_MLX5_BW_ITERS:-2000}
 MLX5DBG=/sys/kernel/debug/rdmasim/mlx5
+# Connections per cm run, all set up at once: within the CM proxy's 64
+# connections per vdevice (VRDMA_CM_CONN_MAX)
+CM_CONNS=${BENCH_CM_CONNS:-50}
 PROFILE_OPS=${BENCH_PROFILE_OPS:-"pd mr_4k"}
 PROFILE_ITERS=${BENCH_PROFILE_ITERS:-20000}
 PROFILE_HZ=${BENCH_PROFILE_HZ:-4000}
@@ -154,7 +167,14 @@ if [ ! -x "$CTLBENCH" ] || [ ! -x "$WINDOW" ]; then
 fi
 [ -r "$COUNTER" ] || { fail "$COUNTER missing: no wall-clock window"; exit 1; }
 
-if ! { new_ns A a && new_ns B b && link_ns "$A" "$B" 1 &&
+part() { [[ " $PARTS " == *" $1 "* ]]; }
+
+# The vdevice pair, for the parts that compare on rxe0 (the others set up
+# parents of their own)
+A=
+B=
+if { part lat || part bw || part rate || part ctl || part profile; } &&
+   ! { new_ns A a && new_ns B b && link_ns "$A" "$B" 1 &&
 	vdev_add vA "$A" && vdev_add vB "$B"; }; then
 	fail "vdevice pair setup"
 	exit 1
@@ -293,6 +313,8 @@ elapsed() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.6f", b - a }'
 . "$(dirname "$0")/bypass.sh"
 # shellcheck source=selftests/bench/mlx5.sh
 . "$(dirname "$0")/mlx5.sh"
+# shellcheck source=selftests/bench/cm.sh
+. "$(dirname "$0")/cm.sh"
 # shellcheck source=selftests/bench/scale.sh
 . "$(dirname "$0")/scale.sh"
 
@@ -300,13 +322,15 @@ elapsed() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.6f", b - a }'
 
 T_START=$(now)
 say "$(uname -r), $(nproc) CPUs, reps $REPS; output in $OUT"
-part() { [[ " $PARTS " == *" $1 "* ]]; }
 
 if part bypass; then
 	bypass_setup
 fi
 if part mlx5; then
 	mlx5_setup
+fi
+if part cm; then
+	cm_setup
 fi
 for ((rep = 0; rep < REPS; rep++)); do
 	if part lat; then
@@ -339,6 +363,10 @@ for ((rep = 0; rep < REPS; rep++)); do
 	if part mlx5 && [ -n "$MLX5" ]; then
 		say "repetition $((rep + 1))/$REPS: mlx5 (stock libmlx5 on rdmasim)"
 		mlx5 "$rep"
+	fi
+	if part cm && [ -n "$CM" ]; then
+		say "repetition $((rep + 1))/$REPS: cm (connection setup, $CM_CONNS at once)"
+		cm "$rep"
 	fi
 done
 if part mlx5 && [ -n "$MLX5" ]; then

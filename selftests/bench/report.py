@@ -147,7 +147,8 @@ def main():
         sys.exit("bench-report: no samples in %s/raw.tsv" % out)
 
     res = {"latency": [], "bandwidth": [], "msg_rate": [], "control": [],
-           "bypass": [], "mlx5": [], "object_memory": [], "scale": {},
+           "bypass": [], "mlx5": [], "cm": [], "object_memory": [],
+           "scale": {},
            "meta": {}}
     # A median on the wall clock: our mean times perftest's median/mean,
     # a ratio in which perftest's (wrong under load) clock rate cancels.
@@ -197,6 +198,13 @@ def main():
                       "data_syscalls_per_kiter", "client_syscalls"):
                 row[m] = compare(data, "mlx5", case, size, m, "")
             res["mlx5"].append(row)
+    # No target: how much the proxy costs a connection's setup is a
+    # figure to know, not a promise (Documentation/benchmarks.rst).
+    for case, size in cases_of(data, "cm", "conn_per_s"):
+        row = compare(data, "cm", case, size, "conn_per_s", "")
+        for m in ("process_s", "established", "proxy_conns_left"):
+            row[m] = compare(data, "cm", case, size, m, "")
+        res["cm"].append(row)
     for case, size in cases_of(data, "objmem", "bytes"):
         row = compare(data, "objmem", case, size, "bytes", "")
         if row["native"] and row["vdev"]:
@@ -329,6 +337,8 @@ def render(res):
     for r in res["mlx5"]:
         row("mlx5 us" if r["metric"] == "t_typical_us" else "mlx5 MB/s",
             r, "")
+    for r in res["cm"]:
+        row("cm conn/s", dict(r, case="%d conn" % r["size"], size=0), "")
     for r in res["object_memory"]:
         row("obj B", r, "")
 
@@ -393,6 +403,23 @@ def render(res):
                                  fmt(sys_k), fmt(tot), fmt(proc), fmt(wq)))
         lines.append("  The double's figures are its data path thread's, "
                      "not a NIC's; the ratio is the point.")
+
+    if res["cm"]:
+        lines.append("")
+        lines.append("cm (ucmatose -C 0, N connections at once, to a plain "
+                     "host's rxe): per kind, medians")
+        for r in res["cm"]:
+            for k in ("native", "vdev"):
+                est = (r["established"].get(k) or {}).get("median")
+                proc = (r["process_s"].get(k) or {}).get("median")
+                left = (r["proxy_conns_left"].get(k) or {}).get("median")
+                lines.append("  %-6s %d connections in %s s, %s established "
+                             "at the listener%s" % (
+                                 k, r["size"], fmt(proc), fmt(est),
+                                 "" if left is None else
+                                 ", %s left in the proxy after" % fmt(left)))
+        lines.append("  native: the host's own CM over its rxe; vdev: "
+                     "through vrdma's CM proxy and the tenant's rxe.")
 
     sc = res["scale"]
     lines.append("")
