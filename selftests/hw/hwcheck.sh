@@ -3,10 +3,12 @@
 #
 # The hardware validation kit: runs vrdma's parent-independent selftests
 # and rdma-core's own pyverbs tests on a vdevice of PARENT, the pyverbs
-# tests on PARENT itself as well, and writes a report to attach to a bug.
+# tests on PARENT itself as well, librdmacm's rping and ucmatose from a
+# vdevice with "cm on" to a listener on PARENT, and writes a report to
+# attach to a bug.
 #
-#   selftests/hw/hwcheck.sh [-o REPORT] [-t "TESTS"] [-p all|quick|none|"MODULES"] PARENT
-#   make hwcheck PARENT=mlx5_0 [HWCHECK_ARGS="-p quick"]
+#   selftests/hw/hwcheck.sh [-o REPORT] [-t "TESTS"] [-p all|quick|none|"MODULES"] [-c ADDR/LEN] PARENT
+#   make hwcheck PARENT=mlx5_0 [HWCHECK_ARGS="-p quick -c 192.0.2.77/24"]
 #
 # Run it as root on a real host, from a built tree (make all): vrdma
 # installed and loaded (modprobe vrdma), ib_core in exclusive netns mode,
@@ -21,9 +23,13 @@
 # -p  pyverbs tests: all, quick (device, PD, shared PD, CQ, MR, QP, mlx5
 #     UAR), none, or the test modules named ("test_pd test_cq")
 # -o  where to write the report (default: ./vrdma-hwcheck-PARENT.txt)
+# -c  rdma_cm: a free IPv4 address (with its prefix length) in the subnet
+#     of PARENT's RoCE address, for a tenant on a macvlan of PARENT's
+#     netdev; without it the rdma_cm part is skipped
 #
-# Exit status: 0 when every selftest passed and every pyverbs test that
-# passes on PARENT passes on the vdevice too; 1 otherwise; 2 on bad usage
+# Exit status: 0 when every selftest passed, every pyverbs test that
+# passes on PARENT passes on the vdevice too and the rdma_cm part passed
+# or was skipped; 1 otherwise; 2 on bad usage
 # or a host that is not ready (the report says why).
 
 set -uo pipefail
@@ -37,13 +43,17 @@ PYVERBS_QUICK="test_device test_pd test_shared_pd test_cq test_mr test_qp test_m
 PYVERBS_DIR=/usr/share/doc/rdma-core/tests
 
 usage() {
-	sed -n '7,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+	sed -n '10,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
-while getopts "o:t:p:h" opt; do
+CM_ADDR=
+while getopts "o:t:p:c:h" opt; do
 	case $opt in
 	o) REPORT=$OPTARG ;;
+	c) [[ $OPTARG =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+/[0-9]+$ ]] || {
+		echo "hwcheck: -c takes an IPv4 address and its prefix length, not '$OPTARG'" >&2; exit 2; }
+	   CM_ADDR=$OPTARG ;;
 	t) TESTS=$OPTARG ;;
 	p) case $OPTARG in
 	   all|quick|none) PYVERBS=$OPTARG ;;
@@ -62,11 +72,21 @@ REPORT=${REPORT:-./vrdma-hwcheck-$PARENT.txt}
 
 WORK=$(mktemp -d /tmp/vrdma-hwcheck.XXXXXX)
 NS=
+CM_NS=
+# the rdma_cm part's static neighbour in this namespace: "ADDR dev NETDEV"
+CM_NEIGH=
 cleanup() {
 	[ -n "$NS" ] && {
 		"$TOP/tools/vrdmactl/vrdmactl" dev del "hwk$$" 2>/dev/null
 		ip netns del "$NS" 2>/dev/null
 	}
+	[ -n "$CM_NS" ] && {
+		"$TOP/tools/vrdmactl/vrdmactl" dev del "hwc$$" 2>/dev/null
+		ip netns del "$CM_NS" 2>/dev/null
+		ip link del "hwc$$" 2>/dev/null
+	}
+	# shellcheck disable=SC2086  # address and device
+	[ -n "$CM_NEIGH" ] && ip neigh del $CM_NEIGH 2>/dev/null
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -221,6 +241,165 @@ else
 	grep -A15 -E '^(FAIL|ERROR):' "$WORK/vdev.txt" | head -n 200 >&3
 	echo "--- pyverbs on $PARENT, failures ---" >&3
 	grep -A15 -E '^(FAIL|ERROR):' "$WORK/native.txt" | head -n 200 >&3
+fi
+
+# --- rdma_cm --------------------------------------------------------------
+#
+# A tenant in netns CM_NS: a macvlan of PARENT's netdev with the -c
+# address, a vdevice of PARENT with "cm on"; the listener natively on
+# PARENT's RoCE address in this namespace.  A macvlan does not reach its
+# lower device's own addresses by ARP (its frames leave by the wire), so
+# each side gets the other's MAC as a static neighbour; the RoCE packets
+# themselves go from the port to its own MAC, which the NIC loops back.
+
+CM_DBG=/sys/kernel/debug/vrdma/objects
+CM_RUNS=${HWCHECK_CM_RUNS:-10}
+
+# cm_objects NAME - vrdma's debugfs count NAME (kobj, cmconn), or nothing
+cm_objects() {
+	awk -v k="$1" '$1 == k { print $2 }' "$CM_DBG" 2>/dev/null
+}
+
+# cm_listening ADDR PORT - an rdma_cm id listens on ADDR:PORT here
+cm_listening() {
+	rdma res show cm_id 2>/dev/null | grep -q "state LISTEN .*src-addr $1:$2 "
+}
+
+# cm_wait SECONDS CMD... - poll CMD every 0.2 s for up to SECONDS
+cm_wait() {
+	local i
+	for ((i = 0; i < $1 * 5; i++)); do
+		"${@:2}" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# cm_skip_reason - why the rdma_cm part cannot run on PARENT, or nothing
+cm_skip_reason() {
+	local ll sys=/sys/class/infiniband/$PARENT
+	ll=$(cat "$sys/ports/1/link_layer" 2>/dev/null)
+	if [ -z "$CM_ADDR" ]; then
+		echo "no tenant address given (-c ADDR/LEN)"
+	elif [ "$ll" != Ethernet ]; then
+		echo "$PARENT port 1 is not a RoCE port (link layer ${ll:-unknown})"
+	elif [ ! -e "$sys/device" ]; then
+		# rxe receives RoCE in its netdev's namespace only: a tenant's
+		# own address needs an rxe on the tenant's macvlan, a parent per
+		# tenant, which selftests/cm/rdma_cm.sh sets up
+		echo "$PARENT is a software device (no bus device): rxe carries a tenant's own address only with an rxe of its own (selftests/cm/rdma_cm.sh)"
+	elif [ ! -d "$sys/ports/1/cm_rx_msgs" ]; then
+		echo "the kernel's CM (ib_cm) is not attached to $PARENT (modprobe rdma_ucm)"
+	fi
+}
+
+# cm_pair NAME SERVER CLIENT - the listener (SERVER, a command line) here
+# on HOST_IP:PORT, then CLIENT in CM_NS; outputs in WORK/NAME.{srv,cli}.
+# PORT is the last word of neither: both take -p.
+cm_pair() {
+	local name=$1 spid src crc
+	# shellcheck disable=SC2086  # command lines
+	timeout 60 $2 >"$WORK/$name.srv" 2>&1 &
+	spid=$!
+	if ! cm_wait 20 cm_listening "$HOST_IP" "$CM_PORT"; then
+		kill "$spid" 2>/dev/null
+		wait "$spid"
+		say "$name: FAIL: the listener never listened: $(tail -n 3 "$WORK/$name.srv" | tr '\n' ' ')"
+		return 1
+	fi
+	# shellcheck disable=SC2086
+	ip netns exec "$CM_NS" timeout 60 $3 >"$WORK/$name.cli" 2>&1
+	crc=$?
+	[ "$crc" -eq 0 ] || kill "$spid" 2>/dev/null
+	wait "$spid"
+	src=$?
+	[ "$src" -eq 0 ] && [ "$crc" -eq 0 ] && return 0
+	say "$name: FAIL: listener status $src, client status $crc"
+	sed 's/^/    listener: /' "$WORK/$name.srv" | tail -n 10 >&3
+	sed 's/^/    client: /' "$WORK/$name.cli" | tail -n 10 >&3
+	return 1
+}
+
+# cm_check - the rdma_cm part; 1 on a failure
+cm_check() {
+	local ndev pmac tmac kobj0 out pings vd=hwc$$ mv=hwc$$ ip=${CM_ADDR%/*} rc=0
+	local gid
+	gid=$(cat "/sys/class/infiniband/$PARENT/ports/1/gids/$GIDX")
+	HOST_IP=$(printf '%d.%d.%d.%d' "0x${gid:30:2}" "0x${gid:32:2}" \
+		"0x${gid:35:2}" "0x${gid:37:2}")
+	ndev=$(cat "/sys/class/infiniband/$PARENT/ports/1/gid_attrs/ndevs/$GIDX")
+	pmac=$(cat "/sys/class/net/$ndev/address")
+	say "listener: $HOST_IP on $PARENT ($ndev); tenant: $CM_ADDR on a macvlan of $ndev"
+	kobj0=$(cm_objects kobj)
+	CM_NS=hwcheck-cm-$$
+	if ! ip netns add "$CM_NS" || ! ip -n "$CM_NS" link set lo up ||
+	   ! ip link add "$mv" link "$ndev" type macvlan mode bridge ||
+	   ! ip link set "$mv" netns "$CM_NS" ||
+	   ! ip -n "$CM_NS" addr add "$CM_ADDR" dev "$mv" ||
+	   ! ip -n "$CM_NS" link set "$mv" up; then
+		say "rdma_cm: FAIL: cannot make the tenant's macvlan on $ndev"
+		return 1
+	fi
+	tmac=$(ip netns exec "$CM_NS" cat "/sys/class/net/$mv/address")
+	if ! ip -n "$CM_NS" neigh replace "$HOST_IP" lladdr "$pmac" dev "$mv" nud permanent ||
+	   ! ip neigh replace "$ip" lladdr "$tmac" dev "$ndev" nud permanent; then
+		say "rdma_cm: FAIL: static neighbours"
+		return 1
+	fi
+	CM_NEIGH="$ip dev $ndev"
+	if ! out=$("$TOP/tools/vrdmactl/vrdmactl" dev add "$vd" parent "$PARENT" \
+		netns "$CM_NS" cm on 2>&1); then
+		if grep -qiE 'not supported|unsupported' <<<"$out"; then
+			say "rdma_cm: skipped: vrdma cannot offer the CM here: $out"
+			return 0
+		fi
+		say "rdma_cm: FAIL: vrdmactl dev add $vd ... cm on: $out"
+		return 1
+	fi
+	CM_PORT=18471
+	if cm_pair rping "rping -s -a $HOST_IP -p $CM_PORT -C $CM_RUNS -v" \
+		"rping -c -a $HOST_IP -I $ip -p $CM_PORT -C $CM_RUNS -v"; then
+		pings=$(grep -c 'ping data' "$WORK/rping.cli")
+		if [ "$pings" -eq "$CM_RUNS" ]; then
+			say "rping: pass ($pings pings)"
+		else
+			say "rping: FAIL: $pings pings of $CM_RUNS"
+			rc=1
+		fi
+	else
+		rc=1
+	fi
+	CM_PORT=18472
+	if cm_pair ucmatose "ucmatose -b $HOST_IP -p $CM_PORT -c 4 -C $CM_RUNS" \
+		"ucmatose -s $HOST_IP -b $ip -p $CM_PORT -c 4 -C $CM_RUNS"; then
+		say "ucmatose: pass ($(tail -n 1 "$WORK/ucmatose.cli"))"
+	else
+		rc=1
+	fi
+	# at rest: no connection left in the proxy, and the vdevice's kernel
+	# objects (the MAD layer's PD, CQ and QP1) gone with it
+	"$TOP/tools/vrdmactl/vrdmactl" dev del "$vd"
+	if [ ! -r "$CM_DBG" ]; then
+		say "at rest: not checked (no $CM_DBG: debugfs not mounted)"
+	elif cm_wait 30 test "$(cm_objects cmconn)" = 0 &&
+	     cm_wait 30 test "$(cm_objects kobj)" = "$kobj0"; then
+		say "at rest: pass (proxy connections 0, kernel objects $kobj0)"
+	else
+		say "at rest: FAIL: proxy connections $(cm_objects cmconn), kernel objects $(cm_objects kobj) (before: $kobj0)"
+		rc=1
+	fi
+	return $rc
+}
+
+section "rdma_cm (-c)"
+why=$(cm_skip_reason)
+if [ -n "$why" ]; then
+	say "rdma_cm: skipped: $why"
+elif ! command -v rping >/dev/null || ! command -v ucmatose >/dev/null; then
+	say "rdma_cm: not run: rping and ucmatose (rdmacm-utils) are not installed"
+	failed=1
+elif ! cm_check; then
+	failed=1
 fi
 
 section "kernel log"

@@ -5,7 +5,10 @@
 # rxe as an operator runs it against a real NIC, so that it cannot rot: it
 # must pass on a healthy parent, with its pyverbs part comparing the same
 # tests on both sides, fail when a selftest fails, and refuse a parent
-# that is not there with "not ready".
+# that is not there with "not ready".  Its rdma_cm part runs on a NIC
+# only (a tenant's own address over rxe needs an rxe of the tenant's own):
+# here it must skip with the reason, without a tenant address (-c) and
+# with one on rxe, and refuse a -c that is no address.
 #
 #   init_net: rxe0; the kit makes its own namespaces and vdevices
 
@@ -15,7 +18,7 @@
 KIT=$TOP/selftests/hw/hwcheck.sh
 
 ktap_plan kit_passes report_complete pyverbs_compared kit_fails_on_failure \
-	kit_not_ready klog_clean
+	kit_not_ready kit_cm_skipped klog_clean
 
 mark=$(klog_mark)
 tmpdir T
@@ -64,6 +67,20 @@ if [ $rc = 2 ] && grep -q '^verdict: not-ready' "$T/nr.txt"; then
 	ktap_ok kit_not_ready "$(grep 'not ready' "$T/nr.txt")"
 else
 	ktap_fail kit_not_ready "exit $rc: $(tail -n 5 "$T/nr.txt")"
+fi
+
+in_init "$KIT" -t "" -p none -c 10.99.0.77/24 -o "$T/cm.txt" "$PARENT" \
+	>"$T/cm.out" 2>&1
+rc=$?
+in_init "$KIT" -p none -c 10.99.0.77 -o "$T/cmbad.txt" "$PARENT" >"$T/cmbad.out" 2>&1
+rcbad=$?
+if grep -q '^rdma_cm: skipped: no tenant address given (-c ADDR/LEN)$' "$T/pass.txt" &&
+   [ $rc = 0 ] && grep -q "^rdma_cm: skipped: $PARENT is a software device" "$T/cm.txt" &&
+   grep -q '^verdict: pass' "$T/cm.txt" &&
+   [ $rcbad = 2 ] && grep -q 'takes an IPv4 address and its prefix length' "$T/cmbad.out"; then
+	ktap_ok kit_cm_skipped "$(grep '^rdma_cm: ' "$T/cm.txt")"
+else
+	ktap_fail kit_cm_skipped "without -c: $(grep '^rdma_cm' "$T/pass.txt"); -c on $PARENT: exit $rc, $(grep -E '^(rdma_cm|verdict)' "$T/cm.txt" | tr '\n' ' '); a bad -c: exit $rcbad, $(cat "$T/cmbad.out")"
 fi
 
 if klog_clean_since "$mark"; then
