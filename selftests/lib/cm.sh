@@ -25,9 +25,16 @@ CM_DBG_OBJECTS=/sys/kernel/debug/vrdma/objects
 # cm_rxe_carries_tenant - rxe of this kernel sends from and receives on a
 # tenant's own address: it has network namespace support (rxe_ns.c, from
 # 7.1).  Before that rxe routes every packet in init_net, where the
-# tenant's address is not local.
+# tenant's address is not local.  The answer is kept in the environment
+# (VRDMA_RXE_NS, 1 or 0) for the scripts this one starts: reading
+# /proc/kallsyms takes seconds under TCG.
 cm_rxe_carries_tenant() {
-	grep -qw rxe_ns_pernet_sk4 /proc/kallsyms
+	if [ -z "${VRDMA_RXE_NS:-}" ]; then
+		VRDMA_RXE_NS=0
+		grep -qw rxe_ns_pernet_sk4 /proc/kallsyms && VRDMA_RXE_NS=1
+		export VRDMA_RXE_NS
+	fi
+	[ "$VRDMA_RXE_NS" = 1 ]
 }
 
 # cm_has_gid NS DEV ADDR - ADDR's RoCE GID is in DEV's port 1 table.
