@@ -114,19 +114,6 @@ static void json_close(char bracket)
 		putchar('\n');
 }
 
-/** out_list_begin() - begin the list of records a command prints */
-void out_list_begin(void)
-{
-	if (out.json)
-		json_open(NULL, '[');
-}
-
-/** out_list_end() - end the list of records */
-void out_list_end(void)
-{
-	if (out.json)
-		json_close(']');
-}
 
 /**
  * out_obj_begin() - begin a record or a nested object
@@ -147,7 +134,7 @@ void out_obj_end(void)
 
 /**
  * out_array_begin() - begin an array member
- * @key: its key
+ * @key: its key; NULL for the top-level list (out_list_begin())
  */
 void out_array_begin(const char *key)
 {
@@ -160,6 +147,18 @@ void out_array_end(void)
 {
 	if (out.json)
 		json_close(']');
+}
+
+/** out_list_begin() - begin the list of records a command prints */
+void out_list_begin(void)
+{
+	out_array_begin(NULL);
+}
+
+/** out_list_end() - end the list of records */
+void out_list_end(void)
+{
+	out_array_end();
 }
 
 /**
