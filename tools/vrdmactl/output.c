@@ -92,8 +92,11 @@ static void json_member(const char *key)
 	}
 }
 
+/* Brackets are JSON's alone: text output has none */
 static void json_open(const char *key, char bracket)
 {
+	if (!out.json)
+		return;
 	json_member(key);
 	putchar(bracket);
 	if (out.depth < MAX_DEPTH - 1)
@@ -105,6 +108,8 @@ static void json_close(char bracket)
 {
 	bool empty = out.first[out.depth];
 
+	if (!out.json)
+		return;
 	if (out.depth)
 		out.depth--;
 	if (!empty)
@@ -121,15 +126,13 @@ static void json_close(char bracket)
  */
 void out_obj_begin(const char *key)
 {
-	if (out.json)
-		json_open(key, '{');
+	json_open(key, '{');
 }
 
 /** out_obj_end() - end the object begun last */
 void out_obj_end(void)
 {
-	if (out.json)
-		json_close('}');
+	json_close('}');
 }
 
 /**
@@ -138,15 +141,13 @@ void out_obj_end(void)
  */
 void out_array_begin(const char *key)
 {
-	if (out.json)
-		json_open(key, '[');
+	json_open(key, '[');
 }
 
 /** out_array_end() - end the array begun last */
 void out_array_end(void)
 {
-	if (out.json)
-		json_close(']');
+	json_close(']');
 }
 
 /** out_list_begin() - begin the list of records a command prints */
