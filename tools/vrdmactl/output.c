@@ -119,7 +119,6 @@ static void json_close(char bracket)
 		putchar('\n');
 }
 
-
 /**
  * out_obj_begin() - begin a record or a nested object
  * @key: its key inside an object, NULL inside a list or at the top

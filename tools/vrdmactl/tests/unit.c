@@ -219,9 +219,9 @@ static void print_empty_list(void)
 static void test_dev_text(void)
 {
 	CHECK_OUTPUT(false, false, print_two_devs,
-		"7: vr0: parent rxe0 driver rxe state ACTIVE cm off netns blue chardev uverbs3 (231:195)\n",
-		"    ctx 1/16 pd 2/max mr-bytes 8K/1G\n",
-		"7: vr\"1: parent rxe0 driver 99 state UNKNOWN cm off netns-inode 4026532301\n");
+		     "7: vr0: parent rxe0 driver rxe state ACTIVE cm off netns blue chardev uverbs3 (231:195)\n",
+		     "    ctx 1/16 pd 2/max mr-bytes 8K/1G\n",
+		     "7: vr\"1: parent rxe0 driver 99 state UNKNOWN cm off netns-inode 4026532301\n");
 	CHECK_OUTPUT(false, false, print_empty_list, "");
 }
 
@@ -250,10 +250,10 @@ static void test_dev_acl(void)
 	char *s;
 
 	CHECK_OUTPUT(false, false, print_acl_dev,
-		"7: vr0: parent rxe0 driver rxe state ACTIVE cm off netns blue\n",
-		"    sgid any peer 10.1.0.0/24 peer fd00:1::/64\n",
-		"7: vr0: parent rxe0 driver rxe state ACTIVE gids shared cm on netns blue\n",
-		"    sgid 10.1.0.5 peer 10.1.0.0/24 peer fd00:1::/64\n");
+		     "7: vr0: parent rxe0 driver rxe state ACTIVE cm off netns blue\n",
+		     "    sgid any peer 10.1.0.0/24 peer fd00:1::/64\n",
+		     "7: vr0: parent rxe0 driver rxe state ACTIVE gids shared cm on netns blue\n",
+		     "    sgid 10.1.0.5 peer 10.1.0.0/24 peer fd00:1::/64\n");
 	out_init(true, false);
 	s = capture(print_acl_dev);
 	CHECK(strstr(s, "\"usage\":{},\"peers\":[\"10.1.0.0/24\",\"fd00:1::/64\"]}"));
@@ -264,16 +264,16 @@ static void test_dev_acl(void)
 static void test_dev_json(void)
 {
 	CHECK_OUTPUT(true, false, print_two_devs,
-		"[{\"index\":7,\"name\":\"vr0\",\"parent\":\"rxe0\",\"driver_id\":14,",
-		"\"driver\":\"rxe\",\"state\":\"ACTIVE\",\"cm\":\"off\",",
-		"\"netns\":{\"inode\":4026532301,\"name\":\"blue\"},",
-		"\"chardev\":\"uverbs3\",\"chardev_dev\":\"231:195\",",
-		"\"limits\":{\"ctx\":16,\"pd\":null,\"mr_bytes\":1073741824},",
-		"\"usage\":{\"ctx\":1,\"pd\":2,\"mr_bytes\":8192}},",
-		"{\"index\":7,\"name\":\"vr\\\"1\",\"parent\":\"rxe0\",\"driver_id\":99,",
-		"\"state\":\"UNKNOWN\",\"cm\":\"off\",",
-		"\"netns\":{\"inode\":4026532301},",
-		"\"limits\":{},\"usage\":{}}]\n");
+		     "[{\"index\":7,\"name\":\"vr0\",\"parent\":\"rxe0\",\"driver_id\":14,",
+		     "\"driver\":\"rxe\",\"state\":\"ACTIVE\",\"cm\":\"off\",",
+		     "\"netns\":{\"inode\":4026532301,\"name\":\"blue\"},",
+		     "\"chardev\":\"uverbs3\",\"chardev_dev\":\"231:195\",",
+		     "\"limits\":{\"ctx\":16,\"pd\":null,\"mr_bytes\":1073741824},",
+		     "\"usage\":{\"ctx\":1,\"pd\":2,\"mr_bytes\":8192}},",
+		     "{\"index\":7,\"name\":\"vr\\\"1\",\"parent\":\"rxe0\",\"driver_id\":99,",
+		     "\"state\":\"UNKNOWN\",\"cm\":\"off\",",
+		     "\"netns\":{\"inode\":4026532301},",
+		     "\"limits\":{},\"usage\":{}}]\n");
 	CHECK_OUTPUT(true, false, print_empty_list, "[]\n");
 }
 
@@ -292,27 +292,27 @@ static void print_one_dev(void)
 static void test_dev_json_pretty(void)
 {
 	CHECK_OUTPUT(true, true, print_one_dev,
-		"[\n",
-		"    {\n",
-		"        \"index\": 7,\n",
-		"        \"name\": \"vr0\",\n",
-		"        \"parent\": \"rxe0\",\n",
-		"        \"driver_id\": 14,\n",
-		"        \"driver\": \"rxe\",\n",
-		"        \"state\": \"ACTIVE\",\n",
-		"        \"cm\": \"off\",\n",
-		"        \"netns\": {\n",
-		"            \"inode\": 4026532301,\n",
-		"            \"name\": \"blue\"\n",
-		"        },\n",
-		"        \"chardev\": \"uverbs3\",\n",
-		"        \"chardev_dev\": \"231:195\",\n",
-		"        \"limits\": {\n",
-		"            \"qp\": 4\n",
-		"        },\n",
-		"        \"usage\": {}\n",
-		"    }\n",
-		"]\n");
+		     "[\n",
+		     "    {\n",
+		     "        \"index\": 7,\n",
+		     "        \"name\": \"vr0\",\n",
+		     "        \"parent\": \"rxe0\",\n",
+		     "        \"driver_id\": 14,\n",
+		     "        \"driver\": \"rxe\",\n",
+		     "        \"state\": \"ACTIVE\",\n",
+		     "        \"cm\": \"off\",\n",
+		     "        \"netns\": {\n",
+		     "            \"inode\": 4026532301,\n",
+		     "            \"name\": \"blue\"\n",
+		     "        },\n",
+		     "        \"chardev\": \"uverbs3\",\n",
+		     "        \"chardev_dev\": \"231:195\",\n",
+		     "        \"limits\": {\n",
+		     "            \"qp\": 4\n",
+		     "        },\n",
+		     "        \"usage\": {}\n",
+		     "    }\n",
+		     "]\n");
 }
 
 int main(void)
