@@ -58,6 +58,45 @@ int vrdma_collect_dump(struct vrdma_handle *h, uint8_t cmd,
 }
 
 /**
+ * vrdma_collect_list() - gather a dump for a caller's list of @type
+ * @h: the handle
+ * @cmd: enum vrdma_cmd
+ * @type: the struct's name, for the message
+ * @size: sizeof the struct as the caller was built with
+ * @min: its size in version 1.0 of the library
+ * @c: an empty collection, as VRDMA_COLLECT_INIT() makes it
+ *
+ * Return: 0, or a negative errno recorded on @h, @c then released.
+ */
+int vrdma_collect_list(struct vrdma_handle *h, uint8_t cmd, const char *type,
+		       size_t size, size_t min, struct vrdma_collect *c)
+{
+	int ret;
+
+	ret = vrdma_check_struct_size(h, type, size, min);
+	if (!ret)
+		ret = vrdma_resolve_family(h);
+	if (!ret)
+		ret = vrdma_collect_dump(h, cmd, c);
+	if (ret)
+		vrdma_collect_free(c);
+	return ret;
+}
+
+/**
+ * vrdma_collect_nomem() - release @c and record that memory ran out
+ * @h: the handle
+ * @c: the collection
+ *
+ * Return: -ENOMEM.
+ */
+int vrdma_collect_nomem(struct vrdma_handle *h, struct vrdma_collect *c)
+{
+	vrdma_collect_free(c);
+	return vrdma_set_error(h, -ENOMEM, NULL);
+}
+
+/**
  * vrdma_collect_free() - release the records and the array of @c
  * @c: the collection
  */

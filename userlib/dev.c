@@ -25,36 +25,26 @@ int vrdma_dev_list_sz(struct vrdma_handle *h, struct vrdma_dev_list **listp,
 	int ret;
 
 	*listp = NULL;
-	ret = vrdma_check_struct_size(h, "vrdma_dev", dev_size,
-				      VRDMA_DEV_SIZE_1_0);
-	if (!ret)
-		ret = vrdma_resolve_family(h);
-	if (!ret)
-		ret = vrdma_collect_dump(h, VRDMA_CMD_DEV_GET, &c);
+	ret = vrdma_collect_list(h, VRDMA_CMD_DEV_GET, "vrdma_dev", dev_size,
+				 VRDMA_DEV_SIZE_1_0, &c);
 	if (ret)
-		goto err_free;
+		return ret;
 	vrdma_dev_add_hostinfo(c.items, c.count);
 	/* The library's own array when the caller's stride is the same */
 	if (dev_size != sizeof(struct vrdma_dev)) {
 		devs = vrdma_collect_copy(&c, dev_size);
 		if (!devs)
-			goto err_nomem;
+			return vrdma_collect_nomem(h, &c);
 		free(c.items);
 		c.items = devs;
 	}
 	list = malloc(sizeof(*list));
 	if (!list)
-		goto err_nomem;
+		return vrdma_collect_nomem(h, &c);
 	list->devs = c.items;
 	list->count = c.count;
 	*listp = list;
 	return vrdma_ok(h);
-
-err_nomem:
-	ret = vrdma_set_error(h, -ENOMEM, NULL);
-err_free:
-	vrdma_collect_free(&c);
-	return ret;
 }
 
 void vrdma_dev_list_free(struct vrdma_dev_list *list)

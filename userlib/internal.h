@@ -145,6 +145,9 @@ struct vrdma_collect {
 
 int vrdma_collect_dump(struct vrdma_handle *h, uint8_t cmd,
 		       struct vrdma_collect *c);
+int vrdma_collect_list(struct vrdma_handle *h, uint8_t cmd, const char *type,
+		       size_t size, size_t min, struct vrdma_collect *c);
+int vrdma_collect_nomem(struct vrdma_handle *h, struct vrdma_collect *c);
 void vrdma_collect_free(struct vrdma_collect *c);
 void *vrdma_collect_copy(const struct vrdma_collect *c, size_t stride);
 int vrdma_check_struct_size(struct vrdma_handle *h, const char *type,

@@ -43,17 +43,13 @@ int vrdma_parent_list_sz(struct vrdma_handle *h,
 	int ret;
 
 	*listp = NULL;
-	ret = vrdma_check_struct_size(h, "vrdma_parent", parent_size,
-				      VRDMA_PARENT_SIZE_1_0);
-	if (!ret)
-		ret = vrdma_resolve_family(h);
-	if (!ret)
-		ret = vrdma_collect_dump(h, VRDMA_CMD_PARENT_GET, &c);
+	ret = vrdma_collect_list(h, VRDMA_CMD_PARENT_GET, "vrdma_parent",
+				 parent_size, VRDMA_PARENT_SIZE_1_0, &c);
 	if (ret)
-		goto err_free;
+		return ret;
 	list = malloc(sizeof(*list));
 	if (!list)
-		goto err_nomem;
+		return vrdma_collect_nomem(h, &c);
 	/*
 	 * Always a separate array at the caller's stride: the names of the
 	 * vdevices stay owned by the library's records.
@@ -61,19 +57,13 @@ int vrdma_parent_list_sz(struct vrdma_handle *h,
 	list->pub.parents = vrdma_collect_copy(&c, parent_size);
 	if (!list->pub.parents) {
 		free(list);
-		goto err_nomem;
+		return vrdma_collect_nomem(h, &c);
 	}
 	list->pub.count = c.count;
 	list->own = c.items;
 	list->nr_own = c.count;
 	*listp = &list->pub;
 	return vrdma_ok(h);
-
-err_nomem:
-	ret = vrdma_set_error(h, -ENOMEM, NULL);
-err_free:
-	vrdma_collect_free(&c);
-	return ret;
 }
 
 void vrdma_parent_list_free(struct vrdma_parent_list *pub)

@@ -135,6 +135,21 @@ static int parse_done(const struct nlmsghdr *nlh, int *err,
 	return 0;
 }
 
+/* The end marker: the answer's status, and with it its end */
+static int parse_end(struct vrdma_reply *r, const struct nlmsghdr *nlh)
+{
+	int ret;
+
+	if (nlh->nlmsg_type == NLMSG_ERROR)
+		ret = vrdma_parse_error(nlh, &r->err, r->ext_msg,
+					sizeof(r->ext_msg));
+	else
+		ret = parse_done(nlh, &r->err, r->ext_msg, sizeof(r->ext_msg));
+	if (!ret)
+		r->done = true;
+	return ret;
+}
+
 /**
  * vrdma_reply_feed() - walk one received datagram
  * @r: the walker
@@ -170,18 +185,10 @@ int vrdma_reply_feed(struct vrdma_reply *r, const void *buf, size_t len)
 			r->done = true;
 			continue;
 		case NLMSG_ERROR:
-			ret = vrdma_parse_error(nlh, &r->err, r->ext_msg,
-						sizeof(r->ext_msg));
-			if (ret)
-				return ret;
-			r->done = true;
-			continue;
 		case NLMSG_DONE:
-			ret = parse_done(nlh, &r->err, r->ext_msg,
-					 sizeof(r->ext_msg));
+			ret = parse_end(r, nlh);
 			if (ret)
 				return ret;
-			r->done = true;
 			continue;
 		}
 

@@ -159,15 +159,10 @@ int attach_save(const struct cni_conf *c, const struct attachment *a,
 {
 	char dir[PATH_MAX], path[PATH_MAX];
 	struct json_object *o;
-	int ret;
 
 	if (attach_state_dir(c, a->network, dir, sizeof(dir)) ||
 	    state_path(c, a, path, sizeof(path)))
 		return cni_fail0(e, CNI_ERR_IO, "state path too long");
-	ret = mkdir_p(dir);
-	if (ret)
-		return cni_fail(e, CNI_ERR_IO, "cannot make the state directory",
-				"%s: %s", dir, strerror(-ret));
 	o = json_object_new_object();
 	json_add_attachment(o, a);
 	json_object_object_add(o, "podKey", json_object_new_string(a->pod_key));
@@ -176,11 +171,8 @@ int attach_save(const struct cni_conf *c, const struct attachment *a,
 	json_object_object_add(o, "major", json_object_new_int64(a->major));
 	json_object_object_add(o, "minor", json_object_new_int64(a->minor));
 	json_object_object_add(o, "cgroup", json_object_new_string(a->cgroup));
-	ret = write_json_atomic(path, o, JSON_C_TO_STRING_PLAIN, 0600);
-	if (ret)
-		return cni_fail(e, CNI_ERR_IO, "cannot write the state file",
-				"%s: %s", path, strerror(-ret));
-	return 0;
+	return save_json(o, dir, path, "cannot make the state directory",
+			 "cannot write the state file", e);
 }
 
 static void copy_str(struct json_object *o, const char *key, char *buf,

@@ -65,6 +65,8 @@ int write_file_atomic(const char *path, const char *text, mode_t mode);
 int mkdir_p(const char *path);
 int write_json_atomic(const char *path, struct json_object *o, int flags,
 		      mode_t mode);
+int save_json(struct json_object *o, const char *dir, const char *path,
+	      const char *dir_msg, const char *path_msg, struct cni_error *e);
 
 /**
  * struct cni_conf - the plugin's part of the network configuration

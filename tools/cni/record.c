@@ -50,17 +50,12 @@ int record_save(const struct cni_conf *c, const struct attachment *a,
 {
 	char path[PATH_MAX], dir[PATH_MAX], *slash;
 	struct json_object *o;
-	int ret;
 
 	if (record_path(a->vdev, path, sizeof(path)))
 		return cni_fail0(e, CNI_ERR_IO, "record path too long");
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
 	*slash = '\0';
-	ret = mkdir_p(dir);
-	if (ret)
-		return cni_fail(e, CNI_ERR_IO, "cannot make the record directory",
-				"%s: %s", dir, strerror(-ret));
 	o = json_object_new_object();
 	json_add_attachment(o, a);
 	json_object_object_add(o, "stateDir", json_object_new_string(c->state_dir));
@@ -68,11 +63,8 @@ int record_save(const struct cni_conf *c, const struct attachment *a,
 	json_object_object_add(o, "cdiDir", json_object_new_string(c->cdi_dir));
 	json_object_object_add(o, "cdiVersion",
 			       json_object_new_string(c->cdi_version));
-	ret = write_json_atomic(path, o, JSON_C_TO_STRING_PLAIN, 0600);
-	if (ret)
-		return cni_fail(e, CNI_ERR_IO, "cannot write the record",
-				"%s: %s", path, strerror(-ret));
-	return 0;
+	return save_json(o, dir, path, "cannot make the record directory",
+			 "cannot write the record", e);
 }
 
 /**

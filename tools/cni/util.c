@@ -141,6 +141,35 @@ int write_json_atomic(const char *path, struct json_object *o, int flags,
 }
 
 /**
+ * save_json() - write a document to a file, making its directory first
+ * @o: the document; its reference is put whatever the outcome
+ * @dir: the directory of @path
+ * @path: the file, written as write_json_atomic() does, mode 0600
+ * @dir_msg: the error message when @dir cannot be made
+ * @path_msg: the error message when @path cannot be written
+ * @e: receives the error
+ *
+ * Return: 0 or -1 with @e filled in.
+ */
+int save_json(struct json_object *o, const char *dir, const char *path,
+	      const char *dir_msg, const char *path_msg, struct cni_error *e)
+{
+	int ret;
+
+	ret = mkdir_p(dir);
+	if (ret) {
+		json_object_put(o);
+		return cni_fail(e, CNI_ERR_IO, dir_msg, "%s: %s", dir,
+				strerror(-ret));
+	}
+	ret = write_json_atomic(path, o, JSON_C_TO_STRING_PLAIN, 0600);
+	if (ret)
+		return cni_fail(e, CNI_ERR_IO, path_msg, "%s: %s", path,
+				strerror(-ret));
+	return 0;
+}
+
+/**
  * json_add_attachment() - the fields that name an attachment
  * @o: the object to add them to
  * @a: the attachment

@@ -135,6 +135,21 @@ struct dev_args {
  * "sgid ADDR" and "peer PREFIX" add to a list; "any" stands for the
  * default, everything allowed, and cannot be mixed with addresses.
  */
+/* The keyword setters' refusals: each returns -1 */
+static int given_twice(const char *what, const struct dev_keyword *k)
+{
+	vctl_error("%s: \"%s\" given twice", what, k->name);
+	return -1;
+}
+
+static int bad_value(const char *what, const struct dev_keyword *k,
+		     const char *val, const char *hint)
+{
+	vctl_error("%s: bad value \"%s\" for \"%s\"%s", what, val, k->name,
+		   hint);
+	return -1;
+}
+
 static int add_acl(const char *what, const struct dev_keyword *k,
 		   const char *val, struct dev_args *a)
 {
@@ -154,10 +169,9 @@ static int add_acl(const char *what, const struct dev_keyword *k,
 		goto mixed;
 	if (vrdma_acl_entry_parse(val, &e) ||
 	    (sgid && strchr(val, '/'))) {
-		vctl_error("%s: bad value \"%s\" for \"%s\"%s", what, val,
-			   k->name, sgid ? " (an IPv4 or IPv6 address)" :
-			   " (an IPv4 or IPv6 address or prefix)");
-		return -1;
+		return bad_value(what, k, val,
+				 sgid ? " (an IPv4 or IPv6 address)" :
+				 " (an IPv4 or IPv6 address or prefix)");
 	}
 	if (acl->count == VRDMA_ACL_MAX_ENTRIES) {
 		vctl_error("%s: too many \"%s\": at most %d", what, k->name,
@@ -190,26 +204,25 @@ static int set_netns(const char *what, const struct dev_keyword *k,
 		    (size_t)snprintf(a->netns_path, sizeof(a->netns_path),
 				     "%s/%s", VRDMA_NETNS_RUN_DIR, val) >=
 		    sizeof(a->netns_path))
-			goto bad_value;
+			goto err_value;
 		a->netns.kind = VRDMA_NETNS_PATH;
 		a->netns.path = a->netns_path;
 		return 0;
 	case KW_NETNS_PID:
 		a->netns.kind = VRDMA_NETNS_PID;
 		if (vctl_parse_pid(val, &a->netns.pid))
-			goto bad_value;
+			goto err_value;
 		return 0;
 	default:
 		if (!*val)
-			goto bad_value;
+			goto err_value;
 		a->netns.kind = VRDMA_NETNS_PATH;
 		a->netns.path = val;
 		return 0;
 	}
 
-bad_value:
-	vctl_error("%s: bad value \"%s\" for \"%s\"", what, val, k->name);
-	return -1;
+err_value:
+	return bad_value(what, k, val, "");
 }
 
 static int set_gid_mode(const char *what, const struct dev_keyword *k,
@@ -217,27 +230,21 @@ static int set_gid_mode(const char *what, const struct dev_keyword *k,
 {
 	int mode;
 
-	if (a->gid_mode != VRDMA_GID_MODE_DEFAULT) {
-		vctl_error("%s: \"%s\" given twice", what, k->name);
-		return -1;
-	}
+	if (a->gid_mode != VRDMA_GID_MODE_DEFAULT)
+		return given_twice(what, k);
 	for (mode = 0; mode <= VRDMA_GID_MODE_MAX; mode++)
 		if (!strcmp(val, vrdma_gid_mode_name(mode))) {
 			a->gid_mode = mode;
 			return 0;
 		}
-	vctl_error("%s: bad value \"%s\" for \"%s\" (tenant or shared)",
-		   what, val, k->name);
-	return -1;
+	return bad_value(what, k, val, " (tenant or shared)");
 }
 
 static int set_cm(const char *what, const struct dev_keyword *k,
 		  const char *val, struct dev_args *a)
 {
-	if (a->cm) {
-		vctl_error("%s: \"%s\" given twice", what, k->name);
-		return -1;
-	}
+	if (a->cm)
+		return given_twice(what, k);
 	a->cm = true;
 	if (!strcmp(val, "on")) {
 		a->flags |= VRDMA_DEV_F_CM;
@@ -245,9 +252,7 @@ static int set_cm(const char *what, const struct dev_keyword *k,
 	}
 	if (!strcmp(val, "off"))
 		return 0;
-	vctl_error("%s: bad value \"%s\" for \"%s\" (on or off)", what, val,
-		   k->name);
-	return -1;
+	return bad_value(what, k, val, " (on or off)");
 }
 
 static int set_limit(const char *what, const struct dev_keyword *k,
@@ -256,22 +261,41 @@ static int set_limit(const char *what, const struct dev_keyword *k,
 	uint64_t v;
 	int ret;
 
-	if (vrdma_res_has(&a->limits, k->res)) {
-		vctl_error("%s: \"%s\" given twice", what, k->name);
-		return -1;
-	}
+	if (vrdma_res_has(&a->limits, k->res))
+		return given_twice(what, k);
 	if (k->res == VRDMA_RES_MR_BYTES)
 		ret = vctl_parse_size(val, &v);
 	else
 		ret = vctl_parse_count(val, &v);
-	if (ret) {
-		vctl_error("%s: bad value \"%s\" for \"%s\"", what, val,
-			   k->name);
-		return -1;
-	}
+	if (ret)
+		return bad_value(what, k, val, "");
 	vrdma_res_set(&a->limits, k->res, v);
 	return 0;
 }
+
+static int set_parent(const char *what, const struct dev_keyword *k,
+		      const char *val, struct dev_args *a)
+{
+	if (a->parent)
+		return given_twice(what, k);
+	a->parent = val;
+	return 0;
+}
+
+/* What each kind of keyword does with its value: 0 or -1 */
+static int (*const set_keyword[])(const char *what,
+				  const struct dev_keyword *k,
+				  const char *val, struct dev_args *a) = {
+	[KW_PARENT]	= set_parent,
+	[KW_NETNS]	= set_netns,
+	[KW_NETNS_PID]	= set_netns,
+	[KW_NETNS_PATH]	= set_netns,
+	[KW_GIDS]	= set_gid_mode,
+	[KW_CM]		= set_cm,
+	[KW_LIMIT]	= set_limit,
+	[KW_SGID]	= add_acl,
+	[KW_PEER]	= add_acl,
+};
 
 /* KEYWORD VALUE pairs, in any order, each keyword at most once */
 static int parse_keywords(const char *what, const struct dev_keyword *table,
@@ -292,47 +316,22 @@ static int parse_keywords(const char *what, const struct dev_keyword *table,
 			vctl_error("%s: \"%s\" needs a value", what, k->name);
 			return -1;
 		}
-		switch (k->kind) {
-		case KW_PARENT:
-			if (a->parent) {
-				vctl_error("%s: \"%s\" given twice", what,
-					   k->name);
-				return -1;
-			}
-			a->parent = argv[i + 1];
-			ret = 0;
-			break;
-		case KW_NETNS:
-		case KW_NETNS_PID:
-		case KW_NETNS_PATH:
-			ret = set_netns(what, k, argv[i + 1], a);
-			break;
-		case KW_GIDS:
-			ret = set_gid_mode(what, k, argv[i + 1], a);
-			break;
-		case KW_CM:
-			ret = set_cm(what, k, argv[i + 1], a);
-			break;
-		case KW_LIMIT:
-			ret = set_limit(what, k, argv[i + 1], a);
-			break;
-		case KW_SGID:
-		case KW_PEER:
-			ret = add_acl(what, k, argv[i + 1], a);
-			break;
-		}
-		if (ret)
+		if (set_keyword[k->kind](what, k, argv[i + 1], a))
 			return -1;
 	}
 	return 0;
 }
 
 /*
- * The first word of add/set/del: the vdevice name, or a request for help.
- * Any other word is a name, also one that is a prefix of a keyword.
+ * The words of add/set/del: the vdevice name, or a request for help, then
+ * the keywords of @table, or none when @table is NULL.  Any other first
+ * word is a name, also one that is a prefix of a keyword.
+ *
+ * Return: 0, 1 after printing help, or -1.
  */
-static int dev_name_arg(const char *what, int argc, char **argv,
-			const char **name)
+static int dev_words(const char *what, const struct dev_keyword *table,
+		     int argc, char **argv, const char **name,
+		     struct dev_args *a)
 {
 	if (argc < 1) {
 		vctl_error("%s: missing device NAME; try \"%s\"", what,
@@ -344,21 +343,20 @@ static int dev_name_arg(const char *what, int argc, char **argv,
 		return 1;
 	}
 	*name = argv[0];
-	return 0;
+	if (!table)
+		return vctl_no_more_words(what, argc - 1, argv + 1);
+	return parse_keywords(what, table, argc - 1, argv + 1, a);
 }
 
 static int dev_add(struct vctl *c, int argc, char **argv)
 {
 	struct dev_args a = { .gid_mode = VRDMA_GID_MODE_DEFAULT };
-	struct vrdma_handle *h;
 	const char *name;
 	int ret;
 
-	ret = dev_name_arg("dev add", argc, argv, &name);
+	ret = dev_words("dev add", add_keywords, argc, argv, &name, &a);
 	if (ret)
 		return ret < 0 ? -1 : 0;
-	if (parse_keywords("dev add", add_keywords, argc - 1, argv + 1, &a))
-		return -1;
 	if (!a.parent) {
 		vctl_error("dev add: \"parent PARENT\" is required");
 		return -1;
@@ -367,10 +365,8 @@ static int dev_add(struct vctl *c, int argc, char **argv)
 		vctl_error("dev add: one of netns, netns-pid, netns-path is required");
 		return -1;
 	}
-	h = vctl_handle(c);
-	if (!h)
-		return VCTL_EFAIL;
-	if (vrdma_dev_add_flags(h, name, a.parent, &a.netns,
+	if (vctl_open(c) ||
+	    vrdma_dev_add_flags(c->h, name, a.parent, &a.netns,
 				a.limits.present ? &a.limits : NULL,
 				&a.sgids, &a.peers, a.gid_mode, a.flags))
 		return vctl_kernel_error(c, "dev add");
@@ -380,42 +376,31 @@ static int dev_add(struct vctl *c, int argc, char **argv)
 static int dev_set(struct vctl *c, int argc, char **argv)
 {
 	struct dev_args a = { 0 };
-	struct vrdma_handle *h;
 	const char *name;
 	int ret;
 
-	ret = dev_name_arg("dev set", argc, argv, &name);
+	ret = dev_words("dev set", limit_keywords, argc, argv, &name, &a);
 	if (ret)
 		return ret < 0 ? -1 : 0;
-	if (parse_keywords("dev set", limit_keywords, argc - 1, argv + 1, &a))
-		return -1;
 	if (!a.limits.present && !a.sgids.present && !a.peers.present) {
 		vctl_error("dev set: no limit given; try \"%s\"", DEV_HELP);
 		return -1;
 	}
-	h = vctl_handle(c);
-	if (!h)
-		return VCTL_EFAIL;
-	if (vrdma_dev_set_acl(h, name, &a.limits, &a.sgids, &a.peers))
+	if (vctl_open(c) ||
+	    vrdma_dev_set_acl(c->h, name, &a.limits, &a.sgids, &a.peers))
 		return vctl_kernel_error(c, "dev set");
 	return 0;
 }
 
 static int dev_del(struct vctl *c, int argc, char **argv)
 {
-	struct vrdma_handle *h;
 	const char *name;
 	int ret;
 
-	ret = dev_name_arg("dev del", argc, argv, &name);
+	ret = dev_words("dev del", NULL, argc, argv, &name, NULL);
 	if (ret)
 		return ret < 0 ? -1 : 0;
-	if (vctl_no_more_words("dev del", argc - 1, argv + 1))
-		return -1;
-	h = vctl_handle(c);
-	if (!h)
-		return VCTL_EFAIL;
-	if (vrdma_dev_del(h, name))
+	if (vctl_open(c) || vrdma_dev_del(c->h, name))
 		return vctl_kernel_error(c, "dev del");
 	return 0;
 }
@@ -560,7 +545,6 @@ void vctl_print_dev(const char *key, const struct vrdma_dev *d)
 static int dev_show(struct vctl *c, int argc, char **argv)
 {
 	struct vrdma_dev_list *list;
-	struct vrdma_handle *h;
 	struct vrdma_dev dev;
 	size_t i;
 
@@ -570,19 +554,18 @@ static int dev_show(struct vctl *c, int argc, char **argv)
 	}
 	if (argc && vctl_no_more_words("dev show", argc - 1, argv + 1))
 		return -1;
-	h = vctl_handle(c);
-	if (!h)
+	if (vctl_open(c))
 		return VCTL_EFAIL;
 	/* Fetch everything first: an error must not leave half a JSON list */
 	if (argc) {
-		if (vrdma_dev_get(h, argv[0], &dev))
+		if (vrdma_dev_get(c->h, argv[0], &dev))
 			return vctl_kernel_error(c, "dev show");
 		out_list_begin();
 		vctl_print_dev(NULL, &dev);
 		out_list_end();
 		return 0;
 	}
-	if (vrdma_dev_list(h, &list))
+	if (vrdma_dev_list(c->h, &list))
 		return vctl_kernel_error(c, "dev show");
 	out_list_begin();
 	for (i = 0; i < list->count; i++)

@@ -66,7 +66,6 @@ static void print_event(const struct vrdma_event *ev)
 int vctl_monitor(struct vctl *c, int argc, char **argv)
 {
 	struct vrdma_monitor *m;
-	struct vrdma_handle *h;
 	struct vrdma_event ev;
 	int ret;
 
@@ -75,10 +74,7 @@ int vctl_monitor(struct vctl *c, int argc, char **argv)
 				 monitor_usage);
 	if (vctl_no_more_words("monitor", argc, argv))
 		return -1;
-	h = vctl_handle(c);
-	if (!h)
-		return VCTL_EFAIL;
-	if (vrdma_monitor_open(h, &m))
+	if (vctl_open(c) || vrdma_monitor_open(c->h, &m))
 		return vctl_kernel_error(c, "monitor");
 	/* One object per line: -p would break that */
 	out_init(c->json, false);

@@ -92,8 +92,11 @@ static void json_member(const char *key)
 	}
 }
 
+/* Brackets are JSON's alone: text output has none */
 static void json_open(const char *key, char bracket)
 {
+	if (!out.json)
+		return;
 	json_member(key);
 	putchar(bracket);
 	if (out.depth < MAX_DEPTH - 1)
@@ -105,6 +108,8 @@ static void json_close(char bracket)
 {
 	bool empty = out.first[out.depth];
 
+	if (!out.json)
+		return;
 	if (out.depth)
 		out.depth--;
 	if (!empty)
@@ -114,52 +119,46 @@ static void json_close(char bracket)
 		putchar('\n');
 }
 
-/** out_list_begin() - begin the list of records a command prints */
-void out_list_begin(void)
-{
-	if (out.json)
-		json_open(NULL, '[');
-}
-
-/** out_list_end() - end the list of records */
-void out_list_end(void)
-{
-	if (out.json)
-		json_close(']');
-}
-
 /**
  * out_obj_begin() - begin a record or a nested object
  * @key: its key inside an object, NULL inside a list or at the top
  */
 void out_obj_begin(const char *key)
 {
-	if (out.json)
-		json_open(key, '{');
+	json_open(key, '{');
 }
 
 /** out_obj_end() - end the object begun last */
 void out_obj_end(void)
 {
-	if (out.json)
-		json_close('}');
+	json_close('}');
 }
 
 /**
  * out_array_begin() - begin an array member
- * @key: its key
+ * @key: its key; NULL for the top-level list (out_list_begin())
  */
 void out_array_begin(const char *key)
 {
-	if (out.json)
-		json_open(key, '[');
+	json_open(key, '[');
 }
 
 /** out_array_end() - end the array begun last */
 void out_array_end(void)
 {
-	if (out.json)
-		json_close(']');
+	json_close(']');
+}
+
+/** out_list_begin() - begin the list of records a command prints */
+void out_list_begin(void)
+{
+	out_array_begin(NULL);
+}
+
+/** out_list_end() - end the list of records */
+void out_list_end(void)
+{
+	out_array_end();
 }
 
 /**

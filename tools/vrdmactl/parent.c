@@ -44,17 +44,13 @@ static void print_parent(const struct vrdma_parent *p)
 static int parent_show(struct vctl *c, int argc, char **argv)
 {
 	struct vrdma_parent_list *list;
-	struct vrdma_handle *h;
 	size_t i;
 
 	if (argc && vctl_is_help(argv[0]))
 		return parent_help(c, argc - 1, argv + 1);
 	if (vctl_no_more_words("parent show", argc, argv))
 		return -1;
-	h = vctl_handle(c);
-	if (!h)
-		return VCTL_EFAIL;
-	if (vrdma_parent_list(h, &list))
+	if (vctl_open(c) || vrdma_parent_list(c->h, &list))
 		return vctl_kernel_error(c, "parent show");
 	out_list_begin();
 	for (i = 0; i < list->count; i++)

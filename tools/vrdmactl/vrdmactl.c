@@ -47,40 +47,43 @@ static const struct vctl_cmd objects[] = {
 };
 
 /**
- * vctl_handle() - the libvrdma handle, opened on first use
+ * vctl_open() - open the libvrdma handle @c->h on first use
  * @c: the tool state
  *
- * Return: the handle, or NULL after printing why not.
+ * Return: 0, or VCTL_EFAIL after printing why not (@c->h stays NULL).
  */
-struct vrdma_handle *vctl_handle(struct vctl *c)
+int vctl_open(struct vctl *c)
 {
 	int ret;
 
 	if (c->h)
-		return c->h;
+		return 0;
 	ret = vrdma_open_netns(&c->h, c->netns_path);
 	if (!ret)
-		return c->h;
+		return 0;
 	if (c->netns_path)
 		vctl_error("cannot act in network namespace \"%s\": %s",
 			   c->netns_path, strerror(-ret));
 	else
 		vctl_error("cannot open a netlink socket: %s", strerror(-ret));
-	return NULL;
+	return VCTL_EFAIL;
 }
 
 /**
- * vctl_kernel_error() - report a failed libvrdma call
+ * vctl_kernel_error() - report a failed vctl_open() or libvrdma call
  * @c: the tool state, whose handle holds the error
  * @what: the command ("dev add")
  *
- * Prints "vrdmactl: <what>: <extack> (<strerror>)".
+ * Prints "vrdmactl: <what>: <extack> (<strerror>)" for a failed call; a
+ * handle that did not open was reported by vctl_open() already.  So a
+ * command opens the handle and calls the library under one condition.
  *
  * Return: VCTL_EFAIL.
  */
 int vctl_kernel_error(struct vctl *c, const char *what)
 {
-	vctl_error("%s: %s", what, vrdma_strerror(c->h));
+	if (c->h)
+		vctl_error("%s: %s", what, vrdma_strerror(c->h));
 	return VCTL_EFAIL;
 }
 
@@ -178,14 +181,12 @@ static int run_batch(struct vctl *c, const char *file)
 static int print_version(struct vctl *c)
 {
 	char version[128];
-	struct vrdma_handle *h;
 	int ret;
 
 	printf("%s %s\n", VCTL_NAME, VRDMA_VERSION);
-	h = vctl_handle(c);
-	if (!h)
+	if (vctl_open(c))
 		return VCTL_EFAIL;
-	ret = vrdma_version(h, version, sizeof(version));
+	ret = vrdma_version(c->h, version, sizeof(version));
 	if (!ret) {
 		printf("vrdma module %s\n", version);
 		return 0;

@@ -40,7 +40,7 @@
  * @json: -j, print JSON
  * @pretty: -p, indent the JSON
  * @netns_path: -n, act inside this network namespace; NULL for our own
- * @h: libvrdma handle, opened on first use by vctl_handle()
+ * @h: libvrdma handle, opened on first use by vctl_open()
  */
 struct vctl {
 	bool json;
@@ -63,7 +63,7 @@ struct vctl_cmd {
 };
 
 /* vrdmactl.c */
-struct vrdma_handle *vctl_handle(struct vctl *c);
+int vctl_open(struct vctl *c);
 int vctl_kernel_error(struct vctl *c, const char *what);
 
 /* dispatch.c */

@@ -146,40 +146,43 @@ static void expect_bad_acl(void (*put)(struct nlmsghdr *nlh), int line)
 		     __FILE__, line);
 }
 
-static void bad_short_addr(struct nlmsghdr *nlh)
+/*
+ * An entry nest of raw attributes: an address of @addr_len bytes and a
+ * prefix length of @plen_len bytes (1 or 4), each left out when 0.
+ */
+static void put_raw_entry(struct nlmsghdr *nlh, size_t addr_len,
+			  size_t plen_len, uint32_t plen)
 {
+	static const uint8_t addr[16] = { 10, 0, 0, 1 };
 	struct nlattr *nest = mnl_attr_nest_start(nlh, VRDMA_ACL_ENTRY);
 
-	mnl_attr_put_u32(nlh, VRDMA_ACL_ADDR, 0x0a000001);
+	if (addr_len)
+		mnl_attr_put(nlh, VRDMA_ACL_ADDR, addr_len, addr);
+	if (plen_len == 1)
+		mnl_attr_put_u8(nlh, VRDMA_ACL_PREFIX_LEN, plen);
+	else if (plen_len == 4)
+		mnl_attr_put_u32(nlh, VRDMA_ACL_PREFIX_LEN, plen);
 	mnl_attr_nest_end(nlh, nest);
+}
+
+static void bad_short_addr(struct nlmsghdr *nlh)
+{
+	put_raw_entry(nlh, 4, 0, 0);
 }
 
 static void bad_no_addr(struct nlmsghdr *nlh)
 {
-	struct nlattr *nest = mnl_attr_nest_start(nlh, VRDMA_ACL_ENTRY);
-
-	mnl_attr_put_u8(nlh, VRDMA_ACL_PREFIX_LEN, 128);
-	mnl_attr_nest_end(nlh, nest);
+	put_raw_entry(nlh, 0, 1, 128);
 }
 
 static void bad_plen(struct nlmsghdr *nlh)
 {
-	static const uint8_t addr[16];
-	struct nlattr *nest = mnl_attr_nest_start(nlh, VRDMA_ACL_ENTRY);
-
-	mnl_attr_put(nlh, VRDMA_ACL_ADDR, sizeof(addr), addr);
-	mnl_attr_put_u8(nlh, VRDMA_ACL_PREFIX_LEN, 129);
-	mnl_attr_nest_end(nlh, nest);
+	put_raw_entry(nlh, 16, 1, 129);
 }
 
 static void bad_plen_type(struct nlmsghdr *nlh)
 {
-	static const uint8_t addr[16];
-	struct nlattr *nest = mnl_attr_nest_start(nlh, VRDMA_ACL_ENTRY);
-
-	mnl_attr_put(nlh, VRDMA_ACL_ADDR, sizeof(addr), addr);
-	mnl_attr_put_u32(nlh, VRDMA_ACL_PREFIX_LEN, 24);
-	mnl_attr_nest_end(nlh, nest);
+	put_raw_entry(nlh, 16, 4, 24);
 }
 
 static void bad_not_entry(struct nlmsghdr *nlh)

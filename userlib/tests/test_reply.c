@@ -32,6 +32,14 @@ static void start(uint32_t seq)
 	vrdma_reply_init(&r, seq, TEST_PORTID, TEST_FAMILY, count_cb, NULL);
 }
 
+/* The datagram leaves the reply open after @n records; build the next */
+static void check_more(int n)
+{
+	CHECK(vrdma_reply_feed(&r, dg.buf, dg.len) == 0);
+	CHECK(records == n && !r.done);
+	dg_init(&dg);
+}
+
 /* The datagram ends the reply with error @err and extended ACK @msg */
 static void check_error(int err, const char *msg)
 {
@@ -127,9 +135,7 @@ static void test_dump(void)
 	start(9);
 	dg_dev(&dg, 9, NLM_F_MULTI, "vr0");
 	dg_dev(&dg, 9, NLM_F_MULTI, "vr1");
-	CHECK(vrdma_reply_feed(&r, dg.buf, dg.len) == 0);
-	CHECK(records == 2 && !r.done);
-	dg_init(&dg);
+	check_more(2);
 	dg_dev(&dg, 9, NLM_F_MULTI, "vr2");
 	dg_done(&dg, 9, 0, NULL);
 	CHECK(vrdma_reply_feed(&r, dg.buf, dg.len) == 1);
@@ -160,9 +166,7 @@ static void test_stale_and_foreign(void)
 	start(9);
 	dg_dev(&dg, 8, NLM_F_MULTI, "old");
 	dg_done(&dg, 8, 0, NULL);
-	CHECK(vrdma_reply_feed(&r, dg.buf, dg.len) == 0);
-	CHECK(records == 0 && !r.done);
-	dg_init(&dg);
+	check_more(0);
 	dg_dev(&dg, 9, NLM_F_MULTI, "vr0");
 	dg_done(&dg, 9, 0, NULL);
 	CHECK(vrdma_reply_feed(&r, dg.buf, dg.len) == 1);

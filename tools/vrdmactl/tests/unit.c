@@ -40,7 +40,7 @@ static void check(bool ok, const char *expr, int line)
 }
 
 /* The printers are reached without a handle; these are never called */
-struct vrdma_handle *vctl_handle(struct vctl *c)
+int vctl_open(struct vctl *c)
 {
 	(void)c;
 	abort();
@@ -148,6 +148,26 @@ static char *capture(void (*print)(void))
 	return buf;
 }
 
+/*
+ * @print's output with -j (@json) and -p (@pretty) must be the strings of
+ * @want, up to NULL, one after the other; a different one is shown.
+ */
+static void check_output(bool json, bool pretty, void (*print)(void),
+			 const char *const *want, int line)
+{
+	char *s;
+
+	out_init(json, pretty);
+	s = capture(print);
+	check(same_text(s, want), "same_text(output, want)", line);
+	if (!same_text(s, want))
+		printf("%s", s);
+}
+
+#define CHECK_OUTPUT(json, pretty, print, ...) \
+	check_output(json, pretty, print, \
+		     (const char *const[]){ __VA_ARGS__, NULL }, __LINE__)
+
 static struct vrdma_dev sample_dev(void)
 {
 	struct vrdma_dev d = { 0 };
@@ -198,19 +218,11 @@ static void print_empty_list(void)
 
 static void test_dev_text(void)
 {
-	char *s;
-
-	out_init(false, false);
-	s = capture(print_two_devs);
-	CHECK(same_text(s, (const char *const[]){
-		"7: vr0: parent rxe0 driver rxe state ACTIVE cm off netns blue chardev uverbs3 (231:195)\n",
-		"    ctx 1/16 pd 2/max mr-bytes 8K/1G\n",
-		"7: vr\"1: parent rxe0 driver 99 state UNKNOWN cm off netns-inode 4026532301\n",
-		NULL }));
-	if (failed)
-		printf("%s", s);
-	s = capture(print_empty_list);
-	CHECK(!strcmp(s, ""));
+	CHECK_OUTPUT(false, false, print_two_devs,
+		     "7: vr0: parent rxe0 driver rxe state ACTIVE cm off netns blue chardev uverbs3 (231:195)\n",
+		     "    ctx 1/16 pd 2/max mr-bytes 8K/1G\n",
+		     "7: vr\"1: parent rxe0 driver 99 state UNKNOWN cm off netns-inode 4026532301\n");
+	CHECK_OUTPUT(false, false, print_empty_list, "");
 }
 
 static void print_acl_dev(void)
@@ -237,14 +249,11 @@ static void test_dev_acl(void)
 {
 	char *s;
 
-	out_init(false, false);
-	s = capture(print_acl_dev);
-	CHECK(same_text(s, (const char *const[]){
-		"7: vr0: parent rxe0 driver rxe state ACTIVE cm off netns blue\n",
-		"    sgid any peer 10.1.0.0/24 peer fd00:1::/64\n",
-		"7: vr0: parent rxe0 driver rxe state ACTIVE gids shared cm on netns blue\n",
-		"    sgid 10.1.0.5 peer 10.1.0.0/24 peer fd00:1::/64\n",
-		NULL }));
+	CHECK_OUTPUT(false, false, print_acl_dev,
+		     "7: vr0: parent rxe0 driver rxe state ACTIVE cm off netns blue\n",
+		     "    sgid any peer 10.1.0.0/24 peer fd00:1::/64\n",
+		     "7: vr0: parent rxe0 driver rxe state ACTIVE gids shared cm on netns blue\n",
+		     "    sgid 10.1.0.5 peer 10.1.0.0/24 peer fd00:1::/64\n");
 	out_init(true, false);
 	s = capture(print_acl_dev);
 	CHECK(strstr(s, "\"usage\":{},\"peers\":[\"10.1.0.0/24\",\"fd00:1::/64\"]}"));
@@ -254,26 +263,18 @@ static void test_dev_acl(void)
 
 static void test_dev_json(void)
 {
-	char *s;
-
-	out_init(true, false);
-	s = capture(print_two_devs);
-	CHECK(same_text(s, (const char *const[]){
-		"[{\"index\":7,\"name\":\"vr0\",\"parent\":\"rxe0\",\"driver_id\":14,",
-		"\"driver\":\"rxe\",\"state\":\"ACTIVE\",\"cm\":\"off\",",
-		"\"netns\":{\"inode\":4026532301,\"name\":\"blue\"},",
-		"\"chardev\":\"uverbs3\",\"chardev_dev\":\"231:195\",",
-		"\"limits\":{\"ctx\":16,\"pd\":null,\"mr_bytes\":1073741824},",
-		"\"usage\":{\"ctx\":1,\"pd\":2,\"mr_bytes\":8192}},",
-		"{\"index\":7,\"name\":\"vr\\\"1\",\"parent\":\"rxe0\",\"driver_id\":99,",
-		"\"state\":\"UNKNOWN\",\"cm\":\"off\",",
-		"\"netns\":{\"inode\":4026532301},",
-		"\"limits\":{},\"usage\":{}}]\n",
-		NULL }));
-	if (failed)
-		printf("%s", s);
-	s = capture(print_empty_list);
-	CHECK(!strcmp(s, "[]\n"));
+	CHECK_OUTPUT(true, false, print_two_devs,
+		     "[{\"index\":7,\"name\":\"vr0\",\"parent\":\"rxe0\",\"driver_id\":14,",
+		     "\"driver\":\"rxe\",\"state\":\"ACTIVE\",\"cm\":\"off\",",
+		     "\"netns\":{\"inode\":4026532301,\"name\":\"blue\"},",
+		     "\"chardev\":\"uverbs3\",\"chardev_dev\":\"231:195\",",
+		     "\"limits\":{\"ctx\":16,\"pd\":null,\"mr_bytes\":1073741824},",
+		     "\"usage\":{\"ctx\":1,\"pd\":2,\"mr_bytes\":8192}},",
+		     "{\"index\":7,\"name\":\"vr\\\"1\",\"parent\":\"rxe0\",\"driver_id\":99,",
+		     "\"state\":\"UNKNOWN\",\"cm\":\"off\",",
+		     "\"netns\":{\"inode\":4026532301},",
+		     "\"limits\":{},\"usage\":{}}]\n");
+	CHECK_OUTPUT(true, false, print_empty_list, "[]\n");
 }
 
 static void print_one_dev(void)
@@ -290,35 +291,28 @@ static void print_one_dev(void)
 
 static void test_dev_json_pretty(void)
 {
-	char *s;
-
-	out_init(true, true);
-	s = capture(print_one_dev);
-	CHECK(same_text(s, (const char *const[]){
-		"[\n",
-		"    {\n",
-		"        \"index\": 7,\n",
-		"        \"name\": \"vr0\",\n",
-		"        \"parent\": \"rxe0\",\n",
-		"        \"driver_id\": 14,\n",
-		"        \"driver\": \"rxe\",\n",
-		"        \"state\": \"ACTIVE\",\n",
-		"        \"cm\": \"off\",\n",
-		"        \"netns\": {\n",
-		"            \"inode\": 4026532301,\n",
-		"            \"name\": \"blue\"\n",
-		"        },\n",
-		"        \"chardev\": \"uverbs3\",\n",
-		"        \"chardev_dev\": \"231:195\",\n",
-		"        \"limits\": {\n",
-		"            \"qp\": 4\n",
-		"        },\n",
-		"        \"usage\": {}\n",
-		"    }\n",
-		"]\n",
-		NULL }));
-	if (failed)
-		printf("%s", s);
+	CHECK_OUTPUT(true, true, print_one_dev,
+		     "[\n",
+		     "    {\n",
+		     "        \"index\": 7,\n",
+		     "        \"name\": \"vr0\",\n",
+		     "        \"parent\": \"rxe0\",\n",
+		     "        \"driver_id\": 14,\n",
+		     "        \"driver\": \"rxe\",\n",
+		     "        \"state\": \"ACTIVE\",\n",
+		     "        \"cm\": \"off\",\n",
+		     "        \"netns\": {\n",
+		     "            \"inode\": 4026532301,\n",
+		     "            \"name\": \"blue\"\n",
+		     "        },\n",
+		     "        \"chardev\": \"uverbs3\",\n",
+		     "        \"chardev_dev\": \"231:195\",\n",
+		     "        \"limits\": {\n",
+		     "            \"qp\": 4\n",
+		     "        },\n",
+		     "        \"usage\": {}\n",
+		     "    }\n",
+		     "]\n");
 }
 
 int main(void)
