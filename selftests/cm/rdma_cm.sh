@@ -10,6 +10,13 @@
 #   - the kernel's CM clients attach to vC only (ib_cm's counters under
 #     ports/1, three kernel objects: ib_mad's PD, CQ and QP1)
 #   - rping -s binds and listens on C's address; on D's: ENODEV
+#   - publishing RDMA CM ports: refused on vD (no "cm on"), past 16
+#     ports, on a second vdevice in C (same address) for a port vC
+#     publishes, for a port the host listens on (rping -s on rxe0 in
+#     init_net), each leaving the published set as it was; shown by
+#     "dev show" and "-j"; a published port is a listener of vrdma's on
+#     rxe0 (debugfs cm_listen), which keeps the host's rping -s off it;
+#     withdrawn ("none") or with vC deleted, the listener is gone
 #   - from 7.1 (rxe before it routes every packet in init_net, where C's
 #     address is not local: the send fails and stalls rxe0's QP1):
 #     rping -c from C to an address where nobody answers (macvlan mvh5
@@ -80,8 +87,11 @@ IPC=10.72.5.2
 HOST5=10.72.5.1
 IPD=10.72.6.2
 CONTROL=(cm_flag_shown cm_clients_attach_opted_in cm_listen_on_own_address
-	 cm_no_flag_enodev cm_req_reaches_proxy cm_flood_refused
+	 cm_no_flag_enodev cm_publish_needs_cm cm_publish_shown
+	 cm_publish_bounded cm_publish_twin_refused cm_publish_host_port_refused
+	 cm_publish_withdrawn cm_req_reaches_proxy cm_flood_refused
 	 cm_host_cm_under_flood cm_flood_slots_freed cm_del_under_listener
+	 cm_publish_released_on_del
 	 cm_send_error_holds_vdev cm_netns_death)
 TRAFFIC=(native_ns_rping vdev_rping_to_host vdev_ucmatose_to_host
 	 cm_forged_req_dropped cm_forged_conn_msgs_dropped vdev_del_live_connection parent_del_live_connection
@@ -176,6 +186,12 @@ vdevs_is() {
 }
 
 DELAY=/sys/kernel/debug/vrdma/delay
+CMLISTEN=/sys/kernel/debug/vrdma/cm_listen
+
+# no_listener - vrdma listens on no published port (for wait_for).
+no_listener() {
+	! grep -q "^listen " "$CMLISTEN"
+}
 
 # delay_taken POINT - the delay set at POINT was consumed (for wait_for).
 delay_taken() {
@@ -273,6 +289,66 @@ else
 	else
 		ktap_fail cm_no_flag_enodev "status $rc: $(head -n 3 "$T/ld" | tr '\n' ' ')"
 	fi
+	refused cm_publish_needs_cm "needs a vdevice with cm on" \
+		in_init "$VRDMACTL" dev set vD cm-publish 7490
+	in_init "$VRDMACTL" dev set vC cm-publish 7490,7491
+	rc=$?
+	spawn_in_ns init timeout 10 rping -s -a "$GUEST" -p 7490 >"$T/hp" 2>&1
+	hp=$!
+	wait "$hp"
+	hprc=$?
+	if [ "$rc" -eq 0 ] &&
+	   [[ $(in_init "$VRDMACTL" dev show vC) == *" cm-publish 7490,7491"* ]] &&
+	   [ "$(in_init "$VRDMACTL" -j dev show vC | jq -c '.[0].cm_ports')" = "[7490,7491]" ] &&
+	   grep -qx "listen $PARENT 7490 1" "$CMLISTEN" &&
+	   [ "$hprc" -ne 0 ] && [ "$hprc" -ne 124 ]; then
+		ktap_ok cm_publish_shown "$(in_init "$VRDMACTL" dev show vC | head -n 1); host's rping -s: $(tail -n 1 "$T/hp")"
+	else
+		ktap_fail cm_publish_shown "status $rc, host rping -s status $hprc: $(tail -n 1 "$T/hp"); $(in_init "$VRDMACTL" -j dev show vC); $(tr '\n' ' ' <"$CMLISTEN")"
+	fi
+	refused cm_publish_bounded "at most 16" in_init "$VRDMACTL" dev set vC \
+		cm-publish "$(seq -s, 7500 7516)"
+	if in_init "$VRDMACTL" dev add vC2 parent "$PARENT" netns "$C" cm on &&
+	   wait_for 30 has_gid "$C" vC2 "$IPC"; then
+		refused cm_publish_twin_refused "shares an address" \
+			in_init "$VRDMACTL" dev set vC2 cm-publish 7491
+		in_init "$VRDMACTL" dev del vC2
+	else
+		ktap_fail cm_publish_twin_refused "vC2 not made"
+	fi
+	spawn_in_ns init timeout 60 rping -s -a "$GUEST" -p 7492 >"$T/hl" 2>&1
+	hl=$!
+	if wait_for 15 cm_listening init "$GUEST" 7492; then
+		out=$(in_init "$VRDMACTL" dev set vC cm-publish 7490,7492 2>&1)
+		rc=$?
+		if [ "$rc" -ne 0 ] && [[ $out == *"already listens"* ]] &&
+		   [[ $(in_init "$VRDMACTL" dev show vC) == *" cm-publish 7490,7491"* ]] &&
+		   ! grep -q "^listen $PARENT 7492 " "$CMLISTEN"; then
+			ktap_ok cm_publish_host_port_refused "$out"
+		else
+			ktap_fail cm_publish_host_port_refused "status $rc: $out; $(tr '\n' ' ' <"$CMLISTEN")"
+		fi
+	else
+		ktap_fail cm_publish_host_port_refused "the host's rping never listened: $(cat "$T/hl")"
+	fi
+	kill "$hl" 2>/dev/null
+	wait "$hl"
+	in_init "$VRDMACTL" dev set vC cm-publish none
+	rc=$?
+	spawn_in_ns init timeout 60 rping -s -a "$GUEST" -p 7490 >"$T/hw" 2>&1
+	hw=$!
+	if [ "$rc" -eq 0 ] && ! grep -q "^listen " "$CMLISTEN" &&
+	   [[ $(in_init "$VRDMACTL" dev show vC) != *cm-publish* ]] &&
+	   wait_for 15 cm_listening init "$GUEST" 7490; then
+		ktap_ok cm_publish_withdrawn
+	else
+		ktap_fail cm_publish_withdrawn "status $rc; $(tr '\n' ' ' <"$CMLISTEN"); host: $(cat "$T/hw")"
+	fi
+	kill "$hw" 2>/dev/null
+	wait "$hw"
+	# held by vC when it goes (cm_publish_released_on_del)
+	in_init "$VRDMACTL" dev set vC cm-publish 7493 ||
+		ktap_diag "publishing 7493 on vC failed"
 	# Carrying a request on rxe0 needs an rxe that sends from the
 	# tenant's address.  rxe before 7.1 looks every route up in
 	# init_net, where C's address is not local: the send fails and rxe
@@ -345,6 +421,11 @@ else
 		ktap_ok cm_del_under_listener "$(tail -n 1 "$T/lc")"
 	else
 		ktap_fail cm_del_under_listener "kernel objects $(kobj): $(tail -n 3 "$T/lc" | tr '\n' ' ')"
+	fi
+	if wait_for 10 no_listener; then
+		ktap_ok cm_publish_released_on_del "$(tr '\n' ' ' <"$CMLISTEN")"
+	else
+		ktap_fail cm_publish_released_on_del "$(tr '\n' ' ' <"$CMLISTEN")"
 	fi
 	# A failed send on the parent (the request's last retry unanswered)
 	# reaches the proxy's handler from ib_cm's send completion, which
