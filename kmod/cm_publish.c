@@ -11,12 +11,19 @@
  * ib_cm keeps one listener per service ID and device: ib_cm_insert_listen()
  * refuses (EINVAL) a service ID that another handler, such as the host's
  * cma, already listens on, which is how a port the host uses is found and
- * refused.  The requests that reach a listener are not delivered to a
- * vdevice yet: each is rejected on the parent and counted.
+ * refused.
+ *
+ * A request that reaches a listener goes to the one vdevice that
+ * publishes its port on that parent and holds the GID it is addressed to
+ * (the publishing refuses two such vdevices), through the CM proxy
+ * (vrdma_cm_proxy_accept()), which checks the vdevice's ACLs and quota.
+ * Any other is rejected on the parent and counted.
  *
  * Everything here runs under vrdma_mutex: the listener list, each
- * vdevice's published set.  A listener's handler takes no lock, so a
- * listener is destroyed under the mutex without waiting on it.
+ * vdevice's published set, the search of a request's vdevice.  ib_cm
+ * drops its reference on the listener before it calls the handler of a
+ * request (cm_req_handler()), so a listener is destroyed under the mutex
+ * without waiting on a handler that waits for it.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -52,17 +59,62 @@ static __be64 vrdma_cm_port_sid(u16 port)
 	return cpu_to_be64(RDMA_IB_IP_PS_TCP | port);
 }
 
+static bool vrdma_cm_port_in(const u16 *ports, unsigned int n, u16 port);
+
 /*
- * A request on a published port: rejected (a non-zero return makes ib_cm
- * send a REJ and destroy the new cm_id).  Any other event on a listener's
- * connection cannot come, as none is ever accepted.
+ * The linked vdevice of @parent that publishes @port and holds @gid, the
+ * destination of a request.  A vdevice that is going has left vrdma_devs
+ * before its QP1 went, and withdraws its ports (vrdma_cm_publish_stop())
+ * before it ends its connections.
+ */
+static struct vrdma_dev *vrdma_cm_port_owner(struct ib_device *parent,
+					     u16 port, const union ib_gid *gid)
+{
+	const struct ib_gid_attr *attr;
+	struct vrdma_dev *vdev;
+
+	lockdep_assert_held(&vrdma_mutex);
+	list_for_each_entry(vdev, &vrdma_devs, list) {
+		if (vdev->parent_ibdev != parent || vdev->cm.publish_closed ||
+		    !vrdma_cm_port_in(vdev->cm.ports, vdev->cm.nports, port))
+			continue;
+		attr = rdma_find_gid_by_port(&vdev->ibdev, gid,
+					     IB_GID_TYPE_ROCE_UDP_ENCAP, 1, NULL);
+		if (IS_ERR(attr))
+			continue;
+		rdma_put_gid_attr(attr);
+		return vdev;
+	}
+	return NULL;
+}
+
+/*
+ * A request on a published port, for the vdevice it is addressed to (the
+ * receiver's primary path: its source GID is the local one).  A non-zero
+ * return makes ib_cm send a REJ and destroy the new cm_id.  A delivered
+ * connection has the proxy's handler from then on; any other event on a
+ * listener's connection cannot come.
  */
 static int vrdma_cm_listen_handler(struct ib_cm_id *id,
 				   const struct ib_cm_event *ev)
 {
-	if (ev->event == IB_CM_REQ_RECEIVED)
+	u64 sid = be64_to_cpu(id->service_id);
+	struct vrdma_dev *vdev;
+	int ret = -ECONNREFUSED;
+
+	if (ev->event != IB_CM_REQ_RECEIVED)
+		return ret;
+	mutex_lock(&vrdma_mutex);
+	if ((sid & ~0xffffULL) == RDMA_IB_IP_PS_TCP) {
+		vdev = vrdma_cm_port_owner(id->device, sid & 0xffff,
+					   &ev->param.req_rcvd.primary_path->sgid);
+		if (vdev)
+			ret = vrdma_cm_proxy_accept(vdev, id, ev);
+	}
+	mutex_unlock(&vrdma_mutex);
+	if (ret)
 		atomic_inc(&vrdma_cm_in_rejected);
-	return -ECONNREFUSED;
+	return ret;
 }
 
 static struct vrdma_cm_listen *vrdma_cm_listen_find(struct ib_device *parent,

@@ -730,6 +730,10 @@ int vrdma_gsi_deliver(struct vrdma_dev *vdev, const struct ib_grh *grh,
 /* cm_proxy.c: the vdevice's CM conversation, carried on the parent */
 void vrdma_cm_proxy_init(struct vrdma_dev *vdev);
 void vrdma_cm_proxy_stop(struct vrdma_dev *vdev);
+struct ib_cm_id;
+struct ib_cm_event;
+int vrdma_cm_proxy_accept(struct vrdma_dev *vdev, struct ib_cm_id *pid,
+			  const struct ib_cm_event *ev);
 void vrdma_cm_debugfs_init(void);
 
 /* cm_publish.c: the RDMA CM ports published on a vdevice */
