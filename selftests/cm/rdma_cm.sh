@@ -82,6 +82,7 @@
 GUEST=10.99.0.1
 HOST=10.72.1.1
 IPA=10.72.1.2
+IPB=10.72.1.3
 IPN=10.72.1.9
 IPC=10.72.5.2
 HOST5=10.72.5.1
@@ -94,6 +95,9 @@ CONTROL=(cm_flag_shown cm_clients_attach_opted_in cm_listen_on_own_address
 	 cm_publish_released_on_del
 	 cm_send_error_holds_vdev cm_netns_death)
 TRAFFIC=(native_ns_rping vdev_rping_to_host vdev_ucmatose_to_host
+	 host_rping_to_vdev vdev_rping_to_vdev vdev_ucmatose_to_vdev
+	 cm_unpublished_not_delivered cm_other_tenant_not_delivered
+	 vdev_del_live_incoming
 	 cm_forged_req_dropped cm_forged_conn_msgs_dropped vdev_del_live_connection parent_del_live_connection
 	 netns_death_live_connection)
 
@@ -477,7 +481,7 @@ fi
 
 setup() {
 	require_cmd rping ucmatose || return 1
-	new_ns A a && new_ns N n || return 1
+	new_ns A a && new_ns B b && new_ns N n || return 1
 	# init_net answers ARP for its addresses on every interface: veth1
 	# would answer A's request for the host's address, and A's RoCE would
 	# go to veth1, where no rxe listens
@@ -496,6 +500,10 @@ setup() {
 	in_init ip link set mva netns "$A" || { ip link del mva; return 1; }
 	in_ns "$A" ip addr add "$IPA/24" dev mva && in_ns "$A" ip link set mva up ||
 		return 1
+	in_init ip link add mvb link veth0 type macvlan mode bridge || return 1
+	in_init ip link set mvb netns "$B" || { ip link del mvb; return 1; }
+	in_ns "$B" ip addr add "$IPB/24" dev mvb && in_ns "$B" ip link set mvb up ||
+		return 1
 	in_init ip link add mvn link veth0 type macvlan mode bridge || return 1
 	in_init ip link set mvn netns "$N" || { ip link del mvn; return 1; }
 	in_ns "$N" ip addr add "$IPN/24" dev mvn && in_ns "$N" ip link set mvn up ||
@@ -504,6 +512,8 @@ setup() {
 	cleanup_push rdma link delete rxeH
 	in_ns "$A" rdma link add rxeA type rxe netdev mva || return 1
 	cleanup_push rdma link delete rxeA
+	in_ns "$B" rdma link add rxeB type rxe netdev mvb || return 1
+	cleanup_push rdma link delete rxeB
 	in_ns "$N" rdma link add rxeN type rxe netdev mvn || return 1
 	cleanup_push rdma link delete rxeN
 	wait_for 30 has_gid init rxeH "$HOST" && wait_for 30 has_gid init rxeA "$IPA" ||
@@ -515,7 +525,114 @@ setup() {
 	wait_for 30 has_gid "$N" rxeN "$IPN" || return 1
 	in_init "$VRDMACTL" dev add vAe parent rxeA netns "$A" cm on || return 1
 	cleanup_push "$VRDMACTL" dev del vAe
-	wait_for 30 has_gid "$A" vAe "$IPA"
+	wait_for 30 has_gid init rxeB "$IPB" || return 1
+	in_init "$VRDMACTL" dev add vBe parent rxeB netns "$B" cm on || return 1
+	cleanup_push "$VRDMACTL" dev del vBe
+	wait_for 30 has_gid "$A" vAe "$IPA" && wait_for 30 has_gid "$B" vBe "$IPB"
+}
+
+# rejected_in - the requests vrdma's listeners rejected so far.
+rejected_in() {
+	awk '$1 == "rejected" { print $2 }' "$CMLISTEN"
+}
+
+# not_delivered NAME SNS SADDR CNS "CLIENT OPTIONS" DADDR PORT - an rping
+# server in SNS on SADDR:PORT; a client in CNS to DADDR:PORT must fail
+# while the server sees no connection and the proxy carries none.
+not_delivered() {
+	local name=$1 sns=$2 saddr=$3 cns=$4 copt=$5 daddr=$6 port=$7 sp rc
+	spawn_in_ns "$sns" timeout 60 rping -s -a "$saddr" -p "$port" -v \
+		>"$T/$name.srv" 2>&1
+	sp=$!
+	if ! wait_for 20 cm_listening "$sns" "$saddr" "$port"; then
+		ktap_fail "$name" "the server never listened: $(tail -n 3 "$T/$name.srv")"
+		kill "$sp" 2>/dev/null
+		wait "$sp" 2>/dev/null
+		return
+	fi
+	# shellcheck disable=SC2086  # options are a word list
+	in_ns "$cns" timeout 20 rping -c -a "$daddr" $copt -p "$port" -C 1 -v \
+		>"$T/$name.cli" 2>&1
+	rc=$?
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && ! gone "$sp" &&
+	   ! grep -q "ping data" "$T/$name.srv" && [ "$(cmconn)" = 0 ]; then
+		ktap_ok "$name" "client: $(grep -m1 -iE 'error|reject|unreach' "$T/$name.cli")"
+	else
+		ktap_fail "$name" "client status $rc: $(tail -n 3 "$T/$name.cli" | tr '\n' ' '); server: $(tail -n 3 "$T/$name.srv" | tr '\n' ' '); proxy connections $(cmconn)"
+	fi
+	kill "$sp" 2>/dev/null
+	wait "$sp" 2>/dev/null
+}
+
+# incoming - the checks of connections to published ports (vAe publishes
+# 7461, vBe 7463,7464,7467): from the host to A, from A to B with rping
+# and ucmatose, then those that must not be delivered, then a live one to
+# B ended by deleting vBe.
+incoming() {
+	local rj0 sp cp
+	if ! in_init "$VRDMACTL" dev set vAe cm-publish 7461,7466 ||
+	   ! in_init "$VRDMACTL" dev set vBe cm-publish 7463,7464,7467; then
+		for t in host_rping_to_vdev vdev_rping_to_vdev vdev_ucmatose_to_vdev \
+			 cm_unpublished_not_delivered cm_other_tenant_not_delivered \
+			 vdev_del_live_incoming; do
+			ktap_fail "$t" "publishing failed"
+		done
+		return
+	fi
+	if cm_pair host_rping "$A" init "rping -s -a $IPA -p 7461 -C 3 -v" \
+		"rping -c -a $IPA -I $HOST -p 7461 -C 3 -v" "$IPA" 7461; then
+		ktap_ok host_rping_to_vdev "$(grep -c 'ping data' "$T/host_rping.cli") pings"
+	else
+		ktap_diag "proxy: $(dmesg | grep -F 'vAe: vrdma_cm' | tail -n 8)"
+		ktap_diag "listeners: $(tr '\n' ' ' <"$CMLISTEN")"
+		ktap_fail host_rping_to_vdev "$(grep -m1 -iE 'error|fail|reject' "$T/host_rping.cli")"
+	fi
+	if cm_pair v2v_rping "$B" "$A" "rping -s -a $IPB -p 7463 -C 3 -v" \
+		"rping -c -a $IPB -I $IPA -p 7463 -C 3 -v" "$IPB" 7463; then
+		ktap_ok vdev_rping_to_vdev "$(grep -c 'ping data' "$T/v2v_rping.cli") pings"
+	else
+		ktap_diag "proxy: $(dmesg | grep -E 'v[AB]e: vrdma_cm' | tail -n 8)"
+		ktap_fail vdev_rping_to_vdev "$(grep -m1 -iE 'error|fail|reject' "$T/v2v_rping.cli")"
+	fi
+	if cm_pair v2v_ucma "$B" "$A" "ucmatose -b $IPB -p 7464 -c 1 -C 4" \
+		"ucmatose -s $IPB -b $IPA -p 7464 -c 1 -C 4" "$IPB" 7464; then
+		ktap_ok vdev_ucmatose_to_vdev "$(tail -n 1 "$T/v2v_ucma.cli")"
+	else
+		ktap_fail vdev_ucmatose_to_vdev "$(grep -m1 -iE 'error|fail|ret' "$T/v2v_ucma.cli")"
+	fi
+	# a port A listens on but does not publish: the parent's own CM
+	# rejects the request (no listener), nothing reaches vAe
+	not_delivered cm_unpublished_not_delivered "$A" "$IPA" init "-I $HOST" \
+		"$IPA" 7465
+	# a port A publishes, addressed to B, which listens on it without
+	# publishing it: delivered to neither
+	rj0=$(rejected_in)
+	not_delivered cm_other_tenant_not_delivered "$B" "$IPB" init "-I $HOST" \
+		"$IPB" 7466
+	ktap_diag "requests rejected by vrdma's listeners: $rj0 -> $(rejected_in)"
+	# a live incoming connection, ended by deleting vBe
+	spawn_in_ns "$B" timeout 120 rping -s -a "$IPB" -p 7467 -v >"$T/li.srv" 2>&1
+	sp=$!
+	if ! wait_for 20 cm_listening "$B" "$IPB" 7467; then
+		ktap_fail vdev_del_live_incoming "B never listened: $(tail -n 3 "$T/li.srv")"
+		kill "$sp" 2>/dev/null
+		wait "$sp" 2>/dev/null
+		return
+	fi
+	spawn_in_ns init timeout 120 stdbuf -oL rping -c -a "$IPB" -I "$HOST" \
+		-p 7467 -v >"$T/li.cli" 2>&1
+	cp=$!
+	if wait_for 40 sh -c "[ \$(grep -c 'ping data' '$T/li.cli') -ge 2 ]" &&
+	   [ "$(cmconn)" = 1 ] && in_init "$VRDMACTL" dev del vBe &&
+	   wait_gone 30 "$cp" && wait_gone 30 "$sp" && wait_for 30 cmconn_is 0 &&
+	   wait_for 20 kobj_is $((kobj0 + 3)) && wait_for 30 vdev_absent vBe &&
+	   wait_for 10 sh -c "! grep -q '^listen rxeB ' $CMLISTEN"; then
+		ktap_ok vdev_del_live_incoming "client: $(grep -c 'ping data' "$T/li.cli") pings, then: $(grep -v 'ping data' "$T/li.cli" | tail -n 1)"
+	else
+		ktap_fail vdev_del_live_incoming "proxy connections $(cmconn), kernel objects $(kobj) (at rest $((kobj0 + 3))); client: $(tail -n 3 "$T/li.cli" | tr '\n' ' '); server: $(tail -n 3 "$T/li.srv" | tr '\n' ' ')"
+	fi
+	kill "$cp" "$sp" 2>/dev/null
+	wait "$cp" "$sp" 2>/dev/null
 }
 
 # vdev_absent NAME - vdevice NAME does not exist (for wait_for).
@@ -755,6 +872,7 @@ else
 	else
 		ktap_fail vdev_ucmatose_to_host "$(grep -m1 -iE 'error|fail|ret' "$T/vdev_ucma.cli")"
 	fi
+	incoming
 	forged_req
 	echo "module vrdma -p" >"$dyn"
 	# An established connection, ended from the tenant's side three
