@@ -46,7 +46,16 @@
 #             device inside a container, what an SR-IOV VF gives (control)
 #   netns A:  macvlan mva 10.72.1.2/24, rxeA on it (init_net), vAe on rxeA
 #             in A: the tenant, as tenancy.sh sets it up
+#   netns B:  macvlan mvb 10.72.1.3/24, rxeB, vBe on rxeB in B: a second
+#             tenant the same way
 #   - rping and ucmatose from A to the host
+#   - incoming connections on published ports (vAe 7461,7466, vBe
+#     7463,7464,7467): the host's rping to A, A's rping and ucmatose to B;
+#     not delivered: a port A listens on without publishing it, and a port
+#     A publishes addressed to B (which listens there unpublished): the
+#     client fails, the server sees nothing, the proxy carries nothing;
+#     a live connection from the host to B ended by deleting vBe leaves no
+#     proxy connection, kernel object or listener
 #   - a forged request: A writes a REQ through umad on vAe (what a
 #     privileged container or a runtime that passes umad nodes allows)
 #     naming the comm ID of a connection of vC (made again in C, a request
@@ -65,9 +74,11 @@
 #     host's rping ends on the proxy's DREQ and no connection of the
 #     proxy (parent cm_id) nor kernel object is left
 #
-# Every check asserts success.  Without the vdevice's CM proxy
-# (kmod/cm_gsi.c, kmod/cm_proxy.c) the tenant's attempts fail: the vdevice
-# offers no kernel verbs, so cma, ib_cm and ib_mad never attach to it, and
+# Every check asserts success.  Before the proxy delivered incoming
+# requests, the host's client was rejected by vrdma's listener
+# (host_rping_to_vdev and the other two failed).  Without the vdevice's CM
+# proxy (kmod/cm_gsi.c, kmod/cm_proxy.c) the tenant's attempts fail: the
+# vdevice offers no kernel verbs, so cma, ib_cm and ib_mad never attach to it, and
 # binding or resolving A's address finds no device (ENODEV).  The client's
 # error text is printed as a diagnostic, so the reason stays visible.
 #
