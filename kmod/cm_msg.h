@@ -54,6 +54,8 @@ enum vrdma_cm_attr {
 #define VRDMA_REQ_LOCAL_CA_GUID		(VRDMA_MAD_HDR_LEN + 16)
 #define VRDMA_REQ_LOCAL_QKEY		(VRDMA_MAD_HDR_LEN + 28)
 #define VRDMA_REQ_LOCAL_QPN		(VRDMA_MAD_HDR_LEN + 32)
+#define VRDMA_REQ_PRIMARY_LOCAL_LID	(VRDMA_MAD_HDR_LEN + 52)
+#define VRDMA_REQ_PRIMARY_REMOTE_LID	(VRDMA_MAD_HDR_LEN + 54)
 #define VRDMA_REQ_STARTING_PSN		(VRDMA_MAD_HDR_LEN + 44)
 /* byte 43: remote CM response timeout (5 bits), transport type (2), EEFC */
 #define VRDMA_REQ_TIMEOUT_TYPE		(VRDMA_MAD_HDR_LEN + 43)
@@ -71,7 +73,8 @@ enum vrdma_cm_attr {
 #define VRDMA_REQ_RATE			(VRDMA_MAD_HDR_LEN + 91)	/* low 6 */
 #define VRDMA_REQ_TCLASS		(VRDMA_MAD_HDR_LEN + 92)
 #define VRDMA_REQ_HOP_LIMIT		(VRDMA_MAD_HDR_LEN + 93)
-#define VRDMA_REQ_SL			(VRDMA_MAD_HDR_LEN + 94)	/* top 4 */
+/* byte 94: SL (4 bits), subnet local (1) */
+#define VRDMA_REQ_SL			(VRDMA_MAD_HDR_LEN + 94)
 #define VRDMA_REQ_ACK_TIMEOUT		(VRDMA_MAD_HDR_LEN + 95)	/* top 5 */
 #define VRDMA_REQ_PRIMARY_LOCAL_GID	(VRDMA_MAD_HDR_LEN + 56)
 #define VRDMA_REQ_PRIMARY_REMOTE_GID	(VRDMA_MAD_HDR_LEN + 72)
@@ -105,6 +108,10 @@ enum vrdma_cm_transport {
 /* ConnectReply (12.6.8) */
 #define VRDMA_REP_LOCAL_QKEY		(VRDMA_MAD_HDR_LEN + 8)
 #define VRDMA_REP_LOCAL_QPN		(VRDMA_MAD_HDR_LEN + 12)
+/* the ECE vendor ID, in the bytes after three 24-bit fields */
+#define VRDMA_REP_VENDOR_ID_H		(VRDMA_MAD_HDR_LEN + 15)
+#define VRDMA_REP_VENDOR_ID_M		(VRDMA_MAD_HDR_LEN + 19)
+#define VRDMA_REP_VENDOR_ID_L		(VRDMA_MAD_HDR_LEN + 23)
 #define VRDMA_REP_STARTING_PSN		(VRDMA_MAD_HDR_LEN + 20)
 #define VRDMA_REP_RESP_RESOURCES	(VRDMA_MAD_HDR_LEN + 24)
 #define VRDMA_REP_INIT_DEPTH		(VRDMA_MAD_HDR_LEN + 25)

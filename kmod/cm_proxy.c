@@ -24,7 +24,19 @@
  * vdevice and the destination of the AH it was sent with; every other
  * message must name a connection of this vdevice by both comm IDs.
  * Anything else is dropped (the sender's ib_cm times out, as on a lossy
- * wire).  Incoming connections (a listener on the parent) are not done.
+ * wire).
+ *
+ * Incoming connections take the same way back.  A REQ on one of vrdma's
+ * listeners on the parent (cm_publish.c) that names a vdevice publishing
+ * its port is handed to vrdma_cm_proxy_accept(), which synthesises the
+ * REQ into the vdevice's QP1 under the proxy's own comm ID and CA GUID:
+ *
+ *   REQ (QP1 recv)   <-----  IB_CM_REQ_RECEIVED on a listener, rewritten
+ *   REP (QP1 send)   ----->  checked, ib_send_cm_rep()
+ *   RTU (QP1 recv)   <-----  IB_CM_RTU_RECEIVED
+ *
+ * The vdevice's comm ID is learnt from its answer (REP or REJ), which must
+ * name the proxy's; its REP must name a live RC or UC QP of its own.
  *
  * A REQ must also come from the vdevice's ib_cm, not from umad: its local
  * comm ID comes back in the REP and REJ the proxy writes into the QP1, and
@@ -76,6 +88,9 @@
  * @vqpn: the vdevice's QP number (the shadow's)
  * @sgid: the vdevice's GID
  * @dgid: the peer's GID
+ * @incoming: the peer asked for it (a REQ on a published port)
+ * @answered: @vid and @vqpn are known; false only for an incoming
+ *	connection the vdevice has not answered yet
  */
 struct vrdma_cm_conn {
 	struct list_head node;
@@ -89,6 +104,8 @@ struct vrdma_cm_conn {
 	u32 vqpn;
 	union ib_gid sgid;
 	union ib_gid dgid;
+	bool incoming;
+	bool answered;
 };
 
 /* The verdict on one MAD from a vdevice, for the debug log */
@@ -104,6 +121,7 @@ enum vrdma_cm_verdict {
 	VRDMA_CM_QUOTA,		/* too many connections */
 	VRDMA_CM_FORGED,	/* a REQ not of the vdevice's ib_cm */
 	VRDMA_CM_UNPROVEN,	/* a REQ while ib_cm's agent is not known */
+	VRDMA_CM_BAD_REP,	/* a REP naming what the vdevice does not own */
 };
 
 static const char *const vrdma_cm_verdict_name[] = {
@@ -118,10 +136,14 @@ static const char *const vrdma_cm_verdict_name[] = {
 	[VRDMA_CM_QUOTA] = "connection quota",
 	[VRDMA_CM_FORGED] = "forged: not the vdevice's CM",
 	[VRDMA_CM_UNPROVEN] = "refused: the vdevice's CM is not known",
+	[VRDMA_CM_BAD_REP] = "REP refused",
 };
 
 /* REQs dropped as forged or unproven, for debugfs */
 static atomic_t vrdma_cm_forged = ATOMIC_INIT(0);
+
+/* The most CM retries a REQ can ask for (a 4-bit field) */
+#define VRDMA_CM_MAX_RETRIES	15
 
 /* How long the proxy waits for its probe of ib_cm's agent to be sent */
 #define VRDMA_CM_PROBE_WAIT	(2 * HZ)
@@ -285,7 +307,20 @@ static struct vrdma_cm_conn *vrdma_cm_find(struct vrdma_dev *vdev, u32 vid)
 
 	lockdep_assert_held(&vdev->cm.conn_lock);
 	list_for_each_entry(c, &vdev->cm.conns, node)
-		if (c->vid == vid)
+		if (c->answered && c->vid == vid)
+			return c;
+	return NULL;
+}
+
+/* The incoming connection the proxy offered as @xid, not yet answered */
+static struct vrdma_cm_conn *vrdma_cm_find_offer(struct vrdma_dev *vdev,
+						 u32 xid)
+{
+	struct vrdma_cm_conn *c;
+
+	lockdep_assert_held(&vdev->cm.conn_lock);
+	list_for_each_entry(c, &vdev->cm.conns, node)
+		if (!c->answered && c->xid == xid)
 			return c;
 	return NULL;
 }
@@ -473,6 +508,16 @@ static enum vrdma_cm_verdict vrdma_cm_req_sender(struct vrdma_dev *vdev,
 	return hi == tid ? VRDMA_CM_CARRIED : VRDMA_CM_FORGED;
 }
 
+/* The identity the proxy shows the vdevice for the peer */
+static void vrdma_cm_new_peer_id(struct vrdma_cm_conn *c)
+{
+	get_random_bytes(&c->xid, sizeof(c->xid));
+	c->xid |= 1;
+	/* a locally administered EUI-64 */
+	get_random_bytes(&c->xguid, sizeof(c->xguid));
+	c->xguid = (c->xguid & ~(1ULL << 56)) | (1ULL << 57);
+}
+
 static int vrdma_cm_handler(struct ib_cm_id *pid,
 			    const struct ib_cm_event *ev);
 static void vrdma_cm_refuse_req(struct vrdma_dev *vdev,
@@ -505,11 +550,8 @@ static enum vrdma_cm_verdict vrdma_cm_req(struct vrdma_dev *vdev,
 	c->vdev = vdev;
 	c->vid = vrdma_mad_be32(mad, VRDMA_REQ_LOCAL_COMM_ID);
 	c->vqpn = vrdma_mad_qpn(mad, VRDMA_REQ_LOCAL_QPN);
-	get_random_bytes(&c->xid, sizeof(c->xid));
-	c->xid |= 1;
-	/* a locally administered EUI-64 */
-	get_random_bytes(&c->xguid, sizeof(c->xguid));
-	c->xguid = (c->xguid & ~(1ULL << 56)) | (1ULL << 57);
+	c->answered = true;
+	vrdma_cm_new_peer_id(c);
 	vrdma_cm_req_path(m, &path);
 	c->sgid = path.sgid;
 	c->dgid = path.dgid;
@@ -588,6 +630,50 @@ err_unlock:
 	return v;
 }
 
+/*
+ * The vdevice accepts an incoming connection: its REP @m names the
+ * proxy's comm ID (checked by the caller) and must name a live RC or UC
+ * QP of its own, of the REQ's transport.  Its QP number is the parent's
+ * (the shadow's), which the parent's REP carries unchanged.
+ */
+static enum vrdma_cm_verdict vrdma_cm_accept_rep(struct vrdma_cm_conn *c,
+						 const struct vrdma_gsi_mad *m)
+{
+	struct ib_cm_rep_param rep = {};
+	const u8 *mad = m->data;
+	u32 qpn = vrdma_mad_qpn(mad, VRDMA_REP_LOCAL_QPN);
+	u8 b26 = vrdma_mad_u8(mad, VRDMA_REP_ACKDELAY_FO_FC);
+	u8 b27 = vrdma_mad_u8(mad, VRDMA_REP_RNR_SRQ);
+	int ret;
+
+	lockdep_assert_held(&c->vdev->cm.conn_lock);
+	if (!vrdma_cm_own_qp(c->vdev, qpn))
+		return VRDMA_CM_BAD_REP;
+	rep.qp_num = qpn;
+	rep.starting_psn = vrdma_mad_qpn(mad, VRDMA_REP_STARTING_PSN);
+	rep.private_data = mad + VRDMA_REP_PRIVATE_DATA;
+	rep.private_data_len = IB_CM_REP_PRIVATE_DATA_SIZE;
+	rep.responder_resources = vrdma_mad_u8(mad, VRDMA_REP_RESP_RESOURCES);
+	rep.initiator_depth = vrdma_mad_u8(mad, VRDMA_REP_INIT_DEPTH);
+	rep.failover_accepted = (b26 >> 1) & 3;
+	rep.flow_control = b26 & 1;
+	rep.rnr_retry_count = b27 >> 5;
+	rep.srq = (b27 >> 4) & 1;
+	rep.ece.vendor_id = vrdma_mad_u8(mad, VRDMA_REP_VENDOR_ID_H) << 16 |
+			    vrdma_mad_u8(mad, VRDMA_REP_VENDOR_ID_M) << 8 |
+			    vrdma_mad_u8(mad, VRDMA_REP_VENDOR_ID_L);
+	rep.ece.attr_mod = vrdma_mad_be32(mad, VRDMA_MAD_ATTR_MOD);
+	ret = ib_send_cm_rep(c->pid, &rep);
+	if (ret) {
+		vrdma_dbg(c->vdev, "ib_send_cm_rep: %d\n", ret);
+		return VRDMA_CM_FAILED;
+	}
+	c->vid = vrdma_mad_be32(mad, VRDMA_CM_LOCAL_COMM_ID);
+	c->vqpn = qpn;
+	c->answered = true;
+	return VRDMA_CM_CARRIED;
+}
+
 /* A message of the vdevice on one of its connections. */
 static enum vrdma_cm_verdict vrdma_cm_conn_msg(struct vrdma_dev *vdev,
 					       const struct vrdma_gsi_mad *m,
@@ -601,12 +687,29 @@ static enum vrdma_cm_verdict vrdma_cm_conn_msg(struct vrdma_dev *vdev,
 
 	mutex_lock(&vdev->cm.conn_lock);
 	c = vrdma_cm_find(vdev, vid);
+	/* the answer to an incoming REQ: the vdevice's ID is not known yet */
+	if (!c && (attr == VRDMA_CM_REP || attr == VRDMA_CM_REJ))
+		c = vrdma_cm_find_offer(vdev, xid);
 	/* a REJ of a REQ names no peer ID yet; every other message does */
 	if (!c || (xid != c->xid && !(attr == VRDMA_CM_REJ && !xid))) {
 		mutex_unlock(&vdev->cm.conn_lock);
 		return VRDMA_CM_NO_CONN;
 	}
+	if (attr == VRDMA_CM_REP && !c->answered) {
+		enum vrdma_cm_verdict v = vrdma_cm_accept_rep(c, m);
+
+		mutex_unlock(&vdev->cm.conn_lock);
+		return v;
+	}
 	switch (attr) {
+	case VRDMA_CM_REP:
+		if (!c->incoming) {
+			mutex_unlock(&vdev->cm.conn_lock);
+			return VRDMA_CM_UNCARRIED;
+		}
+		/* a retry of a REP already carried */
+		ret = -EALREADY;
+		break;
 	case VRDMA_CM_RTU:
 		ret = ib_send_cm_rtu(c->pid, mad + VRDMA_RTU_PRIVATE_DATA,
 				     IB_CM_RTU_PRIVATE_DATA_SIZE);
@@ -723,7 +826,7 @@ static void vrdma_cm_mad_hdr(u8 *mad, u16 attr)
 	vrdma_mad_put_be16(mad, VRDMA_MAD_ATTR_ID, attr);
 }
 
-static void vrdma_cm_deliver(struct vrdma_cm_conn *c, const u8 *mad)
+static int vrdma_cm_deliver(struct vrdma_cm_conn *c, const u8 *mad)
 {
 	struct ib_grh grh;
 	u8 net_type;
@@ -734,6 +837,7 @@ static void vrdma_cm_deliver(struct vrdma_cm_conn *c, const u8 *mad)
 	if (ret)
 		vrdma_dbg(c->vdev, "MAD attr 0x%04x not delivered: %d\n",
 			  vrdma_mad_be16(mad, VRDMA_MAD_ATTR_ID), ret);
+	return ret;
 }
 
 static void vrdma_cm_to_vdev_rep(struct vrdma_cm_conn *c,
@@ -768,8 +872,12 @@ static void vrdma_cm_to_vdev_rej(struct vrdma_cm_conn *c,
 	vrdma_cm_mad_hdr(mad, VRDMA_CM_REJ);
 	vrdma_mad_put_be32(mad, VRDMA_CM_LOCAL_COMM_ID, c->xid);
 	vrdma_mad_put_be32(mad, VRDMA_CM_REMOTE_COMM_ID, c->vid);
-	/* the parent's half sent a REQ: what is rejected is the vdevice's */
-	mad[VRDMA_REJ_MSG_REJECTED] = VRDMA_REJ_FOR_REQ << 6;
+	/*
+	 * What the peer rejects is the vdevice's REQ, or the REP it answered
+	 * an incoming one with.
+	 */
+	mad[VRDMA_REJ_MSG_REJECTED] = (c->incoming ? VRDMA_REJ_FOR_REP :
+						     VRDMA_REJ_FOR_REQ) << 6;
 	mad[VRDMA_REJ_INFO_LEN] = ari_len << 1;
 	vrdma_mad_put_be16(mad, VRDMA_REJ_REASON, rej->reason);
 	if (rej->ari && ari_len)
@@ -777,6 +885,17 @@ static void vrdma_cm_to_vdev_rej(struct vrdma_cm_conn *c,
 	if (ev->private_data)
 		memcpy(mad + VRDMA_REJ_PRIVATE_DATA, ev->private_data,
 		       IB_CM_REJ_PRIVATE_DATA_SIZE);
+}
+
+static void vrdma_cm_to_vdev_rtu(struct vrdma_cm_conn *c,
+				 const struct ib_cm_event *ev, u8 *mad)
+{
+	vrdma_cm_mad_hdr(mad, VRDMA_CM_RTU);
+	vrdma_mad_put_be32(mad, VRDMA_CM_LOCAL_COMM_ID, c->xid);
+	vrdma_mad_put_be32(mad, VRDMA_CM_REMOTE_COMM_ID, c->vid);
+	if (ev->private_data)
+		memcpy(mad + VRDMA_RTU_PRIVATE_DATA, ev->private_data,
+		       IB_CM_RTU_PRIVATE_DATA_SIZE);
 }
 
 static void vrdma_cm_to_vdev_dreq(struct vrdma_cm_conn *c,
@@ -865,11 +984,18 @@ static int vrdma_cm_handler(struct ib_cm_id *pid, const struct ib_cm_event *ev)
 		}
 		break;
 	case IB_CM_REJ_RECEIVED:
-		if (mad) {
+		/* an offer not answered yet names no ID the vdevice knows */
+		if (mad && c->answered) {
 			vrdma_cm_to_vdev_rej(c, ev, mad);
 			vrdma_cm_deliver(c, mad);
 		}
 		done = true;
+		break;
+	case IB_CM_RTU_RECEIVED:
+		if (mad && c->incoming) {
+			vrdma_cm_to_vdev_rtu(c, ev, mad);
+			vrdma_cm_deliver(c, mad);
+		}
 		break;
 	case IB_CM_DREQ_RECEIVED:
 		if (mad) {
@@ -904,6 +1030,148 @@ static int vrdma_cm_handler(struct ib_cm_id *pid, const struct ib_cm_event *ev)
 	}
 	vrdma_cm_put(c);
 	return 0;
+}
+
+/*
+ * The REQ of an incoming connection as the peer's ib_cm would send it to
+ * the vdevice (cm_format_req()), from what the parent's ib_cm parsed of it
+ * (cm_format_req_event(): its path as the receiver sees it), under the
+ * proxy's comm ID and CA GUID.  The peer's QP number is passed unchanged.
+ */
+static void vrdma_cm_to_vdev_req(struct vrdma_cm_conn *c,
+				 const struct ib_cm_id *pid,
+				 const struct ib_cm_event *ev, u8 *mad)
+{
+	const struct ib_cm_req_event_param *req = &ev->param.req_rcvd;
+	const struct sa_path_rec *path = req->primary_path;
+	u8 type = req->qp_type == IB_QPT_UC ? VRDMA_CM_UC : VRDMA_CM_RC;
+
+	vrdma_cm_mad_hdr(mad, VRDMA_CM_REQ);
+	vrdma_mad_put_be32(mad, VRDMA_MAD_ATTR_MOD, req->ece.attr_mod);
+	vrdma_mad_put_be32(mad, VRDMA_REQ_LOCAL_COMM_ID, c->xid);
+	vrdma_mad_put_be32(mad, VRDMA_REQ_VENDOR_ID,
+			   req->ece.vendor_id & 0xffffff);
+	vrdma_mad_put_be64(mad, VRDMA_REQ_SERVICE_ID,
+			   be64_to_cpu(pid->service_id));
+	vrdma_mad_put_be64(mad, VRDMA_REQ_LOCAL_CA_GUID, c->xguid);
+	vrdma_mad_put_be32(mad, VRDMA_REQ_LOCAL_QKEY, req->remote_qkey);
+	vrdma_mad_put_qpn(mad, VRDMA_REQ_LOCAL_QPN, req->remote_qpn);
+	mad[VRDMA_REQ_RESP_RESOURCES] = req->responder_resources;
+	mad[VRDMA_REQ_INIT_DEPTH] = req->initiator_depth;
+	mad[VRDMA_REQ_TIMEOUT_TYPE] = req->remote_cm_response_timeout << 3 |
+				      type << 1 | req->flow_control;
+	vrdma_mad_put_qpn(mad, VRDMA_REQ_STARTING_PSN, req->starting_psn);
+	mad[VRDMA_REQ_LTIMEOUT_RETRY] = req->local_cm_response_timeout << 3 |
+					req->retry_count;
+	vrdma_mad_put_be16(mad, VRDMA_REQ_PKEY, be16_to_cpu(path->pkey));
+	mad[VRDMA_REQ_MTU_RNR] = path->mtu << 4 | req->rnr_retry_count;
+	/*
+	 * The peer's count is not in the event: the vdevice's REP is retried
+	 * as often as cma asks for (CMA_MAX_CM_RETRIES), at most.
+	 */
+	mad[VRDMA_REQ_MAXRETRY_SRQ] = VRDMA_CM_MAX_RETRIES << 4 | req->srq << 3;
+	/* as ib_cm does for a routed RoCE path: no LIDs */
+	vrdma_mad_put_be16(mad, VRDMA_REQ_PRIMARY_LOCAL_LID,
+			   be16_to_cpu(IB_LID_PERMISSIVE));
+	vrdma_mad_put_be16(mad, VRDMA_REQ_PRIMARY_REMOTE_LID,
+			   be16_to_cpu(IB_LID_PERMISSIVE));
+	memcpy(mad + VRDMA_REQ_PRIMARY_LOCAL_GID, c->dgid.raw,
+	       sizeof(c->dgid.raw));
+	memcpy(mad + VRDMA_REQ_PRIMARY_REMOTE_GID, c->sgid.raw,
+	       sizeof(c->sgid.raw));
+	vrdma_mad_put_be32(mad, VRDMA_REQ_FLOW_LABEL,
+			   (be32_to_cpu(path->flow_label) & 0xfffff) << 12 |
+			   (path->rate & 0x3f));
+	mad[VRDMA_REQ_TCLASS] = path->traffic_class;
+	mad[VRDMA_REQ_HOP_LIMIT] = path->hop_limit;
+	mad[VRDMA_REQ_SL] = path->sl << 4 | (path->hop_limit <= 1) << 3;
+	/* the receiver took one off the local ACK timeout */
+	mad[VRDMA_REQ_ACK_TIMEOUT] = min_t(u8, path->packet_life_time + 1,
+					   0x1f) << 3;
+	if (ev->private_data)
+		memcpy(mad + VRDMA_REQ_PRIVATE_DATA, ev->private_data,
+		       VRDMA_REQ_PRIVATE_DATA_LEN);
+}
+
+/**
+ * vrdma_cm_proxy_accept() - offer an incoming connection to a vdevice
+ * @vdev: the vdevice that publishes the port of @pid's service ID and
+ *	holds the GID the REQ is addressed to, registered and linked
+ * @pid: the parent's new cm_id, in its REQ handler
+ * @ev: its IB_CM_REQ_RECEIVED event
+ *
+ * Checks the request against the vdevice's ACLs and connection quota,
+ * makes @pid a connection of the proxy (its handler and context become
+ * the proxy's) and delivers the REQ into the vdevice's QP1.
+ *
+ * Context: process context (ib_cm's work queue), vrdma_mutex held, so
+ * that @vdev outlives the call and vrdma_cm_proxy_stop() comes after.
+ * Return: 0 if the connection is the proxy's, or a negative errno: the
+ * caller's handler returns it, and ib_cm rejects and destroys @pid.
+ */
+int vrdma_cm_proxy_accept(struct vrdma_dev *vdev, struct ib_cm_id *pid,
+			  const struct ib_cm_event *ev)
+{
+	const struct ib_cm_req_event_param *req = &ev->param.req_rcvd;
+	struct vrdma_cm_conn *c;
+	u8 *mad;
+	int ret;
+
+	lockdep_assert_held(&vrdma_mutex);
+	if (req->qp_type != IB_QPT_RC && req->qp_type != IB_QPT_UC)
+		return -EPROTONOSUPPORT;
+	if (req->alternate_path)
+		return -EINVAL;
+	/* the receiver's view: the source GID is the vdevice's */
+	if (!vrdma_cm_path_ok(vdev, &req->primary_path->sgid,
+			      &req->primary_path->dgid))
+		return -EACCES;
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	mad = kzalloc(IB_MGMT_MAD_SIZE, GFP_KERNEL);
+	if (!c || !mad) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	INIT_LIST_HEAD(&c->node);
+	c->vdev = vdev;
+	c->incoming = true;
+	c->sgid = req->primary_path->sgid;
+	c->dgid = req->primary_path->dgid;
+	vrdma_cm_new_peer_id(c);
+
+	mutex_lock(&vdev->cm.conn_lock);
+	if (vdev->cm.nconns >= VRDMA_CM_CONN_MAX) {
+		ret = -ENOSPC;
+		goto err_unlock;
+	}
+	ret = vrdma_cm_link(c);
+	if (ret)
+		goto err_unlock;
+	c->pid = pid;
+	vrdma_cm_to_vdev_req(c, pid, ev, mad);
+	ret = vrdma_cm_deliver(c, mad);
+	if (ret) {
+		/* nobody found it meanwhile: the lock was held throughout */
+		vrdma_cm_unlink(c);
+		mutex_unlock(&vdev->cm.conn_lock);
+		goto err_free;
+	}
+	/*
+	 * No event of @pid comes before this handler returns, and the
+	 * vdevice's answer waits for the lock.
+	 */
+	pid->context = (void *)(unsigned long)c->handle;
+	pid->cm_handler = vrdma_cm_handler;
+	mutex_unlock(&vdev->cm.conn_lock);
+	kfree(mad);
+	return 0;
+
+err_unlock:
+	mutex_unlock(&vdev->cm.conn_lock);
+err_free:
+	kfree(mad);
+	kfree(c);
+	return ret;
 }
 
 /*

@@ -26,6 +26,7 @@ static int __init vrdma_init(void)
 
 	vrdma_debugfs_init();
 	vrdma_cm_debugfs_init();
+	vrdma_cm_publish_debugfs_init();
 
 	ret = vrdma_cm_init();
 	if (ret)

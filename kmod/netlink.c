@@ -48,7 +48,69 @@ static const struct nla_policy vrdma_policy[VRDMA_ATTR_MAX + 1] = {
 	[VRDMA_ATTR_PEERS] = { .type = NLA_NESTED },
 	[VRDMA_ATTR_GID_MODE] = NLA_POLICY_MAX(NLA_U8, VRDMA_GID_MODE_MAX),
 	[VRDMA_ATTR_DEV_FLAGS] = { .type = NLA_U32 },
+	/* A list of VRDMA_CM_PORT: vrdma_nl_parse_ports() checks each. */
+	[VRDMA_ATTR_CM_PORTS] = { .type = NLA_NESTED },
 };
+
+/*
+ * The ports of a VRDMA_ATTR_CM_PORTS nest, into @ports (at least
+ * VRDMA_CM_PORTS_MAX long); their number in @n.
+ */
+static int vrdma_nl_parse_ports(struct nlattr *nest, u16 *ports,
+				unsigned int *n, struct netlink_ext_ack *extack)
+{
+	struct nlattr *a;
+	unsigned int i;
+	int rem;
+	u16 port;
+
+	*n = 0;
+	nla_for_each_nested(a, nest, rem) {
+		if (nla_type(a) != VRDMA_CM_PORT || nla_len(a) != sizeof(u16)) {
+			NL_SET_ERR_MSG_ATTR(extack, a, "not an RDMA CM port");
+			return -EINVAL;
+		}
+		if (*n == VRDMA_CM_PORTS_MAX) {
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    "too many RDMA CM ports (at most 16)");
+			return -EINVAL;
+		}
+		port = nla_get_u16(a);
+		if (!port) {
+			NL_SET_ERR_MSG_ATTR(extack, a, "RDMA CM port 0");
+			return -EINVAL;
+		}
+		for (i = 0; i < *n; i++) {
+			if (ports[i] == port) {
+				NL_SET_ERR_MSG_ATTR(extack, a,
+						    "RDMA CM port listed twice");
+				return -EINVAL;
+			}
+		}
+		ports[(*n)++] = port;
+	}
+	return 0;
+}
+
+static int vrdma_nl_put_ports(struct sk_buff *skb, struct vrdma_dev *vdev)
+{
+	struct nlattr *nest;
+	unsigned int i;
+
+	if (!vdev->cm.nports)
+		return 0;
+	nest = nla_nest_start(skb, VRDMA_ATTR_CM_PORTS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < vdev->cm.nports; i++) {
+		if (nla_put_u16(skb, VRDMA_CM_PORT, vdev->cm.ports[i])) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
 
 static const int vrdma_acl_attr[VRDMA_NR_ACL] = {
 	[VRDMA_ACL_SGID] = VRDMA_ATTR_SGIDS,
@@ -149,6 +211,7 @@ static int vrdma_fill_dev(struct sk_buff *skb, struct vrdma_dev *vdev,
 	    vrdma_acl_fill(skb, vdev) ||
 	    nla_put_u8(skb, VRDMA_ATTR_GID_MODE, vdev->gid_mode) ||
 	    nla_put_u32(skb, VRDMA_ATTR_DEV_FLAGS, vdev->flags) ||
+	    vrdma_nl_put_ports(skb, vdev) ||
 	    (reason >= 0 && nla_put_u8(skb, VRDMA_ATTR_REASON, reason)))
 		goto err_cancel;
 
@@ -312,6 +375,13 @@ static int vrdma_nl_dev_new(struct sk_buff *skb, struct genl_info *info)
 		params.gid_mode = nla_get_u8(info->attrs[VRDMA_ATTR_GID_MODE]);
 	if (info->attrs[VRDMA_ATTR_DEV_FLAGS])
 		params.flags = nla_get_u32(info->attrs[VRDMA_ATTR_DEV_FLAGS]);
+	if (info->attrs[VRDMA_ATTR_CM_PORTS]) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[VRDMA_ATTR_CM_PORTS],
+				    "RDMA CM ports are published once the vdevice exists");
+		ret = -EINVAL;
+		goto out_free_acls;
+	}
 	if (params.flags & ~__VRDMA_DEV_F_ALL) {
 		NL_SET_ERR_MSG_ATTR(info->extack,
 				    info->attrs[VRDMA_ATTR_DEV_FLAGS],
@@ -382,9 +452,12 @@ static int vrdma_nl_dev_del(struct sk_buff *skb, struct genl_info *info)
 
 static int vrdma_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
 {
+	struct nlattr *cm_ports = info->attrs[VRDMA_ATTR_CM_PORTS];
+	u16 ports[VRDMA_CM_PORTS_MAX];
 	struct vrdma_acl *acl[VRDMA_NR_ACL];
 	u64 limit[VRDMA_NR_RES];
 	struct vrdma_dev *vdev;
+	unsigned int nports = 0;
 	bool rescan = false;
 	int kind, ret;
 
@@ -400,10 +473,16 @@ static int vrdma_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
 				    "device flags are chosen when the vdevice is created");
 		return -EINVAL;
 	}
-	if (!info->attrs[VRDMA_ATTR_LIMITS] &&
+	if (!info->attrs[VRDMA_ATTR_LIMITS] && !cm_ports &&
 	    !info->attrs[VRDMA_ATTR_SGIDS] && !info->attrs[VRDMA_ATTR_PEERS]) {
 		NL_SET_ERR_MSG(info->extack, "nothing to change");
 		return -EINVAL;
+	}
+	if (cm_ports) {
+		ret = vrdma_nl_parse_ports(cm_ports, ports, &nports,
+					   info->extack);
+		if (ret)
+			return ret;
 	}
 	ret = vrdma_nl_parse_acls(info, acl);
 	if (ret)
@@ -420,6 +499,12 @@ static int vrdma_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
 				    info->extack);
 	if (ret)
 		goto out_unlock;
+	/* The one change that can fail, before any other is made */
+	if (cm_ports) {
+		ret = vrdma_cm_publish(vdev, ports, nports, info->extack);
+		if (ret)
+			goto out_unlock;
+	}
 	if (info->attrs[VRDMA_ATTR_LIMITS])
 		vrdma_quota_set(vdev, limit);
 	for (kind = 0; kind < VRDMA_NR_ACL; kind++) {

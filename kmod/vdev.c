@@ -556,6 +556,7 @@ void vrdma_dealloc_driver(struct ib_device *ibdev)
 	 * one never leaves its state and spins.  The parent itself stays
 	 * referenced until the end.
 	 */
+	vrdma_cm_publish_stop(vdev);
 	vrdma_cm_proxy_stop(vdev);
 	/* Gone before its name is free: a new vdevice of it adds its own */
 	vrdma_alias_del(vdev);

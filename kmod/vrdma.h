@@ -38,6 +38,8 @@
  *   vdev->cm.conn_lock  (mutex) the connections the CM proxy carries;
  *                       taken by the proxy's work item and the parent's
  *                       ib_cm handlers, outside vdev->cm.lock
+ *   vrdma_cm_listens    (vrdma_mutex, cm_publish.c) vrdma's listeners on
+ *                       the parents, and each vdevice's published ports
  *   vrdma_cm_handles    (xarray lock, cm_proxy.c) the proxy's connections
  *                       by the handle their parent cm_id carries, and the
  *                       references handlers take on them; taken under
@@ -177,6 +179,11 @@ struct vrdma_gsi_ops {
  * @probe_sid: its service ID, random (@lock)
  * @probe_done: completed when the probe is seen; NULL when none is
  *	awaited (@lock)
+ * @ports: the RDMA CM ports the operator publishes on it (cm_publish.c;
+ *	vrdma_mutex)
+ * @nports: their number (vrdma_mutex)
+ * @publish_closed: the vdevice is going: it publishes nothing more
+ *	(vrdma_mutex)
  */
 struct vrdma_dev_cm {
 	spinlock_t lock;	/* @gsi, @tid_known, @hi_tid, @probe_* */
@@ -191,6 +198,9 @@ struct vrdma_dev_cm {
 	struct mutex conn_lock;	/* @conns, @nconns */
 	struct list_head conns;
 	unsigned int nconns;
+	u16 ports[VRDMA_CM_PORTS_MAX];
+	unsigned int nports;
+	bool publish_closed;
 };
 
 /**
@@ -720,7 +730,17 @@ int vrdma_gsi_deliver(struct vrdma_dev *vdev, const struct ib_grh *grh,
 /* cm_proxy.c: the vdevice's CM conversation, carried on the parent */
 void vrdma_cm_proxy_init(struct vrdma_dev *vdev);
 void vrdma_cm_proxy_stop(struct vrdma_dev *vdev);
+struct ib_cm_id;
+struct ib_cm_event;
+int vrdma_cm_proxy_accept(struct vrdma_dev *vdev, struct ib_cm_id *pid,
+			  const struct ib_cm_event *ev);
 void vrdma_cm_debugfs_init(void);
+
+/* cm_publish.c: the RDMA CM ports published on a vdevice */
+int vrdma_cm_publish(struct vrdma_dev *vdev, const u16 *ports, unsigned int n,
+		     struct netlink_ext_ack *extack);
+void vrdma_cm_publish_stop(struct vrdma_dev *vdev);
+void vrdma_cm_publish_debugfs_init(void);
 
 /* gid.c: the vdevice's GID table and GID translation to its parent */
 int vrdma_add_gid(const struct ib_gid_attr *attr, void **context);

@@ -281,6 +281,33 @@ int vrdma_dev_set(struct vrdma_handle *h, const char *name,
 	return vrdma_dev_set_acl(h, name, limits, NULL, NULL);
 }
 
+int vrdma_dev_set_cm_ports(struct vrdma_handle *h, const char *name,
+			   const uint16_t *ports, size_t n)
+{
+	union vrdma_msgbuf req;
+	struct nlattr *nest;
+	struct nlmsghdr *nlh;
+	size_t i;
+	int ret;
+
+	ret = check_name(h, "device", name);
+	if (ret)
+		return ret;
+	if (n > VRDMA_CM_PORT_SLOTS || (n && !ports))
+		return vrdma_set_error(h, -EINVAL, "bad list of ports");
+	ret = vrdma_resolve_family(h);
+	if (ret)
+		return ret;
+	nlh = vrdma_msg_start(h, req.buf, VRDMA_CMD_DEV_SET, NLM_F_ACK);
+	mnl_attr_put_strz(nlh, VRDMA_ATTR_DEV_NAME, name);
+	nest = mnl_attr_nest_start(nlh, VRDMA_ATTR_CM_PORTS);
+	for (i = 0; i < n; i++)
+		mnl_attr_put_u16(nlh, VRDMA_CM_PORT, ports[i]);
+	mnl_attr_nest_end(nlh, nest);
+	ret = vrdma_request(h, nlh, NULL, NULL);
+	return ret ? ret : vrdma_ok(h);
+}
+
 int vrdma_dev_set_acl(struct vrdma_handle *h, const char *name,
 		      const struct vrdma_res_values *limits,
 		      const struct vrdma_acl *sgids,

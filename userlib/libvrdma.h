@@ -56,6 +56,9 @@ extern "C" {
  * without changing struct vrdma_res_values (the present mask has 32 bits)
  */
 #define VRDMA_RES_SLOTS		32
+/* Room for published RDMA CM ports; VRDMA_CM_PORTS_MAX may grow to it */
+#define VRDMA_CM_PORT_SLOTS	64
+
 /* Room for ACL entries; VRDMA_ACL_MAX_ENTRIES of the uapi may grow to it */
 #define VRDMA_ACL_SLOTS		64
 
@@ -120,6 +123,8 @@ struct vrdma_acl {
  *	shares them all), see vrdma_gid_mode_name()
  * @flags: VRDMA_DEV_F_* chosen at creation (VRDMA_DEV_F_CM: it carries
  *	the RDMA CM); 0 from a module without device flags
+ * @ncm_ports: how many RDMA CM ports the operator publishes on it
+ * @cm_ports: those ports, in the order given (since VRDMA_1.3)
  *
  * @chardev* and @netns_name are not part of the protocol: the library fills
  * them in from /sys/class/infiniband_verbs and /var/run/netns.
@@ -144,6 +149,8 @@ struct vrdma_dev {
 	char netns_name[VRDMA_NETNS_NAME_SIZE];
 	int gid_mode;
 	uint32_t flags;
+	size_t ncm_ports;
+	uint16_t cm_ports[VRDMA_CM_PORT_SLOTS];
 };
 
 /**
@@ -628,6 +635,22 @@ int vrdma_dev_set_acl(struct vrdma_handle *h, const char *name,
 		      const struct vrdma_res_values *limits,
 		      const struct vrdma_acl *sgids,
 		      const struct vrdma_acl *peers);
+
+/**
+ * vrdma_dev_set_cm_ports() - publish RDMA CM ports on a vdevice
+ * @h: the handle
+ * @name: vdevice name, with "cm on"
+ * @ports: the ports (TCP port space), each once and not 0
+ * @n: how many; 0 publishes none
+ *
+ * Replaces the published set as a whole.  Since VRDMA_1.3.
+ *
+ * Return: 0 or a negative errno: -EINVAL for a vdevice without "cm on" or
+ * a bad list, -EADDRINUSE for a port the host listens on or a vdevice
+ * sharing an address with this one publishes.
+ */
+int vrdma_dev_set_cm_ports(struct vrdma_handle *h, const char *name,
+			   const uint16_t *ports, size_t n);
 
 /**
  * vrdma_acl_entry_parse() - parse an address or prefix

@@ -36,6 +36,7 @@ static const enum mnl_attr_data_type dev_policy[VRDMA_ATTR_MAX + 1] = {
 	[VRDMA_ATTR_PEERS]		= MNL_TYPE_NESTED,
 	[VRDMA_ATTR_GID_MODE]		= MNL_TYPE_U8,
 	[VRDMA_ATTR_DEV_FLAGS]		= MNL_TYPE_U32,
+	[VRDMA_ATTR_CM_PORTS]		= MNL_TYPE_NESTED,
 };
 
 static const enum mnl_attr_data_type parent_policy[VRDMA_ATTR_MAX + 1] = {
@@ -177,6 +178,20 @@ static int parse_res(const struct nlattr *nest, struct vrdma_res_values *v)
 	return 0;
 }
 
+static int parse_cm_ports(const struct nlattr *nest, struct vrdma_dev *dev)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each_nested(a, nest) {
+		if (mnl_attr_get_type(a) != VRDMA_CM_PORT ||
+		    mnl_attr_validate(a, MNL_TYPE_U16) < 0 ||
+		    dev->ncm_ports == VRDMA_CM_PORT_SLOTS)
+			return -EPROTO;
+		dev->cm_ports[dev->ncm_ports++] = mnl_attr_get_u16(a);
+	}
+	return 0;
+}
+
 /* Fill a device record from attributes already indexed by parse_genl() */
 static int dev_from_attrs(const struct nlattr **tb, struct vrdma_dev *dev)
 {
@@ -199,6 +214,11 @@ static int dev_from_attrs(const struct nlattr **tb, struct vrdma_dev *dev)
 			mnl_attr_get_u8(tb[VRDMA_ATTR_GID_MODE]) : -1;
 	dev->flags = tb[VRDMA_ATTR_DEV_FLAGS] ?
 		     mnl_attr_get_u32(tb[VRDMA_ATTR_DEV_FLAGS]) : 0;
+	if (tb[VRDMA_ATTR_CM_PORTS]) {
+		ret = parse_cm_ports(tb[VRDMA_ATTR_CM_PORTS], dev);
+		if (ret)
+			return ret;
+	}
 	if (tb[VRDMA_ATTR_DRIVER_ID])
 		dev->driver_id = mnl_attr_get_u32(tb[VRDMA_ATTR_DRIVER_ID]);
 	if (tb[VRDMA_ATTR_NETNS_INO])

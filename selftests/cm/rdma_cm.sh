@@ -10,6 +10,13 @@
 #   - the kernel's CM clients attach to vC only (ib_cm's counters under
 #     ports/1, three kernel objects: ib_mad's PD, CQ and QP1)
 #   - rping -s binds and listens on C's address; on D's: ENODEV
+#   - publishing RDMA CM ports: refused on vD (no "cm on"), past 16
+#     ports, on a second vdevice in C (same address) for a port vC
+#     publishes, for a port the host listens on (rping -s on rxe0 in
+#     init_net), each leaving the published set as it was; shown by
+#     "dev show" and "-j"; a published port is a listener of vrdma's on
+#     rxe0 (debugfs cm_listen), which keeps the host's rping -s off it;
+#     withdrawn ("none") or with vC deleted, the listener is gone
 #   - from 7.1 (rxe before it routes every packet in init_net, where C's
 #     address is not local: the send fails and stalls rxe0's QP1):
 #     rping -c from C to an address where nobody answers (macvlan mvh5
@@ -39,7 +46,16 @@
 #             device inside a container, what an SR-IOV VF gives (control)
 #   netns A:  macvlan mva 10.72.1.2/24, rxeA on it (init_net), vAe on rxeA
 #             in A: the tenant, as tenancy.sh sets it up
+#   netns B:  macvlan mvb 10.72.1.3/24, rxeB, vBe on rxeB in B: a second
+#             tenant the same way
 #   - rping and ucmatose from A to the host
+#   - incoming connections on published ports (vAe 7461,7466, vBe
+#     7463,7464,7467): the host's rping to A, A's rping and ucmatose to B;
+#     not delivered: a port A listens on without publishing it, and a port
+#     A publishes addressed to B (which listens there unpublished): the
+#     client fails, the server sees nothing, the proxy carries nothing;
+#     a live connection from the host to B ended by deleting vBe leaves no
+#     proxy connection, kernel object or listener
 #   - a forged request: A writes a REQ through umad on vAe (what a
 #     privileged container or a runtime that passes umad nodes allows)
 #     naming the comm ID of a connection of vC (made again in C, a request
@@ -58,9 +74,11 @@
 #     host's rping ends on the proxy's DREQ and no connection of the
 #     proxy (parent cm_id) nor kernel object is left
 #
-# Every check asserts success.  Without the vdevice's CM proxy
-# (kmod/cm_gsi.c, kmod/cm_proxy.c) the tenant's attempts fail: the vdevice
-# offers no kernel verbs, so cma, ib_cm and ib_mad never attach to it, and
+# Every check asserts success.  Before the proxy delivered incoming
+# requests, the host's client was rejected by vrdma's listener
+# (host_rping_to_vdev and the other two failed).  Without the vdevice's CM
+# proxy (kmod/cm_gsi.c, kmod/cm_proxy.c) the tenant's attempts fail: the
+# vdevice offers no kernel verbs, so cma, ib_cm and ib_mad never attach to it, and
 # binding or resolving A's address finds no device (ENODEV).  The client's
 # error text is printed as a diagnostic, so the reason stays visible.
 #
@@ -75,15 +93,22 @@
 GUEST=10.99.0.1
 HOST=10.72.1.1
 IPA=10.72.1.2
+IPB=10.72.1.3
 IPN=10.72.1.9
 IPC=10.72.5.2
 HOST5=10.72.5.1
 IPD=10.72.6.2
 CONTROL=(cm_flag_shown cm_clients_attach_opted_in cm_listen_on_own_address
-	 cm_no_flag_enodev cm_req_reaches_proxy cm_flood_refused
+	 cm_no_flag_enodev cm_publish_needs_cm cm_publish_shown
+	 cm_publish_bounded cm_publish_twin_refused cm_publish_host_port_refused
+	 cm_publish_withdrawn cm_req_reaches_proxy cm_flood_refused
 	 cm_host_cm_under_flood cm_flood_slots_freed cm_del_under_listener
+	 cm_publish_released_on_del
 	 cm_send_error_holds_vdev cm_netns_death)
 TRAFFIC=(native_ns_rping vdev_rping_to_host vdev_ucmatose_to_host
+	 host_rping_to_vdev vdev_rping_to_vdev vdev_ucmatose_to_vdev
+	 cm_unpublished_not_delivered cm_other_tenant_not_delivered
+	 vdev_del_live_incoming
 	 cm_forged_req_dropped cm_forged_conn_msgs_dropped vdev_del_live_connection parent_del_live_connection
 	 netns_death_live_connection)
 
@@ -176,6 +201,12 @@ vdevs_is() {
 }
 
 DELAY=/sys/kernel/debug/vrdma/delay
+CMLISTEN=/sys/kernel/debug/vrdma/cm_listen
+
+# no_listener - vrdma listens on no published port (for wait_for).
+no_listener() {
+	! grep -q "^listen " "$CMLISTEN"
+}
 
 # delay_taken POINT - the delay set at POINT was consumed (for wait_for).
 delay_taken() {
@@ -273,6 +304,66 @@ else
 	else
 		ktap_fail cm_no_flag_enodev "status $rc: $(head -n 3 "$T/ld" | tr '\n' ' ')"
 	fi
+	refused cm_publish_needs_cm "needs a vdevice with cm on" \
+		in_init "$VRDMACTL" dev set vD cm-publish 7490
+	in_init "$VRDMACTL" dev set vC cm-publish 7490,7491
+	rc=$?
+	spawn_in_ns init timeout 10 rping -s -a "$GUEST" -p 7490 >"$T/hp" 2>&1
+	hp=$!
+	wait "$hp"
+	hprc=$?
+	if [ "$rc" -eq 0 ] &&
+	   [[ $(in_init "$VRDMACTL" dev show vC) == *" cm-publish 7490,7491"* ]] &&
+	   [ "$(in_init "$VRDMACTL" -j dev show vC | jq -c '.[0].cm_ports')" = "[7490,7491]" ] &&
+	   grep -qx "listen $PARENT 7490 1" "$CMLISTEN" &&
+	   [ "$hprc" -ne 0 ] && [ "$hprc" -ne 124 ]; then
+		ktap_ok cm_publish_shown "$(in_init "$VRDMACTL" dev show vC | head -n 1); host's rping -s: $(tail -n 1 "$T/hp")"
+	else
+		ktap_fail cm_publish_shown "status $rc, host rping -s status $hprc: $(tail -n 1 "$T/hp"); $(in_init "$VRDMACTL" -j dev show vC); $(tr '\n' ' ' <"$CMLISTEN")"
+	fi
+	refused cm_publish_bounded "at most 16" in_init "$VRDMACTL" dev set vC \
+		cm-publish "$(seq -s, 7500 7516)"
+	if in_init "$VRDMACTL" dev add vC2 parent "$PARENT" netns "$C" cm on &&
+	   wait_for 30 has_gid "$C" vC2 "$IPC"; then
+		refused cm_publish_twin_refused "shares an address" \
+			in_init "$VRDMACTL" dev set vC2 cm-publish 7491
+		in_init "$VRDMACTL" dev del vC2
+	else
+		ktap_fail cm_publish_twin_refused "vC2 not made"
+	fi
+	spawn_in_ns init timeout 60 rping -s -a "$GUEST" -p 7492 >"$T/hl" 2>&1
+	hl=$!
+	if wait_for 15 cm_listening init "$GUEST" 7492; then
+		out=$(in_init "$VRDMACTL" dev set vC cm-publish 7490,7492 2>&1)
+		rc=$?
+		if [ "$rc" -ne 0 ] && [[ $out == *"already listens"* ]] &&
+		   [[ $(in_init "$VRDMACTL" dev show vC) == *" cm-publish 7490,7491"* ]] &&
+		   ! grep -q "^listen $PARENT 7492 " "$CMLISTEN"; then
+			ktap_ok cm_publish_host_port_refused "$out"
+		else
+			ktap_fail cm_publish_host_port_refused "status $rc: $out; $(tr '\n' ' ' <"$CMLISTEN")"
+		fi
+	else
+		ktap_fail cm_publish_host_port_refused "the host's rping never listened: $(cat "$T/hl")"
+	fi
+	kill "$hl" 2>/dev/null
+	wait "$hl"
+	in_init "$VRDMACTL" dev set vC cm-publish none
+	rc=$?
+	spawn_in_ns init timeout 60 rping -s -a "$GUEST" -p 7490 >"$T/hw" 2>&1
+	hw=$!
+	if [ "$rc" -eq 0 ] && ! grep -q "^listen " "$CMLISTEN" &&
+	   [[ $(in_init "$VRDMACTL" dev show vC) != *cm-publish* ]] &&
+	   wait_for 15 cm_listening init "$GUEST" 7490; then
+		ktap_ok cm_publish_withdrawn
+	else
+		ktap_fail cm_publish_withdrawn "status $rc; $(tr '\n' ' ' <"$CMLISTEN"); host: $(cat "$T/hw")"
+	fi
+	kill "$hw" 2>/dev/null
+	wait "$hw"
+	# held by vC when it goes (cm_publish_released_on_del)
+	in_init "$VRDMACTL" dev set vC cm-publish 7493 ||
+		ktap_diag "publishing 7493 on vC failed"
 	# Carrying a request on rxe0 needs an rxe that sends from the
 	# tenant's address.  rxe before 7.1 looks every route up in
 	# init_net, where C's address is not local: the send fails and rxe
@@ -346,6 +437,11 @@ else
 	else
 		ktap_fail cm_del_under_listener "kernel objects $(kobj): $(tail -n 3 "$T/lc" | tr '\n' ' ')"
 	fi
+	if wait_for 10 no_listener; then
+		ktap_ok cm_publish_released_on_del "$(tr '\n' ' ' <"$CMLISTEN")"
+	else
+		ktap_fail cm_publish_released_on_del "$(tr '\n' ' ' <"$CMLISTEN")"
+	fi
 	# A failed send on the parent (the request's last retry unanswered)
 	# reaches the proxy's handler from ib_cm's send completion, which
 	# holds no reference on the cm_id; destroying the connection meanwhile
@@ -396,7 +492,7 @@ fi
 
 setup() {
 	require_cmd rping ucmatose || return 1
-	new_ns A a && new_ns N n || return 1
+	new_ns A a && new_ns B b && new_ns N n || return 1
 	# init_net answers ARP for its addresses on every interface: veth1
 	# would answer A's request for the host's address, and A's RoCE would
 	# go to veth1, where no rxe listens
@@ -415,6 +511,10 @@ setup() {
 	in_init ip link set mva netns "$A" || { ip link del mva; return 1; }
 	in_ns "$A" ip addr add "$IPA/24" dev mva && in_ns "$A" ip link set mva up ||
 		return 1
+	in_init ip link add mvb link veth0 type macvlan mode bridge || return 1
+	in_init ip link set mvb netns "$B" || { ip link del mvb; return 1; }
+	in_ns "$B" ip addr add "$IPB/24" dev mvb && in_ns "$B" ip link set mvb up ||
+		return 1
 	in_init ip link add mvn link veth0 type macvlan mode bridge || return 1
 	in_init ip link set mvn netns "$N" || { ip link del mvn; return 1; }
 	in_ns "$N" ip addr add "$IPN/24" dev mvn && in_ns "$N" ip link set mvn up ||
@@ -423,6 +523,8 @@ setup() {
 	cleanup_push rdma link delete rxeH
 	in_ns "$A" rdma link add rxeA type rxe netdev mva || return 1
 	cleanup_push rdma link delete rxeA
+	in_ns "$B" rdma link add rxeB type rxe netdev mvb || return 1
+	cleanup_push rdma link delete rxeB
 	in_ns "$N" rdma link add rxeN type rxe netdev mvn || return 1
 	cleanup_push rdma link delete rxeN
 	wait_for 30 has_gid init rxeH "$HOST" && wait_for 30 has_gid init rxeA "$IPA" ||
@@ -434,7 +536,114 @@ setup() {
 	wait_for 30 has_gid "$N" rxeN "$IPN" || return 1
 	in_init "$VRDMACTL" dev add vAe parent rxeA netns "$A" cm on || return 1
 	cleanup_push "$VRDMACTL" dev del vAe
-	wait_for 30 has_gid "$A" vAe "$IPA"
+	wait_for 30 has_gid init rxeB "$IPB" || return 1
+	in_init "$VRDMACTL" dev add vBe parent rxeB netns "$B" cm on || return 1
+	cleanup_push "$VRDMACTL" dev del vBe
+	wait_for 30 has_gid "$A" vAe "$IPA" && wait_for 30 has_gid "$B" vBe "$IPB"
+}
+
+# rejected_in - the requests vrdma's listeners rejected so far.
+rejected_in() {
+	awk '$1 == "rejected" { print $2 }' "$CMLISTEN"
+}
+
+# not_delivered NAME SNS SADDR CNS "CLIENT OPTIONS" DADDR PORT - an rping
+# server in SNS on SADDR:PORT; a client in CNS to DADDR:PORT must fail
+# while the server sees no connection and the proxy carries none.
+not_delivered() {
+	local name=$1 sns=$2 saddr=$3 cns=$4 copt=$5 daddr=$6 port=$7 sp rc
+	spawn_in_ns "$sns" timeout 60 rping -s -a "$saddr" -p "$port" -v \
+		>"$T/$name.srv" 2>&1
+	sp=$!
+	if ! wait_for 20 cm_listening "$sns" "$saddr" "$port"; then
+		ktap_fail "$name" "the server never listened: $(tail -n 3 "$T/$name.srv")"
+		kill "$sp" 2>/dev/null
+		wait "$sp" 2>/dev/null
+		return
+	fi
+	# shellcheck disable=SC2086  # options are a word list
+	in_ns "$cns" timeout 20 rping -c -a "$daddr" $copt -p "$port" -C 1 -v \
+		>"$T/$name.cli" 2>&1
+	rc=$?
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && ! gone "$sp" &&
+	   ! grep -q "ping data" "$T/$name.srv" && [ "$(cmconn)" = 0 ]; then
+		ktap_ok "$name" "client: $(grep -m1 -iE 'error|reject|unreach' "$T/$name.cli")"
+	else
+		ktap_fail "$name" "client status $rc: $(tail -n 3 "$T/$name.cli" | tr '\n' ' '); server: $(tail -n 3 "$T/$name.srv" | tr '\n' ' '); proxy connections $(cmconn)"
+	fi
+	kill "$sp" 2>/dev/null
+	wait "$sp" 2>/dev/null
+}
+
+# incoming - the checks of connections to published ports (vAe publishes
+# 7461, vBe 7463,7464,7467): from the host to A, from A to B with rping
+# and ucmatose, then those that must not be delivered, then a live one to
+# B ended by deleting vBe.
+incoming() {
+	local rj0 sp cp
+	if ! in_init "$VRDMACTL" dev set vAe cm-publish 7461,7466 ||
+	   ! in_init "$VRDMACTL" dev set vBe cm-publish 7463,7464,7467; then
+		for t in host_rping_to_vdev vdev_rping_to_vdev vdev_ucmatose_to_vdev \
+			 cm_unpublished_not_delivered cm_other_tenant_not_delivered \
+			 vdev_del_live_incoming; do
+			ktap_fail "$t" "publishing failed"
+		done
+		return
+	fi
+	if cm_pair host_rping "$A" init "rping -s -a $IPA -p 7461 -C 3 -v" \
+		"rping -c -a $IPA -I $HOST -p 7461 -C 3 -v" "$IPA" 7461; then
+		ktap_ok host_rping_to_vdev "$(grep -c 'ping data' "$T/host_rping.cli") pings"
+	else
+		ktap_diag "proxy: $(dmesg | grep -F 'vAe: vrdma_cm' | tail -n 8)"
+		ktap_diag "listeners: $(tr '\n' ' ' <"$CMLISTEN")"
+		ktap_fail host_rping_to_vdev "$(grep -m1 -iE 'error|fail|reject' "$T/host_rping.cli")"
+	fi
+	if cm_pair v2v_rping "$B" "$A" "rping -s -a $IPB -p 7463 -C 3 -v" \
+		"rping -c -a $IPB -I $IPA -p 7463 -C 3 -v" "$IPB" 7463; then
+		ktap_ok vdev_rping_to_vdev "$(grep -c 'ping data' "$T/v2v_rping.cli") pings"
+	else
+		ktap_diag "proxy: $(dmesg | grep -E 'v[AB]e: vrdma_cm' | tail -n 8)"
+		ktap_fail vdev_rping_to_vdev "$(grep -m1 -iE 'error|fail|reject' "$T/v2v_rping.cli")"
+	fi
+	if cm_pair v2v_ucma "$B" "$A" "ucmatose -b $IPB -p 7464 -c 1 -C 4" \
+		"ucmatose -s $IPB -b $IPA -p 7464 -c 1 -C 4" "$IPB" 7464; then
+		ktap_ok vdev_ucmatose_to_vdev "$(tail -n 1 "$T/v2v_ucma.cli")"
+	else
+		ktap_fail vdev_ucmatose_to_vdev "$(grep -m1 -iE 'error|fail|ret' "$T/v2v_ucma.cli")"
+	fi
+	# a port A listens on but does not publish: the parent's own CM
+	# rejects the request (no listener), nothing reaches vAe
+	not_delivered cm_unpublished_not_delivered "$A" "$IPA" init "-I $HOST" \
+		"$IPA" 7465
+	# a port A publishes, addressed to B, which listens on it without
+	# publishing it: delivered to neither
+	rj0=$(rejected_in)
+	not_delivered cm_other_tenant_not_delivered "$B" "$IPB" init "-I $HOST" \
+		"$IPB" 7466
+	ktap_diag "requests rejected by vrdma's listeners: $rj0 -> $(rejected_in)"
+	# a live incoming connection, ended by deleting vBe
+	spawn_in_ns "$B" timeout 120 rping -s -a "$IPB" -p 7467 -v >"$T/li.srv" 2>&1
+	sp=$!
+	if ! wait_for 20 cm_listening "$B" "$IPB" 7467; then
+		ktap_fail vdev_del_live_incoming "B never listened: $(tail -n 3 "$T/li.srv")"
+		kill "$sp" 2>/dev/null
+		wait "$sp" 2>/dev/null
+		return
+	fi
+	spawn_in_ns init timeout 120 stdbuf -oL rping -c -a "$IPB" -I "$HOST" \
+		-p 7467 -v >"$T/li.cli" 2>&1
+	cp=$!
+	if wait_for 40 sh -c "[ \$(grep -c 'ping data' '$T/li.cli') -ge 2 ]" &&
+	   [ "$(cmconn)" = 1 ] && in_init "$VRDMACTL" dev del vBe &&
+	   wait_gone 30 "$cp" && wait_gone 30 "$sp" && wait_for 30 cmconn_is 0 &&
+	   wait_for 20 kobj_is $((kobj0 + 3)) && wait_for 30 vdev_absent vBe &&
+	   wait_for 10 sh -c "! grep -q '^listen rxeB ' $CMLISTEN"; then
+		ktap_ok vdev_del_live_incoming "client: $(grep -c 'ping data' "$T/li.cli") pings, then: $(grep -v 'ping data' "$T/li.cli" | tail -n 1)"
+	else
+		ktap_fail vdev_del_live_incoming "proxy connections $(cmconn), kernel objects $(kobj) (at rest $((kobj0 + 3))); client: $(tail -n 3 "$T/li.cli" | tr '\n' ' '); server: $(tail -n 3 "$T/li.srv" | tr '\n' ' ')"
+	fi
+	kill "$cp" "$sp" 2>/dev/null
+	wait "$cp" "$sp" 2>/dev/null
 }
 
 # vdev_absent NAME - vdevice NAME does not exist (for wait_for).
@@ -674,6 +883,7 @@ else
 	else
 		ktap_fail vdev_ucmatose_to_host "$(grep -m1 -iE 'error|fail|ret' "$T/vdev_ucma.cli")"
 	fi
+	incoming
 	forged_req
 	echo "module vrdma -p" >"$dyn"
 	# An established connection, ended from the tenant's side three

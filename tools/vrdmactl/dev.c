@@ -2,7 +2,9 @@
 /*
  * vrdmactl dev: show, add, set and delete vdevices.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vrdmactl.h"
@@ -18,6 +20,7 @@ static void dev_usage(FILE *f)
 	      "                    [ ACL ]\n"
 	      "                    [ gids { tenant | shared } ] [ cm { on | off } ]\n"
 	      "       " VCTL_NAME " dev set NAME { LIMITS | ACL }...\n"
+	      "       " VCTL_NAME " dev set NAME cm-publish { PORT[,PORT]... | none }\n"
 	      "       " VCTL_NAME " dev del NAME\n"
 	      "       " VCTL_NAME " dev help\n"
 	      "LIMITS := [ ctx N ] [ pd N ] [ cq N ] [ qp N ] [ srq N ] [ mr N ]\n"
@@ -373,12 +376,65 @@ static int dev_add(struct vctl *c, int argc, char **argv)
 	return 0;
 }
 
+/* "P1,P2,..." or "none" into @ports; their number, or -1 */
+static int parse_ports(const char *text, uint16_t *ports)
+{
+	const char *p = text;
+	unsigned long v;
+	char *end;
+	int n = 0;
+
+	if (!strcmp(text, "none"))
+		return 0;
+	for (;;) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		errno = 0;
+		v = strtoul(p, &end, 10);
+		if (errno || !v || v > 65535 || n == VRDMA_CM_PORT_SLOTS)
+			return -1;
+		ports[n++] = (uint16_t)v;
+		if (!*end)
+			return n;
+		if (*end != ',')
+			return -1;
+		p = end + 1;
+	}
+}
+
+/* dev set NAME cm-publish LIST: a request of its own */
+static int dev_set_cm_ports(struct vctl *c, const char *name, int argc,
+			    char **argv)
+{
+	uint16_t ports[VRDMA_CM_PORT_SLOTS];
+	int n;
+
+	if (argc < 2) {
+		vctl_error("dev set: \"cm-publish\" needs a value");
+		return -1;
+	}
+	if (vctl_no_more_words("dev set", argc - 2, argv + 2))
+		return -1;
+	n = parse_ports(argv[1], ports);
+	if (n < 0) {
+		vctl_error("dev set: bad port list \"%s\" for \"cm-publish\"",
+			   argv[1]);
+		return -1;
+	}
+	if (vctl_open(c) ||
+	    vrdma_dev_set_cm_ports(c->h, name, ports, (size_t)n))
+		return vctl_kernel_error(c, "dev set");
+	return 0;
+}
+
 static int dev_set(struct vctl *c, int argc, char **argv)
 {
 	struct dev_args a = { 0 };
 	const char *name;
 	int ret;
 
+	if (argc > 1 && !strcmp(argv[1], "cm-publish"))
+		return dev_set_cm_ports(c, argv[0], argc - 1, argv + 1);
 	ret = dev_words("dev set", limit_keywords, argc, argv, &name, &a);
 	if (ret)
 		return ret < 0 ? -1 : 0;
@@ -499,6 +555,7 @@ void vctl_print_dev(const char *key, const struct vrdma_dev *d)
 	const char *driver = vrdma_driver_name(d->driver_id);
 	const char *gids = vrdma_gid_mode_name(d->gid_mode);
 	char buf[32];
+	size_t i;
 
 	out_obj_begin(key);
 	out_uint("index", "%s:", d->index);
@@ -511,6 +568,13 @@ void vctl_print_dev(const char *key, const struct vrdma_dev *d)
 	if (gids)
 		out_str("gids", " gids %s", gids);
 	out_str("cm", " cm %s", d->flags & VRDMA_DEV_F_CM ? "on" : "off");
+	if (d->ncm_ports) {
+		out_text(" cm-publish");
+		out_array_begin("cm_ports");
+		for (i = 0; i < d->ncm_ports; i++)
+			out_uint(NULL, i ? ",%s" : " %s", d->cm_ports[i]);
+		out_array_end();
+	}
 	if (d->netns_ino) {
 		out_obj_begin("netns");
 		out_uint("inode", d->netns_name[0] ? NULL : " netns-inode %s",

@@ -49,14 +49,16 @@
  *   Changes the limits or address ACLs of a live vdevice.  Only the
  *   resources present in the LIMITS nest change; an ACL nest present
  *   replaces that ACL as a whole (an empty nest allows everything again).
- *   At least one of LIMITS, SGIDS and PEERS is required; GID_MODE and
- *   DEV_FLAGS are refused (EINVAL): they are chosen at creation.  A limit below
- *   the current use keeps existing objects; new ones fail with EDQUOT
- *   until the use is below the limit.
+ *   At least one of LIMITS, SGIDS, PEERS and CM_PORTS is required;
+ *   GID_MODE and DEV_FLAGS are refused (EINVAL): they are chosen at
+ *   creation.  A limit below the current use keeps existing objects; new
+ *   ones fail with EDQUOT until the use is below the limit.  The request
+ *   changes everything it names or nothing.
  *   request:  VRDMA_ATTR_DEV_NAME          required
  *             VRDMA_ATTR_LIMITS            optional, see LIMITS
  *             VRDMA_ATTR_SGIDS             optional, see ACL
  *             VRDMA_ATTR_PEERS             optional, see ACL
+ *             VRDMA_ATTR_CM_PORTS          optional, see CM_PORTS
  *
  * VRDMA_CMD_DEV_GET (doit with DEV_NAME, or dump)
  *   reply, one VRDMA_CMD_DEV_GET message per vdevice:
@@ -73,6 +75,8 @@
  *             VRDMA_ATTR_PEERS             NLA_NESTED, only when restricted
  *             VRDMA_ATTR_GID_MODE          NLA_U8    enum vrdma_gid_mode
  *             VRDMA_ATTR_DEV_FLAGS         NLA_U32   VRDMA_DEV_F_*
+ *             VRDMA_ATTR_CM_PORTS          NLA_NESTED, only when ports
+ *                                          are published
  *   Dumps are consistent: when the set of vdevices changes during a dump,
  *   the dump is flagged NLM_F_DUMP_INTR and should be restarted.
  *
@@ -154,6 +158,25 @@
  *                   Off by default: cma keeps an internal listener on
  *                   every attached device for every wildcard listen of
  *                   every namespace.
+ *
+ * CM_PORTS nest (VRDMA_ATTR_CM_PORTS): the RDMA CM ports of the TCP port
+ * space (service ID RDMA_IB_IP_PS_TCP | port, as cma forms it) the
+ * operator publishes on a vdevice with VRDMA_DEV_F_CM, at most
+ * VRDMA_CM_PORTS_MAX, in the order given; a present nest replaces the
+ * published set as a whole (an empty one publishes none):
+ *             VRDMA_CM_PORT                NLA_U16, 1..65535, each once
+ *   vrdma listens on each port on the parent, one listener per parent and
+ *   port shared by the vdevices that publish it.  Delivering the requests
+ *   that arrive there to the vdevice whose address they name is not done
+ *   yet: each is rejected on the parent and counted.  Refused,
+ *   with the set unchanged:
+ *     EINVAL      the vdevice has no VRDMA_DEV_F_CM, a port is 0 or listed
+ *                 twice, more than VRDMA_CM_PORTS_MAX ports
+ *     EADDRINUSE  the host already listens on the port on the parent, or
+ *                 another vdevice that shares a GID with this one
+ *                 publishes it
+ *   A port published on a parent is no longer available to the host's own
+ *   listeners there.  Only VRDMA_CMD_DEV_SET publishes.
  */
 #ifndef _UAPI_LINUX_VRDMA_H
 #define _UAPI_LINUX_VRDMA_H
@@ -203,6 +226,7 @@ enum vrdma_attr {
 	VRDMA_ATTR_PEERS,
 	VRDMA_ATTR_GID_MODE,
 	VRDMA_ATTR_DEV_FLAGS,
+	VRDMA_ATTR_CM_PORTS,
 
 	__VRDMA_ATTR_MAX
 };
@@ -258,6 +282,18 @@ enum vrdma_dev_flags {
 
 	__VRDMA_DEV_F_ALL = VRDMA_DEV_F_CM
 };
+
+/* Most RDMA CM ports published on one vdevice (VRDMA_ATTR_CM_PORTS) */
+#define VRDMA_CM_PORTS_MAX	16
+
+enum vrdma_cm_port_attr {
+	VRDMA_CM_PORT_UNSPEC,
+	VRDMA_CM_PORT,
+
+	__VRDMA_CM_PORT_MAX
+};
+
+#define VRDMA_CM_PORT_ATTR_MAX (__VRDMA_CM_PORT_MAX - 1)
 
 /* Why a vdevice went away (VRDMA_ATTR_REASON on a DEV_DEL event) */
 enum vrdma_del_reason {
