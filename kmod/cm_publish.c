@@ -104,6 +104,7 @@ static int vrdma_cm_listen_handler(struct ib_cm_id *id,
 
 	if (ev->event != IB_CM_REQ_RECEIVED)
 		return ret;
+	vrdma_delay(VRDMA_DELAY_CM_LISTEN);
 	mutex_lock(&vrdma_mutex);
 	if ((sid & ~0xffffULL) == RDMA_IB_IP_PS_TCP) {
 		vdev = vrdma_cm_port_owner(id->device, sid & 0xffff,

@@ -58,6 +58,7 @@ static const char * const vrdma_delay_names[VRDMA_NR_DELAY] = {
 	[VRDMA_DELAY_QP_AV] = "qp_av",
 	[VRDMA_DELAY_CM_EVENT] = "cm_event",
 	[VRDMA_DELAY_RELEASED] = "released",
+	[VRDMA_DELAY_CM_LISTEN] = "cm_listen",
 };
 
 static const char *vrdma_obj_name(int i)

@@ -820,6 +820,9 @@ enum vrdma_delay {
 	VRDMA_DELAY_RELEASED,	/* a vdevice left vrdma_dying: its parent's
 				 * removal may go on
 				 */
+	VRDMA_DELAY_CM_LISTEN,	/* a request on a published port holds its
+				 * listener, has not yet locked vrdma_mutex
+				 */
 	VRDMA_NR_DELAY
 };
 

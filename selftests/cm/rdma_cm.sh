@@ -108,7 +108,7 @@ CONTROL=(cm_flag_shown cm_clients_attach_opted_in cm_listen_on_own_address
 TRAFFIC=(native_ns_rping vdev_rping_to_host vdev_ucmatose_to_host
 	 host_rping_to_vdev vdev_rping_to_vdev vdev_ucmatose_to_vdev
 	 cm_unpublished_not_delivered cm_other_tenant_not_delivered
-	 vdev_del_live_incoming
+	 cm_unpublish_under_request vdev_del_live_incoming
 	 cm_forged_req_dropped cm_forged_conn_msgs_dropped vdev_del_live_connection parent_del_live_connection
 	 netns_death_live_connection)
 
@@ -585,7 +585,7 @@ incoming() {
 	   ! in_init "$VRDMACTL" dev set vBe cm-publish 7463,7464,7467; then
 		for t in host_rping_to_vdev vdev_rping_to_vdev vdev_ucmatose_to_vdev \
 			 cm_unpublished_not_delivered cm_other_tenant_not_delivered \
-			 vdev_del_live_incoming; do
+			 cm_unpublish_under_request vdev_del_live_incoming; do
 			ktap_fail "$t" "publishing failed"
 		done
 		return
@@ -621,6 +621,7 @@ incoming() {
 	not_delivered cm_other_tenant_not_delivered "$B" "$IPB" init "-I $HOST" \
 		"$IPB" 7466
 	ktap_diag "requests rejected by vrdma's listeners: $rj0 -> $(rejected_in)"
+	unpublish_under_request
 	# a live incoming connection, ended by deleting vBe
 	spawn_in_ns "$B" timeout 120 rping -s -a "$IPB" -p 7467 -v >"$T/li.srv" 2>&1
 	sp=$!
@@ -644,6 +645,45 @@ incoming() {
 	fi
 	kill "$cp" "$sp" 2>/dev/null
 	wait "$cp" "$sp" 2>/dev/null
+}
+
+# unpublish_under_request - vAe withdraws port 7468 while a request to it
+# is inside vrdma's listener handler, before the handler takes vrdma_mutex
+# (debugfs delay cm_listen).  ib_cm holds the listener for as long as the
+# handler runs, and destroying the listener waits for that: were it
+# destroyed under vrdma_mutex, the withdrawal and the handler would wait
+# for each other for good.  The withdrawal must return once the handler is
+# done, the request be rejected, the listener be gone.
+unpublish_under_request() {
+	local rj0 cp rc
+	if ! in_init "$VRDMACTL" dev set vAe cm-publish 7461,7466,7468; then
+		ktap_fail cm_unpublish_under_request "publishing 7468 failed"
+		return
+	fi
+	rj0=$(rejected_in)
+	echo 5000 > "$DELAY/cm_listen"
+	spawn_in_ns init timeout 60 rping -c -a "$IPA" -I "$HOST" -p 7468 -C 1 \
+		>"$T/unpub.cli" 2>&1
+	cp=$!
+	if ! wait_for 20 delay_taken cm_listen; then
+		echo 0 > "$DELAY/cm_listen"
+		ktap_fail cm_unpublish_under_request "the request never reached the listener: $(tail -n 2 "$T/unpub.cli" | tr '\n' ' ')"
+		kill "$cp" 2>/dev/null
+		wait "$cp" 2>/dev/null
+		return
+	fi
+	timeout 30 "$VRDMACTL" dev set vAe cm-publish 7461,7466 \
+		>"$T/unpub.ctl" 2>&1
+	rc=$?
+	if [ "$rc" = 0 ] && wait_gone 30 "$cp" &&
+	   wait_for 10 sh -c "[ \$(awk '\$1 == \"rejected\" { print \$2 }' $CMLISTEN) -gt $rj0 ]" &&
+	   ! grep -q '^listen rxeA 7468 ' "$CMLISTEN" && [ "$(cmconn)" = 0 ]; then
+		ktap_ok cm_unpublish_under_request "withdrawn under the request; client: $(grep -m1 -iE 'error|reject|unreach' "$T/unpub.cli")"
+	else
+		ktap_fail cm_unpublish_under_request "withdrawal status $rc ($(tr '\n' ' ' <"$T/unpub.ctl")), rejected $rj0 -> $(rejected_in), listeners: $(tr '\n' ' ' <"$CMLISTEN")"
+	fi
+	kill "$cp" 2>/dev/null
+	wait "$cp" 2>/dev/null
 }
 
 # vdev_absent NAME - vdevice NAME does not exist (for wait_for).
