@@ -20,10 +20,14 @@
  * Any other is rejected on the parent and counted.
  *
  * Everything here runs under vrdma_mutex: the listener list, each
- * vdevice's published set, the search of a request's vdevice.  ib_cm
- * drops its reference on the listener before it calls the handler of a
- * request (cm_req_handler()), so a listener is destroyed under the mutex
- * without waiting on a handler that waits for it.
+ * vdevice's published set, the search of a request's vdevice.  But a
+ * listener is not destroyed under it: ib_cm holds the listener while the
+ * handler of a request to it runs (cm_req_handler() drops its reference
+ * only after the handler returned), and ib_destroy_cm_id() waits for that
+ * reference, so a destruction under the mutex would wait for a handler
+ * that waits for the mutex.  A listener no vdevice publishes any more
+ * leaves the list under the mutex, for vrdma_cm_listens_gone, and is
+ * destroyed by vrdma_cm_listens_reap() once the caller dropped the mutex.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -50,6 +54,16 @@ struct vrdma_cm_listen {
 };
 
 static LIST_HEAD(vrdma_cm_listens);
+
+/* Unpublished listeners not yet destroyed; under vrdma_mutex */
+static LIST_HEAD(vrdma_cm_listens_gone);
+
+/*
+ * Serialises vrdma_cm_listens_reap(), so that a reaper returns only once
+ * every listener that was gone when it started is destroyed, even those a
+ * concurrent reaper took.  Taken before vrdma_mutex, never under it.
+ */
+static DEFINE_MUTEX(vrdma_cm_reap_mutex);
 
 /* Incoming requests rejected on a listener, for debugfs */
 static atomic_t vrdma_cm_in_rejected = ATOMIC_INIT(0);
@@ -168,9 +182,33 @@ static void vrdma_cm_listen_put(struct ib_device *parent, u16 port)
 
 	if (WARN_ON_ONCE(!l) || --l->users)
 		return;
-	list_del(&l->node);
-	ib_destroy_cm_id(l->id);
-	kfree(l);
+	list_move_tail(&l->node, &vrdma_cm_listens_gone);
+}
+
+/**
+ * vrdma_cm_listens_reap() - destroy the listeners no vdevice publishes
+ *
+ * After vrdma_cm_publish() or vrdma_cm_publish_stop() gave up ports: their
+ * listeners are destroyed here, without vrdma_mutex, once the handlers of
+ * the requests they hold are done (those take the mutex, find no vdevice
+ * for the port and reject the request).
+ *
+ * Context: process context, vrdma_mutex not held.
+ */
+void vrdma_cm_listens_reap(void)
+{
+	struct vrdma_cm_listen *l, *next;
+	LIST_HEAD(gone);
+
+	mutex_lock(&vrdma_cm_reap_mutex);
+	mutex_lock(&vrdma_mutex);
+	list_splice_init(&vrdma_cm_listens_gone, &gone);
+	mutex_unlock(&vrdma_mutex);
+	list_for_each_entry_safe(l, next, &gone, node) {
+		ib_destroy_cm_id(l->id);
+		kfree(l);
+	}
+	mutex_unlock(&vrdma_cm_reap_mutex);
 }
 
 static bool vrdma_cm_port_in(const u16 *ports, unsigned int n, u16 port)
@@ -231,7 +269,8 @@ static struct vrdma_dev *vrdma_cm_port_rival(struct vrdma_dev *vdev, u16 port)
  * @extack: for the reason of a refusal
  *
  * Listens on the ports new to the set and stops listening on those it
- * loses, or changes nothing on failure.
+ * loses, or changes nothing on failure.  Either way the caller calls
+ * vrdma_cm_listens_reap() once it dropped vrdma_mutex.
  *
  * Context: process context, vrdma_mutex held.
  * Return: 0, -EINVAL without VRDMA_DEV_F_CM, -EADDRINUSE for a port the
@@ -300,6 +339,7 @@ void vrdma_cm_publish_stop(struct vrdma_dev *vdev)
 		vrdma_cm_listen_put(vdev->parent_ibdev,
 				    vdev->cm.ports[--vdev->cm.nports]);
 	mutex_unlock(&vrdma_mutex);
+	vrdma_cm_listens_reap();
 }
 
 /*

@@ -519,6 +519,8 @@ static int vrdma_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
 out_unlock:
 	mutex_unlock(&vrdma_mutex);
 	vrdma_nl_free_acls(acl);
+	if (cm_ports)
+		vrdma_cm_listens_reap();
 	if (rescan) {
 		/* Takes RTNL and the GID table locks: not under vrdma_mutex */
 		rdma_roce_rescan_device(&vdev->ibdev);

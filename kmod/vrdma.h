@@ -740,6 +740,7 @@ void vrdma_cm_debugfs_init(void);
 int vrdma_cm_publish(struct vrdma_dev *vdev, const u16 *ports, unsigned int n,
 		     struct netlink_ext_ack *extack);
 void vrdma_cm_publish_stop(struct vrdma_dev *vdev);
+void vrdma_cm_listens_reap(void);
 void vrdma_cm_publish_debugfs_init(void);
 
 /* gid.c: the vdevice's GID table and GID translation to its parent */
