@@ -145,10 +145,13 @@ int vrdma_kpd_alloc(struct ib_pd *ibpd)
 /**
  * vrdma_kpd_dealloc() - free a kernel PD
  * @ibpd: the vdevice PD
+ *
+ * Return: 0, for dealloc_pd.
  */
-void vrdma_kpd_dealloc(struct ib_pd *ibpd)
+int vrdma_kpd_dealloc(struct ib_pd *ibpd)
 {
 	vrdma_kobj_put(to_vdev(ibpd->device));
+	return 0;
 }
 
 /* --- CQ ---------------------------------------------------------------- */
@@ -197,12 +200,15 @@ int vrdma_kcq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr)
 /**
  * vrdma_kcq_destroy() - free a kernel CQ
  * @ibcq: the vdevice CQ, which no QP uses any more
+ *
+ * Return: 0, for destroy_cq.
  */
-void vrdma_kcq_destroy(struct ib_cq *ibcq)
+int vrdma_kcq_destroy(struct ib_cq *ibcq)
 {
 	kvfree(to_kcq(ibcq));
 	*vrdma_kcq_slot(ibcq) = NULL;
 	vrdma_kobj_put(to_vdev(ibcq->device));
+	return 0;
 }
 
 /*

@@ -114,10 +114,8 @@ int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct uverbs_attr_bundle parent_bundle;
 	int ret;
 
-	if (rdma_is_kernel_res(&ibcq->res)) {
-		vrdma_kcq_destroy(ibcq);
-		return 0;
-	}
+	if (rdma_is_kernel_res(&ibcq->res))
+		return vrdma_kcq_destroy(ibcq);
 	ret = vrdma_parent_udata(&parent_bundle, udata);
 	if (ret)
 		goto err_detach;

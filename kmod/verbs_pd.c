@@ -77,10 +77,8 @@ int vrdma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct uverbs_attr_bundle parent_bundle;
 	int ret;
 
-	if (rdma_is_kernel_res(&ibpd->res)) {
-		vrdma_kpd_dealloc(ibpd);
-		return 0;
-	}
+	if (rdma_is_kernel_res(&ibpd->res))
+		return vrdma_kpd_dealloc(ibpd);
 	/* ib_dealloc_pd_user() without its kfree(): the core frees the shadow. */
 	ret = vrdma_parent_udata(&parent_bundle, udata) ?:
 	      shadow->device->ops.dealloc_pd(shadow,

@@ -707,9 +707,9 @@ void vrdma_cm_exit(void);
 int vrdma_cm_check_parent(struct ib_device *parent_ibdev);
 void vrdma_cm_set_ops(struct vrdma_dev *vdev);
 int vrdma_kpd_alloc(struct ib_pd *ibpd);
-void vrdma_kpd_dealloc(struct ib_pd *ibpd);
+int vrdma_kpd_dealloc(struct ib_pd *ibpd);
 int vrdma_kcq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr);
-void vrdma_kcq_destroy(struct ib_cq *ibcq);
+int vrdma_kcq_destroy(struct ib_cq *ibcq);
 int vrdma_kcq_poll(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int vrdma_kcq_notify(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 int vrdma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
