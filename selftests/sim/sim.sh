@@ -283,12 +283,7 @@ fi
 # Through a vdevice: driver methods are forwarded to rdmasim with the
 # shadow objects (kmod/fwd.c); rdmasim's strict checks must stay silent
 m=$(klog_mark)
-if new_ns S s && vdev_add vS "$S"; then
-	in_ns "$S" "$PROG" vS >"$T/vdev" 2>&1
-	ktap_diag "$(cat "$T/vdev")"
-else
-	: >"$T/vdev"
-fi
+sim_vdev_run S s vS "$T/vdev" "$PROG"
 case $(result query_device_driver_data "$T/vdev") in
 "ok "*) ktap_ok vdev_query_device_data ;;
 *) ktap_fail vdev_query_device_data "$(result query_device_driver_data "$T/vdev")" ;;
@@ -383,17 +378,29 @@ hold_uar() {
 	wait_for 20 grep -q '^holding' "$1" && grep -q '^uar_alloc ok' "$1"
 }
 
-# kill -9 through the vdevice with the UAR object, CQ and QP alive and
-# mapped: the core's cleanup reaches rdmasim's UAR cleanup through vrdma
-m=$(klog_mark)
-if [ -n "${S:-}" ]; then
-	if hold_uar "$T/vhold" && kill -9 "$pid" &&
-		wait_gone 10 "$pid" && wait_for 10 sim_objects_is "$base"; then
-		ktap_ok vdev_kill9_released
+# released NAME OUT CHECK... - ok NAME if CHECK, which ends the process
+# $pid, succeeds; if not, $pid is killed, rdmasim's objects and OUT shown
+released() {
+	local name=$1 out=$2
+	shift 2
+	if "$@"; then
+		ktap_ok "$name"
 	else
 		kill -9 "$pid" 2>/dev/null
-		ktap_fail vdev_kill9_released "now: $(sim_objects), at rest: $base; $(tr '\n' ' ' <"$T/vhold")"
+		ktap_fail "$name" "now: $(sim_objects), at rest: $base; $(tr '\n' ' ' <"$out")"
 	fi
+}
+
+# kill -9 through the vdevice with the UAR object, CQ and QP alive and
+# mapped: the core's cleanup reaches rdmasim's UAR cleanup through vrdma
+kill9_released() {
+	hold_uar "$T/vhold" && kill -9 "$pid" &&
+		wait_gone 10 "$pid" && wait_for 10 sim_objects_is "$base"
+}
+
+m=$(klog_mark)
+if [ -n "${S:-}" ]; then
+	released vdev_kill9_released "$T/vhold" kill9_released
 	strict_report "$m" vdev_kill9_strict_clean
 else
 	ktap_fail vdev_kill9_released "no vdevice"
@@ -403,35 +410,33 @@ fi
 # The vdevice goes while a process holds a UAR object, CQ and QP on it:
 # the core's disassociation destroys them through vrdma's cleanup; the
 # pages go when the process does
-if [ -n "${S:-}" ]; then
-	if hold_uar "$T/vdel" &&
+del_uar_alive() {
+	hold_uar "$T/vdel" &&
 		in_init "$VRDMACTL" dev del vS >/dev/null &&
 		wait_for 10 grep -q '^ucontext 0' "$SIMDBG/objects" &&
 		wait_for 10 grep -q '^uar 0' "$SIMDBG/objects" &&
 		kill -9 "$pid" && wait_gone 10 "$pid" &&
-		wait_for 10 sim_objects_is "$base"; then
-		ktap_ok vdev_del_uar_alive
-	else
-		kill -9 "$pid" 2>/dev/null
-		ktap_fail vdev_del_uar_alive "now: $(sim_objects), at rest: $base; $(tr '\n' ' ' <"$T/vdel")"
-	fi
+		wait_for 10 sim_objects_is "$base"
+}
+
+if [ -n "${S:-}" ]; then
+	released vdev_del_uar_alive "$T/vdel" del_uar_alive
 else
 	ktap_fail vdev_del_uar_alive "no vdevice"
 fi
 # vdevice delete while the thread executes the process's WQEs: the
 # process keeps its (now zapped) mappings until killed (a vdevice of its
 # own: vdev_del_uar_alive deleted vS)
+del_busy_released() {
+	dp_busy "$T/vbusy" && in_init "$VRDMACTL" dev del vS2 &&
+		wait_for 20 sim_objects_is "$base" && kill -9 "$pid" &&
+		wait_gone 10 "$pid"
+}
+
 if [ -n "$VDEV_DP" ] && vdev_add vS2 "$S"; then
 	spawn_in_ns "$S" "$DP" vS2 -k >"$T/vbusy" 2>&1
 	pid=$!
-	if dp_busy "$T/vbusy" && in_init "$VRDMACTL" dev del vS2 &&
-		wait_for 20 sim_objects_is "$base" && kill -9 "$pid" &&
-		wait_gone 10 "$pid"; then
-		ktap_ok vdev_del_busy_released
-	else
-		kill -9 "$pid" 2>/dev/null
-		ktap_fail vdev_del_busy_released "now: $(sim_objects), at rest: $base; $(tr '\n' ' ' <"$T/vbusy")"
-	fi
+	released vdev_del_busy_released "$T/vbusy" del_busy_released
 else
 	ktap_fail vdev_del_busy_released "no UAR or no vdevice: see vdev_driver_methods"
 fi
@@ -621,11 +626,7 @@ else
 		ktap_fail netns_death_released "rounds$NSD_REL_BAD"
 	fi
 fi
-if klog_clean_since "$m"; then
-	ktap_ok netns_death_klog_clean
-else
-	ktap_fail netns_death_klog_clean
-fi
+ktap_check netns_death_klog_clean klog_clean_since "$m"
 # The parent serves a fresh process as before
 in_init "$DP" sim0 -n "$DP_N" -z "$DP_SIZE" >"$T/dpafter" 2>&1
 if dp_ok send "$T/dpafter" && dp_ok write "$T/dpafter" &&
@@ -661,9 +662,5 @@ if in_init rmmod rdmasim; then
 else
 	ktap_fail module_unload
 fi
-if klog_clean_since "$mark"; then
-	ktap_ok klog_clean
-else
-	ktap_fail klog_clean
-fi
+ktap_check klog_clean klog_clean_since "$mark"
 ktap_finish

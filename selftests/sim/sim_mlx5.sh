@@ -411,48 +411,40 @@ traffic() {
 	fi
 }
 
-# qp_errors NAME NS DEV - sim_mlx5_qp on DEV in NS (init for init_net):
-# every step ok, two error CQEs (a local and a remote one) and two
+# qp_case NAME NS DEV OKS ERRS FLUSHES [MODE] - sim_mlx5_qp (in MODE) on
+# DEV in NS (init for init_net): OKS steps ok, ERRS error CQEs and FLUSHES
 # flushes, no bad WQE
-qp_errors() {
-	local name=$1 ns=$2 dev=$3 out rc e0 f0 b0 e f
+qp_case() {
+	local name=$1 ns=$2 dev=$3 oks=$4 want_e=$5 want_f=$6 out rc e0 f0 b0 e f
+	shift 6
 	e0=$(mlx5_count err_cqes)
 	f0=$(mlx5_count flush_cqes)
 	b0=$(mlx5_count bad_wqes)
-	out=$(in_ns "$ns" "$QP_PROG" "$dev" "$GIDX" 2>&1)
+	out=$(in_ns "$ns" "$QP_PROG" "$dev" "$GIDX" "$@" 2>&1)
 	rc=$?
 	ktap_diag "$out"
 	e=$(($(mlx5_count err_cqes) - e0))
 	f=$(($(mlx5_count flush_cqes) - f0))
-	if [ "$rc" = 0 ] && [ "$(grep -c ' ok ' <<<"$out")" = 8 ] &&
-		[ "$e" = 2 ] && [ "$f" = 2 ] && [ "$(mlx5_count bad_wqes)" = "$b0" ] &&
+	if [ "$rc" = 0 ] && [ "$(grep -c ' ok ' <<<"$out")" = "$oks" ] &&
+		[ "$e" = "$want_e" ] && [ "$f" = "$want_f" ] &&
+		[ "$(mlx5_count bad_wqes)" = "$b0" ] &&
 		wait_for 10 sim_objects_is "$base"; then
-		ktap_ok "$name" "$e error CQE, $f flush CQEs"
+		ktap_ok "$name" "$e error CQEs, $f flush CQEs"
 	else
 		ktap_fail "$name" "exit $rc, $e error CQEs, $f flush CQEs, objects $(sim_objects)"
 	fi
 }
 
-# qp_access NAME NS DEV - sim_mlx5_qp's access mode on DEV in NS: every
-# case ok, five error CQEs (one refused operation each), no flush, no bad
-# WQE
+# qp_errors NAME NS DEV - every step ok, two error CQEs (a local and a
+# remote one) and two flushes
+qp_errors() {
+	qp_case "$@" 8 2 2
+}
+
+# qp_access NAME NS DEV - the access mode: every case ok, five error CQEs
+# (one refused operation each), no flush
 qp_access() {
-	local name=$1 ns=$2 dev=$3 out rc e0 f0 b0 e f
-	e0=$(mlx5_count err_cqes)
-	f0=$(mlx5_count flush_cqes)
-	b0=$(mlx5_count bad_wqes)
-	out=$(in_ns "$ns" "$QP_PROG" "$dev" "$GIDX" access 2>&1)
-	rc=$?
-	ktap_diag "$out"
-	e=$(($(mlx5_count err_cqes) - e0))
-	f=$(($(mlx5_count flush_cqes) - f0))
-	if [ "$rc" = 0 ] && [ "$(grep -c ' ok ' <<<"$out")" = 5 ] &&
-		[ "$e" = 5 ] && [ "$f" = 0 ] && [ "$(mlx5_count bad_wqes)" = "$b0" ] &&
-		wait_for 10 sim_objects_is "$base"; then
-		ktap_ok "$name" "$e error CQEs"
-	else
-		ktap_fail "$name" "exit $rc, $e error CQEs, $f flush CQEs, objects $(sim_objects)"
-	fi
+	qp_case "$@" 5 5 0 access
 }
 
 # srq NAME NS DEV - sim_mlx5_srq on DEV in NS (init for init_net): every
@@ -640,9 +632,5 @@ ktap_diag "the double's hardware: $(tr '\n' ' ' <"$MLX5DBG")"
 
 ktap_diag "strict checks: $strict0 -> $(cat "$SIMDBG/strict")"
 strict_report "$mark" strict_clean
-if klog_clean_since "$mark"; then
-	ktap_ok klog_clean
-else
-	ktap_fail klog_clean
-fi
+ktap_check klog_clean klog_clean_since "$mark"
 ktap_finish
