@@ -132,6 +132,19 @@ window_vrdma() {
 		grep -c .
 }
 
+# zero_syscalls NAME OUT - ok if sim_dp made no system call in the data
+# phase of OUT; sc and vc are set to its system and vrdma calls
+zero_syscalls() {
+	sc=$(window_syscalls "$2")
+	vc=$(window_vrdma "$2")
+	if [ "$sc" = 0 ]; then
+		ktap_ok "$1" "data phase: 0 system calls, $vc vrdma calls"
+	else
+		ktap_fail "$1" "data phase: $sc system calls"
+		ktap_diag "$(dp_sys_enter "$2" | head -n 5)"
+	fi
+}
+
 # dp_ok CHECK FILE - sim_dp printed "CHECK ok"
 dp_ok() {
 	awk -v c="$1" '$1 == c && $2 == "ok" { f = 1 } END { exit !f }' "$2"
@@ -245,14 +258,7 @@ else
 fi
 if [ -n "$TRACE_OK" ] && dp_traced "$T/dpn" - sim0 -n "$DP_N" -z "$DP_SIZE" &&
 	dp_ok read "$T/dpn"; then
-	sc=$(window_syscalls "$T/dpn")
-	vc=$(window_vrdma "$T/dpn")
-	if [ "$sc" = 0 ]; then
-		ktap_ok native_zero_syscalls "data phase: $sc system calls, $vc vrdma calls"
-	else
-		ktap_fail native_zero_syscalls "data phase: $sc system calls"
-		ktap_diag "$(dp_sys_enter "$T/dpn" | head -n 5)"
-	fi
+	zero_syscalls native_zero_syscalls "$T/dpn"
 else
 	ktap_fail native_zero_syscalls "$(grep ' err ' "$T/dpn" 2>/dev/null)"
 	ktap_diag "$(cat "$T/dpn" 2>/dev/null); trace: $(wc -l <"$T/dpn.trace" 2>/dev/null) lines, $(grep -c 'sim_dp data' "$T/dpn.trace" 2>/dev/null) marks"
@@ -331,13 +337,7 @@ else
 	if dp_ok send "$T/dpv" && dp_ok write "$T/dpv" &&
 		dp_ok read "$T/dpv" && dp_ok teardown "$T/dpv"; then
 		ktap_ok vdev_datapath "$DP_N each of SEND, RDMA WRITE, RDMA READ x $DP_SIZE bytes verified"
-		sc=$(window_syscalls "$T/dpv")
-		vc=$(window_vrdma "$T/dpv")
-		if [ "$sc" = 0 ]; then
-			ktap_ok vdev_zero_syscalls "data phase: 0 system calls"
-		else
-			ktap_fail vdev_zero_syscalls "data phase: $sc system calls"
-		fi
+		zero_syscalls vdev_zero_syscalls "$T/dpv"
 		if [ "$vc" = 0 ]; then
 			ktap_ok vdev_zero_vrdma_calls "data phase: 0 vrdma calls; whole run: $(grep -v -e '^#' -e 'sys_enter:' -e 'tracing_mark_write:' "$T/dpv.trace" | grep -c .)"
 		else
@@ -599,32 +599,30 @@ fi
 kill "$nsdmon" 2>/dev/null
 wait "$nsdmon" 2>/dev/null
 ktap_diag "rdmasim: $(tr '\n' ' ' <"$SIMDBG/datapath")"
+# rounds_ok NAME BAD MSG - ok NAME with MSG if BAD names no round, else
+# not ok with the rounds that went wrong
+rounds_ok() {
+	if [ -z "$2" ]; then
+		ktap_ok "$1" "$3"
+	else
+		ktap_fail "$1" "rounds$2"
+	fi
+}
+
 if [ -n "$NSD_BAD" ]; then
 	for t in netns_death_vdev_kept netns_death_destroyed netns_death_event \
 		netns_death_released; do
 		ktap_fail "$t" "$NSD_BAD"
 	done
 else
-	if [ -z "$NSD_KEPT_BAD" ]; then
-		ktap_ok netns_death_vdev_kept "netns name deleted, its busy process alive: vdevice and data path kept"
-	else
-		ktap_fail netns_death_vdev_kept "rounds$NSD_KEPT_BAD"
-	fi
-	if [ -z "$NSD_GONE_BAD" ]; then
-		ktap_ok netns_death_destroyed "$NSD_ROUNDS rounds: vdevice gone with its netns"
-	else
-		ktap_fail netns_death_destroyed "rounds$NSD_GONE_BAD"
-	fi
-	if [ -z "$NSD_EVENT_BAD" ]; then
-		ktap_ok netns_death_event "$NSD_ROUNDS del events, reason netns"
-	else
-		ktap_fail netns_death_event "rounds$NSD_EVENT_BAD"
-	fi
-	if [ -z "$NSD_REL_BAD" ]; then
-		ktap_ok netns_death_released "rdmasim and vrdma counts back to rest each round"
-	else
-		ktap_fail netns_death_released "rounds$NSD_REL_BAD"
-	fi
+	rounds_ok netns_death_vdev_kept "$NSD_KEPT_BAD" \
+		"netns name deleted, its busy process alive: vdevice and data path kept"
+	rounds_ok netns_death_destroyed "$NSD_GONE_BAD" \
+		"$NSD_ROUNDS rounds: vdevice gone with its netns"
+	rounds_ok netns_death_event "$NSD_EVENT_BAD" \
+		"$NSD_ROUNDS del events, reason netns"
+	rounds_ok netns_death_released "$NSD_REL_BAD" \
+		"rdmasim and vrdma counts back to rest each round"
 fi
 ktap_check netns_death_klog_clean klog_clean_since "$m"
 # The parent serves a fresh process as before
