@@ -50,7 +50,7 @@ vdevs_at_most() {
 }
 
 scale() {
-	local count batch=100 i b t0 m0 m1 nb ns_list=() n per startup base
+	local count batch=100 i b t0 m0 nb ns_list=() n startup base
 	# The other parts' vdevices (the bypass part's too) stay
 	base=$(vdev_count)
 	for ((i = 0; i < SCALE_NS; i++)); do
@@ -71,27 +71,13 @@ scale() {
 			for ((i = b * batch; i < count && i < (b + 1) * batch; i++)); do
 				echo "dev add sc$i parent $PARENT netns ${ns_list[$((i % SCALE_NS))]}"
 			done >> "$OUT/tmp.batch"
-			n=$(wc -l < "$OUT/tmp.batch")
-			t0=$(now)
-			if ! "$VRDMACTL" -b "$OUT/tmp.batch" >> "$LOG" 2>&1; then
+			if ! batch_timed create_batch "$count" "$b"; then
 				fail "scale: creating batch $b of $count"
 				return 1
 			fi
-			per=$(awk -v t="$(elapsed "$t0")" -v n="$n" -v s="$startup" \
-				'BEGIN { printf "%.3f", (t * 1e3 - s) / n }')
-			sample scale "create_batch" vdev "$count" "$b" ms_per_op "$per"
 		done
 		[ "$(vdev_count)" -ge "$count" ] || { fail "scale: only $(vdev_count) vdevices"; return 1; }
-		settle
-		m1=$(kmem)
-		slab_snapshot "$OUT/tmp.slab1"
-		sample scale mem_per_vdev vdev "$count" 0 bytes $(( (m1 - m0) / count ))
-		# Where it goes: the slab caches that grew most, per vdevice.
-		# (A file, not <(...): the guest's devtmpfs has no /dev/fd.)
-		slab_top "$OUT/tmp.slab0" "$OUT/tmp.slab1" "$count" > "$OUT/tmp.slabtop"
-		while read -r per name; do
-			sample slab "$name" vdev "$count" 0 bytes "$per"
-		done < "$OUT/tmp.slabtop"
+		mem_grown mem_per_vdev vdev "$count" "$m0"
 		# Listing: the tool's JSON output with all of them.
 		for ((i = 0; i < 3; i++)); do
 			t0=$(now)
@@ -107,24 +93,49 @@ scale() {
 			for ((i = b * batch; i < count && i < (b + 1) * batch; i++)); do
 				echo "dev del sc$i"
 			done >> "$OUT/tmp.batch"
-			n=$(wc -l < "$OUT/tmp.batch")
-			t0=$(now)
-			"$VRDMACTL" -b "$OUT/tmp.batch" >> "$LOG" 2>&1 ||
+			batch_timed delete_batch "$count" "$b" ||
 				fail "scale: deleting batch $b of $count"
-			per=$(awk -v t="$(elapsed "$t0")" -v n="$n" -v s="$startup" \
-				'BEGIN { printf "%.3f", (t * 1e3 - s) / n }')
-			sample scale "delete_batch" vdev "$count" "$b" ms_per_op "$per"
 		done
 		wait_for 30 vdevs_at_most "$base" > /dev/null ||
 			fail "scale: $(vdev_count) vdevices left after deleting $count, $base before"
 	done
 }
 
+# batch_timed NAME COUNT B - vrdmactl runs tmp.batch, batch B with COUNT
+# vdevices; if it succeeds, sample NAME, its time per line less the tool's
+# startup ($startup)
+batch_timed() {
+	local n t0 per
+	n=$(wc -l < "$OUT/tmp.batch")
+	t0=$(now)
+	"$VRDMACTL" -b "$OUT/tmp.batch" >> "$LOG" 2>&1 || return 1
+	per=$(awk -v t="$(elapsed "$t0")" -v n="$n" -v s="$startup" \
+		'BEGIN { printf "%.3f", (t * 1e3 - s) / n }')
+	sample scale "$1" vdev "$2" "$3" ms_per_op "$per"
+}
+
+# mem_grown NAME OBJ COUNT M0 - COUNT objects OBJ were made since kernel
+# memory was M0 and the slab caches were snapshot in tmp.slab0: sample
+# NAME, their kernel memory each, and where it goes, the slab caches that
+# grew most, per object
+mem_grown() {
+	local name=$1 obj=$2 count=$3 m0=$4 m per cache
+	settle
+	m=$(kmem)
+	slab_snapshot "$OUT/tmp.slab1"
+	sample scale "$name" "$obj" "$count" 0 bytes $(( (m - m0) / count ))
+	# (A file, not <(...): the guest's devtmpfs has no /dev/fd.)
+	slab_top "$OUT/tmp.slab0" "$OUT/tmp.slab1" "$count" > "$OUT/tmp.slabtop"
+	while read -r per cache; do
+		sample slab "$cache" "$obj" "$count" 0 bytes "$per"
+	done < "$OUT/tmp.slabtop"
+}
+
 # rxe_reference - kernel memory of one rxe device (beyond its netdev): what
 # the RDMA core allocates for any ib_device, plus rxe's own state.  The
 # vdevice figure is compared against it.
 rxe_reference() {
-	local i m0 m1 m2
+	local i m0 m1
 	settle
 	m0=$(kmem)
 	for ((i = 0; i < RXE_REF; i++)); do
@@ -139,14 +150,7 @@ rxe_reference() {
 			{ fail "rxe reference device"; return 1; }
 		cleanup_push rdma link del "brxe$i"
 	done
-	settle
-	m2=$(kmem)
-	slab_snapshot "$OUT/tmp.slab1"
-	sample scale mem_per_rxe rxe "$RXE_REF" 0 bytes $(( (m2 - m1) / RXE_REF ))
-	slab_top "$OUT/tmp.slab0" "$OUT/tmp.slab1" "$RXE_REF" > "$OUT/tmp.slabtop"
-	while read -r per name; do
-		sample slab "$name" rxe "$RXE_REF" 0 bytes "$per"
-	done < "$OUT/tmp.slabtop"
+	mem_grown mem_per_rxe rxe "$RXE_REF" "$m1"
 	sample scale mem_per_dummy dummy "$RXE_REF" 0 bytes $(( (m1 - m0) / RXE_REF ))
 	for ((i = 0; i < RXE_REF; i++)); do
 		rdma link del "brxe$i" >> "$LOG" 2>&1

@@ -64,13 +64,7 @@ setup() {
 		wait_for 30 in_ns "$U" "$PROBE" vU "$IPA" "$IPB" >/dev/null
 }
 
-if setup; then
-	ktap_ok setup
-else
-	ktap_fail setup
-	ktap_skip_rest "setup failed"
-	exit 1
-fi
+ktap_setup setup
 
 # probe NAME NS DEV SRC DST WANT - acl_probe's verdict is WANT.
 probe() {

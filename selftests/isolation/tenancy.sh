@@ -118,13 +118,7 @@ setup() {
 		wait_for 30 has_gid init "$PARENT" "$IPB"
 }
 
-if setup; then
-	ktap_ok setup
-else
-	ktap_fail setup
-	ktap_skip_rest "setup failed"
-	exit 1
-fi
+ktap_setup setup
 ktap_diag "$PARENT: $(gids init "$PARENT" | xargs)"
 ktap_diag "vA: $(gids "$A" vA | xargs); ndevs: $(ndevs "$A" vA | xargs)"
 ktap_diag "vB: $(gids "$B" vB | xargs); ndevs: $(ndevs "$B" vB | xargs)"

@@ -39,6 +39,19 @@ strict_report() {
 	fi
 }
 
+# sim_vdev_run VAR NAME VDEV OUT PROG - PROG VDEV in a new namespace NAME
+# (its name set in VAR) on a new vdevice VDEV, its output in OUT and shown;
+# OUT is empty when the namespace or the vdevice could not be made.
+sim_vdev_run() {
+	local ns_var=$1 vdev=$3 out=$4 prog=$5
+	if new_ns "$ns_var" "$2" && vdev_add "$vdev" "${!ns_var}"; then
+		in_ns "${!ns_var}" "$prog" "$vdev" >"$out" 2>&1
+		ktap_diag "$(cat "$out")"
+	else
+		: >"$out"
+	fi
+}
+
 # sim_up [PROG] - vrdma's modules, rdmasim and its device sim0 on veth1, each
 # undone at cleanup; PROG, the test's program, if given, is executable.
 sim_up() {

@@ -33,26 +33,6 @@ static int addr_to_gid(const char *text, union ibv_gid *gid)
 	return inet_pton(AF_INET6, text, gid->raw) == 1 ? 0 : -1;
 }
 
-static const char *result(int err)
-{
-	static char buf[8][32];
-	static int next;
-	char *b = buf[next++ % 8];
-
-	if (!err)
-		return "ok";
-	switch (err) {
-	case EACCES: return "EACCES";
-	case EINVAL: return "EINVAL";
-	case ENOENT: return "ENOENT";
-	case EPERM: return "EPERM";
-	case ENETUNREACH: return "ENETUNREACH";
-	case EHOSTUNREACH: return "EHOSTUNREACH";
-	}
-	snprintf(b, 32, "errno%d", err);
-	return b;
-}
-
 int main(int argc, char **argv)
 {
 	struct ibv_qp_init_attr init = {
@@ -137,7 +117,7 @@ int main(int argc, char **argv)
 
 	ah = ibv_create_ah(pd, &av);
 	ahr = ah ? 0 : errno;
-	printf("gid=%d rtr=%s ah=%s\n", idx, result(rtr), result(ahr));
+	printf("gid=%d rtr=%s ah=%s\n", idx, verdict(rtr), verdict(ahr));
 
 	if (ah)
 		ibv_destroy_ah(ah);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <rdma/ib_user_verbs.h>
 
+#include "ex_cmd.h"
 #include "util.h"
 
 #define DRIVER_WORDS 2
@@ -42,14 +43,8 @@ static const char *exq(struct ibv_context *ctx, unsigned int words)
 
 	memset(&req, 0, sizeof(req));
 	memset(&resp, 0, sizeof(resp));
-	req.hdr.command = IB_USER_VERBS_CMD_FLAG_EXTENDED |
-			  IB_USER_VERBS_EX_CMD_QUERY_DEVICE;
-	/* Extended commands count their core parts in 8-byte words. */
-	req.hdr.in_words = sizeof(req.cmd) / 8;
-	req.hdr.out_words = sizeof(resp.core) / 8;
-	req.ex.response = (uintptr_t)&resp;
-	req.ex.provider_in_words = words;
-	req.ex.provider_out_words = words;
+	ex_cmd_hdr(&req.hdr, &req.ex, IB_USER_VERBS_EX_CMD_QUERY_DEVICE,
+		   sizeof(req.cmd), sizeof(resp.core), &resp, words, words);
 
 	if (write(ctx->cmd_fd, &req, in_len) != (ssize_t)in_len)
 		return strerrorname_np(errno) ?: "unknown errno";

@@ -27,6 +27,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "ex_cmd.h"
 #include "util.h"
 #include <rdma/ib_user_verbs.h>
 
@@ -34,24 +35,6 @@
 
 /* Room for any provider's create_qp response (librxe's: 32 bytes) */
 #define DRV_OUT_WORDS 16
-
-static const char *result(int err)
-{
-	static char buf[4][32];
-	static int next;
-	char *b = buf[next++ % 4];
-
-	switch (err) {
-	case 0: return "ok";
-	case EACCES: return "EACCES";
-	case EINVAL: return "EINVAL";
-	case EPERM: return "EPERM";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case ENOMEM: return "ENOMEM";
-	}
-	snprintf(b, 32, "errno%d", err);
-	return b;
-}
 
 /*
  * A UD QP on @pd with @flags (and QP number 1 when SOURCE_QPN), by the
@@ -70,12 +53,8 @@ static int ud_qp(struct ibv_context *ctx, struct ibv_pd *pd,
 		__u64 drv[DRV_OUT_WORDS];
 	} out = {};
 
-	req.hdr.command = IB_USER_VERBS_CMD_FLAG_EXTENDED |
-			  IB_USER_VERBS_EX_CMD_CREATE_QP;
-	req.hdr.in_words = sizeof(req.cmd) / 8;
-	req.hdr.out_words = sizeof(out.resp) / 8;
-	req.ex.response = (uintptr_t)&out;
-	req.ex.provider_out_words = DRV_OUT_WORDS;
+	ex_cmd_hdr(&req.hdr, &req.ex, IB_USER_VERBS_EX_CMD_CREATE_QP,
+		   sizeof(req.cmd), sizeof(out.resp), &out, 0, DRV_OUT_WORDS);
 	req.cmd.pd_handle = pd->handle;
 	req.cmd.send_cq_handle = cq->handle;
 	req.cmd.recv_cq_handle = cq->handle;
@@ -154,7 +133,7 @@ int main(int argc, char **argv)
 	}
 
 	qp = ud_qp(ctx, pd, cq, 0, &ud);
-	printf("ud=%s\n", result(ud));
+	printf("ud=%s\n", verdict(ud));
 	fflush(stdout);
 	if (argc == 3)
 		for (i = 0; i < 600 && access(argv[2], F_OK); i++)
@@ -171,8 +150,8 @@ int main(int argc, char **argv)
 		if (!mc)
 			mcast(ctx, qp, &group, false);
 	}
-	printf("block_mcast_lb=%s source_qpn=%s mcast=%s\n", result(lb),
-	       result(sq), mc < 0 ? "-" : result(mc));
+	printf("block_mcast_lb=%s source_qpn=%s mcast=%s\n", verdict(lb),
+	       verdict(sq), mc < 0 ? "-" : verdict(mc));
 
 	if (qp >= 0)
 		destroy_qp(ctx, qp);

@@ -171,6 +171,7 @@ static int access_op(struct access_env *e, struct ibv_qp *qp,
 		     enum ibv_wc_status status, char *what, size_t len)
 {
 	uint8_t *blk0 = e->buf, *blk1 = e->buf + MSG, *blk2 = e->buf + 2 * MSG;
+	uint8_t *local, *from, *to;
 	int ok = status == IBV_WC_SUCCESS, ret;
 	uint8_t zero[MSG] = {};
 
@@ -179,19 +180,18 @@ static int access_op(struct access_env *e, struct ibv_qp *qp,
 	e->abuf[1] = 0;
 	switch (op) {
 	case IBV_WR_RDMA_WRITE:
-		/* The second block into the first, the MR's start */
-		memset(blk1, 0xa5, MSG);
-		ret = post_send(qp, op, id, blk1, e->mr->lkey, e->mr) ?:
-		      expect(e->cq, id, status, what, len);
-		if (!ret && memcmp(blk0, ok ? blk1 : zero, MSG))
-			ret = EBADMSG;
-		return ret;
 	case IBV_WR_RDMA_READ:
-		/* The first block into the third */
-		memset(blk0, 0x5a, MSG);
-		ret = post_send(qp, op, id, blk2, e->mr->lkey, e->mr) ?:
+		/*
+		 * The remote side is the first block, the MR's start: a write
+		 * copies the second block there, a read copies it to the third.
+		 */
+		local = op == IBV_WR_RDMA_WRITE ? blk1 : blk2;
+		from = op == IBV_WR_RDMA_WRITE ? blk1 : blk0;
+		to = op == IBV_WR_RDMA_WRITE ? blk0 : blk2;
+		memset(from, op == IBV_WR_RDMA_WRITE ? 0xa5 : 0x5a, MSG);
+		ret = post_send(qp, op, id, local, e->mr->lkey, e->mr) ?:
 		      expect(e->cq, id, status, what, len);
-		if (!ret && memcmp(blk2, ok ? blk0 : zero, MSG))
+		if (!ret && memcmp(to, ok ? from : zero, MSG))
 			ret = EBADMSG;
 		return ret;
 	default:

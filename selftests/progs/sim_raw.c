@@ -33,6 +33,7 @@
 #include <rdma/rdma_user_ioctl.h>
 #include <rdma/ib_user_ioctl_cmds.h>
 
+#include "ex_cmd.h"
 #include "sim_uverbs.h"
 
 static volatile sig_atomic_t released;
@@ -101,12 +102,8 @@ int main(int argc, char **argv)
 		} in = {};
 		char out[sizeof(qdr) + sizeof(sqdr)] = {};
 
-		in.hdr.command = IB_USER_VERBS_CMD_FLAG_EXTENDED |
-				 IB_USER_VERBS_EX_CMD_QUERY_DEVICE;
-		in.hdr.in_words = sizeof(in.cmd) / 8;
-		in.hdr.out_words = sizeof(qdr) / 8;
-		in.ex.response = (uintptr_t)out;
-		in.ex.provider_out_words = sizeof(sqdr) / 8;
+		ex_cmd_hdr(&in.hdr, &in.ex, IB_USER_VERBS_EX_CMD_QUERY_DEVICE,
+			   sizeof(in.cmd), sizeof(qdr), out, 0, sizeof(sqdr) / 8);
 		in.cmd = qd;
 		err = write(fd, &in, sizeof(in)) == sizeof(in) ? 0 : errno;
 		memcpy(&qdr, out, sizeof(qdr));
@@ -141,8 +138,7 @@ int main(int argc, char **argv)
 	report("uar_alloc", err, "page %u length %u", page_id, u.mmap_length);
 	if (err)
 		goto out_pd;
-	uar = map(fd, u.mmap_offset, u.mmap_length);
-	report("uar_mmap", uar ? 0 : errno, NULL);
+	uar = map_report("uar_mmap", fd, u.mmap_offset, u.mmap_length);
 	if (!uar)
 		goto out_uar;
 	/* The doorbell is a store into the page */
@@ -190,8 +186,8 @@ int main(int argc, char **argv)
 	report("create_cq", err, "cqn %u entries %u", sccqr.cqn, sccqr.nr_cqe);
 	if (err)
 		goto out_uar;
-	cqring = map(fd, sccqr.ring_mmap_offset, sccqr.ring_length);
-	report("cq_ring_mmap", cqring ? 0 : errno, NULL);
+	cqring = map_report("cq_ring_mmap", fd, sccqr.ring_mmap_offset,
+			    sccqr.ring_length);
 	if (!cqring)
 		goto out_cq;
 

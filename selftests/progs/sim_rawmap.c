@@ -34,9 +34,9 @@ int main(int argc, char **argv)
 	if (fd < 0)
 		return 1;
 
-	page = map(fd, RDMASIM_MMAP_CTX_PAGE_PGOFF * CTX_PAGE_LEN,
-		   CTX_PAGE_LEN);
-	report("ctx_page_mmap", page ? 0 : errno, NULL);
+	page = map_report("ctx_page_mmap", fd,
+			  RDMASIM_MMAP_CTX_PAGE_PGOFF * CTX_PAGE_LEN,
+			  CTX_PAGE_LEN);
 	if (!page)
 		return 1;
 	page[0] = RDMASIM_MAGIC;

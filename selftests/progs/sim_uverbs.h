@@ -137,6 +137,16 @@ static inline void *map(int fd, uint64_t offset, size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* map(), reported as CHECK */
+static inline void *map_report(const char *check, int fd, uint64_t offset,
+			       size_t len)
+{
+	void *p = map(fd, offset, len);
+
+	report(check, p ? 0 : errno, NULL);
+	return p;
+}
+
 /*
  * open_context() - IBDEV's uverbs file with a ucontext on it, or -1; the
  * steps are reported as "open" and "get_context".  inline: not every

@@ -28,6 +28,12 @@ static inline struct ibv_context *open_device_by_name(const char *name)
 	return ctx;
 }
 
+/* "ok", or the name of @err ("EPERM"): the verdicts the tests compare */
+static inline const char *verdict(int err)
+{
+	return err ? strerrorname_np(err) ?: "?" : "ok";
+}
+
 /* Print one line, at once: a test reads it while the program runs on */
 static inline void __attribute__((format(printf, 1, 2)))
 say(const char *fmt, ...)

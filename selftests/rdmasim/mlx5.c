@@ -335,19 +335,8 @@ static int sim_mlx5_query_device(struct ib_device *ibdev,
 static int sim_mlx5_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct mlx5_ib_alloc_pd_resp resp = {};
-	int ret;
 
-	ret = sim_pd_init(ibpd, udata);
-	if (ret)
-		return ret;
-	if (udata) {
-		resp.pdn = to_spd(ibpd)->pdn;
-		ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
-		if (ret)
-			return ret;
-	}
-	atomic_long_inc(&sim_count[SIM_K_PD]);
-	return 0;
+	return sim_pd_alloc(ibpd, udata, &resp, &resp.pdn, sizeof(resp));
 }
 
 /* --- AH --------------------------------------------------------------- */
@@ -602,19 +591,8 @@ DECLARE_UVERBS_NAMED_OBJECT(MLX5_IB_OBJECT_UAR,
 
 static int UVERBS_HANDLER(MLX5_IB_METHOD_PD_QUERY)(struct uverbs_attr_bundle *attrs)
 {
-	struct ib_pd *ibpd = uverbs_attr_get_obj(attrs,
-						 MLX5_IB_ATTR_QUERY_PD_HANDLE);
-
-	if (IS_ERR(ibpd))
-		return PTR_ERR(ibpd);
-	/* The core found the PD by handle: it must be a sim PD */
-	if (!sim_is_ours(ibpd->device)) {
-		sim_strict("PD_QUERY: the PD is on %s, not a sim device",
-			   dev_name(&ibpd->device->dev));
-		return -EINVAL;
-	}
-	return uverbs_copy_to(attrs, MLX5_IB_ATTR_QUERY_PD_RESP_PDN,
-			      &to_spd(ibpd)->pdn, sizeof(u32));
+	return sim_pd_query(attrs, MLX5_IB_ATTR_QUERY_PD_HANDLE,
+			    MLX5_IB_ATTR_QUERY_PD_RESP_PDN);
 }
 
 DECLARE_UVERBS_NAMED_METHOD(MLX5_IB_METHOD_PD_QUERY,

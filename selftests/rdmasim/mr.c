@@ -39,31 +39,34 @@ static struct ib_mr *sim_get_dma_mr(struct ib_pd *ibpd, int access)
 }
 
 /*
- * What a user registration checks first: a PD of the device, driver data
- * whose ucontext is the device's, a length the device takes.  @verb names
- * the verb in reports, @pd_what its PD.
+ * A user registration's MR, once it checked a PD of the device, driver
+ * data whose ucontext is the device's, a length the device takes.  @verb
+ * names the verb in reports, @pd_what its PD.  Return: the MR, or an
+ * ERR_PTR().
  */
-static int sim_mr_user_check(struct ib_pd *ibpd, u64 length,
-			     struct ib_udata *udata, const char *verb,
-			     const char *pd_what)
+static struct sim_mr *sim_mr_user_new(struct ib_pd *ibpd, u64 length,
+				      struct ib_udata *udata, const char *verb,
+				      const char *pd_what)
 {
 	struct sim_dev *sdev = to_sdev(ibpd->device);
 	struct sim_ucontext *uctx;
+	struct sim_mr *mr;
 
 	if (!sim_check_dev(sdev, ibpd->device, pd_what))
-		return -EINVAL;
+		return ERR_PTR(-EINVAL);
 	if (!udata) {
 		sim_strict("%s: called without driver data", verb);
-		return -EINVAL;
+		return ERR_PTR(-EINVAL);
 	}
 	/* The MR's uobject is set only after this returns: check its PD's */
 	sim_check_user(pd_what, ibpd->uobject, &ibpd->res);
 	uctx = sim_pd_udata_uctx(sdev, udata, ibpd, verb);
 	if (IS_ERR(uctx))
-		return PTR_ERR(uctx);
+		return ERR_CAST(uctx);
 	if (!length || length > SZ_1G)
-		return -EINVAL;
-	return 0;
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	return mr ?: ERR_PTR(-ENOMEM);
 }
 
 /**
@@ -85,14 +88,10 @@ struct ib_mr *sim_reg_user_mr_udata(struct ib_pd *ibpd, u64 start, u64 length,
 	struct sim_mr *mr;
 	int ret;
 
-	ret = sim_mr_user_check(ibpd, length, udata, "reg_user_mr",
-				"reg_user_mr's PD");
-	if (ret)
-		return ERR_PTR(ret);
-
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
-	if (!mr)
-		return ERR_PTR(-ENOMEM);
+	mr = sim_mr_user_new(ibpd, length, udata, "reg_user_mr",
+			     "reg_user_mr's PD");
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
 	mr->umem = sim_umem_get(ibpd->device, start, length, access);
 	if (IS_ERR(mr->umem)) {
 		ret = PTR_ERR(mr->umem);
@@ -152,16 +151,11 @@ struct ib_mr *sim_reg_user_mr_dmabuf_udata(struct ib_pd *ibpd, u64 offset,
 	struct sim_dev *sdev = to_sdev(ibpd->device);
 	struct ib_umem_dmabuf *umem_dmabuf;
 	struct sim_mr *mr;
-	int ret;
 
-	ret = sim_mr_user_check(ibpd, length, udata, "reg_user_mr_dmabuf",
-				"reg_user_mr_dmabuf's PD");
-	if (ret)
-		return ERR_PTR(ret);
-
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
-	if (!mr)
-		return ERR_PTR(-ENOMEM);
+	mr = sim_mr_user_new(ibpd, length, udata, "reg_user_mr_dmabuf",
+			     "reg_user_mr_dmabuf's PD");
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
 	umem_dmabuf = ib_umem_dmabuf_get_pinned(ibpd->device, offset, length,
 						fd, access);
 	if (IS_ERR(umem_dmabuf)) {

@@ -25,6 +25,20 @@ static void sim_qp_unmap(struct sim_qp *qp)
 	qp->uar = NULL;
 }
 
+/* A ring of @nwqe WQEs, then its doorbell record (rdmasim-abi.h) */
+static int sim_qp_ring_new(struct sim_dev *sdev, struct sim_ucontext *uctx,
+			   u32 nwqe, struct sim_mmap **ring)
+{
+	struct sim_mmap *m = sim_mmap_new(sdev, &uctx->ibuc,
+					  (nwqe + 1) * SIM_WQE_SIZE,
+					  SIM_MMAP_RING);
+
+	if (IS_ERR(m))
+		return PTR_ERR(m);
+	*ring = m;
+	return 0;
+}
+
 static int sim_create_user_qp(struct sim_dev *sdev, struct sim_qp *qp,
 			      struct ib_qp_init_attr *init,
 			      struct ib_udata *udata)
@@ -51,21 +65,10 @@ static int sim_create_user_qp(struct sim_dev *sdev, struct sim_qp *qp,
 		return -EINVAL;
 	nsq = roundup_pow_of_two(max(init->cap.max_send_wr, 1U));
 	nrq = roundup_pow_of_two(max(init->cap.max_recv_wr, 1U));
-	/* Each ring: the WQEs, then the doorbell record (rdmasim-abi.h) */
-	qp->sq = sim_mmap_new(sdev, &uctx->ibuc, (nsq + 1) * SIM_WQE_SIZE,
-			      SIM_MMAP_RING);
-	if (IS_ERR(qp->sq)) {
-		ret = PTR_ERR(qp->sq);
-		qp->sq = NULL;
+	ret = sim_qp_ring_new(sdev, uctx, nsq, &qp->sq) ?:
+	      sim_qp_ring_new(sdev, uctx, nrq, &qp->rq);
+	if (ret)
 		goto err_unmap;
-	}
-	qp->rq = sim_mmap_new(sdev, &uctx->ibuc, (nrq + 1) * SIM_WQE_SIZE,
-			      SIM_MMAP_RING);
-	if (IS_ERR(qp->rq)) {
-		ret = PTR_ERR(qp->rq);
-		qp->rq = NULL;
-		goto err_unmap;
-	}
 	resp.sq_mmap_offset = rdma_user_mmap_get_offset(&qp->sq->rdma_entry);
 	resp.rq_mmap_offset = rdma_user_mmap_get_offset(&qp->rq->rdma_entry);
 	resp.sq_length = qp->sq->len;
@@ -244,32 +247,36 @@ int sim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	return 0;
 }
 
-static int sim_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-			 const struct ib_send_wr **bad)
+/* What a kernel post does: a user QP's doorbell is a store into its UAR page */
+static int sim_post_kernel(struct ib_qp *ibqp, const char *verb)
 {
 	struct sim_qp *qp = container_of(ibqp, struct sim_qp, ibqp);
 
-	/* A user QP's doorbell is a store into its UAR page */
-	if (ibqp->uobject) {
-		*bad = wr;
+	if (ibqp->uobject)
 		return -EOPNOTSUPP;
-	}
-	sim_kernel_touch("post_send", qp->created_user, qp->kbuf);
-	/* The kernel path has no wire: the MAD layer's sends are dropped */
+	sim_kernel_touch(verb, qp->created_user, qp->kbuf);
 	return 0;
+}
+
+/* The kernel path has no wire: the MAD layer's sends are dropped */
+static int sim_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+			 const struct ib_send_wr **bad)
+{
+	int ret = sim_post_kernel(ibqp, "post_send");
+
+	if (ret)
+		*bad = wr;
+	return ret;
 }
 
 static int sim_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			 const struct ib_recv_wr **bad)
 {
-	struct sim_qp *qp = container_of(ibqp, struct sim_qp, ibqp);
+	int ret = sim_post_kernel(ibqp, "post_recv");
 
-	if (ibqp->uobject) {
+	if (ret)
 		*bad = wr;
-		return -EOPNOTSUPP;
-	}
-	sim_kernel_touch("post_recv", qp->created_user, qp->kbuf);
-	return 0;
+	return ret;
 }
 
 /* The QPs' part of every personality's ops (link.c) */

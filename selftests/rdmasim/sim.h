@@ -294,7 +294,9 @@ int sim_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		     struct ib_udata *udata);
 int sim_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void sim_dealloc_ucontext(struct ib_ucontext *ibuc);
-int sim_pd_init(struct ib_pd *ibpd, struct ib_udata *udata);
+int sim_pd_alloc(struct ib_pd *ibpd, struct ib_udata *udata, void *resp,
+		 __u32 *resp_pdn, size_t resp_len);
+int sim_pd_query(struct uverbs_attr_bundle *attrs, u16 handle, u16 pdn);
 struct sim_mmap *sim_uar_new(struct uverbs_attr_bundle *attrs,
 			     struct ib_uobject *uobj, const char *what,
 			     enum sim_mmap_type type, u32 min_pgoff,

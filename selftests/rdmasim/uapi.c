@@ -193,21 +193,8 @@ DECLARE_UVERBS_NAMED_OBJECT(RDMASIM_OBJECT_UAR,
 
 static int UVERBS_HANDLER(RDMASIM_METHOD_PD_QUERY)(struct uverbs_attr_bundle *attrs)
 {
-	struct ib_pd *ibpd = uverbs_attr_get_obj(attrs,
-						 RDMASIM_ATTR_PD_QUERY_HANDLE);
-	struct sim_pd *pd;
-
-	if (IS_ERR(ibpd))
-		return PTR_ERR(ibpd);
-	/* The core found the PD by handle: it must be a sim PD */
-	if (!sim_is_ours(ibpd->device)) {
-		sim_strict("PD_QUERY: the PD is on %s, not a sim device",
-			   dev_name(&ibpd->device->dev));
-		return -EINVAL;
-	}
-	pd = container_of(ibpd, struct sim_pd, ibpd);
-	return uverbs_copy_to(attrs, RDMASIM_ATTR_PD_QUERY_PDN, &pd->pdn,
-			      sizeof(pd->pdn));
+	return sim_pd_query(attrs, RDMASIM_ATTR_PD_QUERY_HANDLE,
+			    RDMASIM_ATTR_PD_QUERY_PDN);
 }
 
 DECLARE_UVERBS_NAMED_METHOD(RDMASIM_METHOD_PD_QUERY,

@@ -135,9 +135,5 @@ fi
 wait_for 20 sim_objects_is "$base" ||
 	ktap_diag "rdmasim not at rest: $(sim_objects) (before: $base)"
 strict_report "$mark" strict_clean
-if klog_clean_since "$mark"; then
-	ktap_ok klog_clean
-else
-	ktap_fail klog_clean
-fi
+ktap_check klog_clean klog_clean_since "$mark"
 ktap_finish

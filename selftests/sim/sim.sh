@@ -132,6 +132,19 @@ window_vrdma() {
 		grep -c .
 }
 
+# zero_syscalls NAME OUT - ok if sim_dp made no system call in the data
+# phase of OUT; sc and vc are set to its system and vrdma calls
+zero_syscalls() {
+	sc=$(window_syscalls "$2")
+	vc=$(window_vrdma "$2")
+	if [ "$sc" = 0 ]; then
+		ktap_ok "$1" "data phase: 0 system calls, $vc vrdma calls"
+	else
+		ktap_fail "$1" "data phase: $sc system calls"
+		ktap_diag "$(dp_sys_enter "$2" | head -n 5)"
+	fi
+}
+
 # dp_ok CHECK FILE - sim_dp printed "CHECK ok"
 dp_ok() {
 	awk -v c="$1" '$1 == c && $2 == "ok" { f = 1 } END { exit !f }' "$2"
@@ -245,14 +258,7 @@ else
 fi
 if [ -n "$TRACE_OK" ] && dp_traced "$T/dpn" - sim0 -n "$DP_N" -z "$DP_SIZE" &&
 	dp_ok read "$T/dpn"; then
-	sc=$(window_syscalls "$T/dpn")
-	vc=$(window_vrdma "$T/dpn")
-	if [ "$sc" = 0 ]; then
-		ktap_ok native_zero_syscalls "data phase: $sc system calls, $vc vrdma calls"
-	else
-		ktap_fail native_zero_syscalls "data phase: $sc system calls"
-		ktap_diag "$(dp_sys_enter "$T/dpn" | head -n 5)"
-	fi
+	zero_syscalls native_zero_syscalls "$T/dpn"
 else
 	ktap_fail native_zero_syscalls "$(grep ' err ' "$T/dpn" 2>/dev/null)"
 	ktap_diag "$(cat "$T/dpn" 2>/dev/null); trace: $(wc -l <"$T/dpn.trace" 2>/dev/null) lines, $(grep -c 'sim_dp data' "$T/dpn.trace" 2>/dev/null) marks"
@@ -283,12 +289,7 @@ fi
 # Through a vdevice: driver methods are forwarded to rdmasim with the
 # shadow objects (kmod/fwd.c); rdmasim's strict checks must stay silent
 m=$(klog_mark)
-if new_ns S s && vdev_add vS "$S"; then
-	in_ns "$S" "$PROG" vS >"$T/vdev" 2>&1
-	ktap_diag "$(cat "$T/vdev")"
-else
-	: >"$T/vdev"
-fi
+sim_vdev_run S s vS "$T/vdev" "$PROG"
 case $(result query_device_driver_data "$T/vdev") in
 "ok "*) ktap_ok vdev_query_device_data ;;
 *) ktap_fail vdev_query_device_data "$(result query_device_driver_data "$T/vdev")" ;;
@@ -336,13 +337,7 @@ else
 	if dp_ok send "$T/dpv" && dp_ok write "$T/dpv" &&
 		dp_ok read "$T/dpv" && dp_ok teardown "$T/dpv"; then
 		ktap_ok vdev_datapath "$DP_N each of SEND, RDMA WRITE, RDMA READ x $DP_SIZE bytes verified"
-		sc=$(window_syscalls "$T/dpv")
-		vc=$(window_vrdma "$T/dpv")
-		if [ "$sc" = 0 ]; then
-			ktap_ok vdev_zero_syscalls "data phase: 0 system calls"
-		else
-			ktap_fail vdev_zero_syscalls "data phase: $sc system calls"
-		fi
+		zero_syscalls vdev_zero_syscalls "$T/dpv"
 		if [ "$vc" = 0 ]; then
 			ktap_ok vdev_zero_vrdma_calls "data phase: 0 vrdma calls; whole run: $(grep -v -e '^#' -e 'sys_enter:' -e 'tracing_mark_write:' "$T/dpv.trace" | grep -c .)"
 		else
@@ -383,17 +378,29 @@ hold_uar() {
 	wait_for 20 grep -q '^holding' "$1" && grep -q '^uar_alloc ok' "$1"
 }
 
-# kill -9 through the vdevice with the UAR object, CQ and QP alive and
-# mapped: the core's cleanup reaches rdmasim's UAR cleanup through vrdma
-m=$(klog_mark)
-if [ -n "${S:-}" ]; then
-	if hold_uar "$T/vhold" && kill -9 "$pid" &&
-		wait_gone 10 "$pid" && wait_for 10 sim_objects_is "$base"; then
-		ktap_ok vdev_kill9_released
+# released NAME OUT CHECK... - ok NAME if CHECK, which ends the process
+# $pid, succeeds; if not, $pid is killed, rdmasim's objects and OUT shown
+released() {
+	local name=$1 out=$2
+	shift 2
+	if "$@"; then
+		ktap_ok "$name"
 	else
 		kill -9 "$pid" 2>/dev/null
-		ktap_fail vdev_kill9_released "now: $(sim_objects), at rest: $base; $(tr '\n' ' ' <"$T/vhold")"
+		ktap_fail "$name" "now: $(sim_objects), at rest: $base; $(tr '\n' ' ' <"$out")"
 	fi
+}
+
+# kill -9 through the vdevice with the UAR object, CQ and QP alive and
+# mapped: the core's cleanup reaches rdmasim's UAR cleanup through vrdma
+kill9_released() {
+	hold_uar "$T/vhold" && kill -9 "$pid" &&
+		wait_gone 10 "$pid" && wait_for 10 sim_objects_is "$base"
+}
+
+m=$(klog_mark)
+if [ -n "${S:-}" ]; then
+	released vdev_kill9_released "$T/vhold" kill9_released
 	strict_report "$m" vdev_kill9_strict_clean
 else
 	ktap_fail vdev_kill9_released "no vdevice"
@@ -403,35 +410,33 @@ fi
 # The vdevice goes while a process holds a UAR object, CQ and QP on it:
 # the core's disassociation destroys them through vrdma's cleanup; the
 # pages go when the process does
-if [ -n "${S:-}" ]; then
-	if hold_uar "$T/vdel" &&
+del_uar_alive() {
+	hold_uar "$T/vdel" &&
 		in_init "$VRDMACTL" dev del vS >/dev/null &&
 		wait_for 10 grep -q '^ucontext 0' "$SIMDBG/objects" &&
 		wait_for 10 grep -q '^uar 0' "$SIMDBG/objects" &&
 		kill -9 "$pid" && wait_gone 10 "$pid" &&
-		wait_for 10 sim_objects_is "$base"; then
-		ktap_ok vdev_del_uar_alive
-	else
-		kill -9 "$pid" 2>/dev/null
-		ktap_fail vdev_del_uar_alive "now: $(sim_objects), at rest: $base; $(tr '\n' ' ' <"$T/vdel")"
-	fi
+		wait_for 10 sim_objects_is "$base"
+}
+
+if [ -n "${S:-}" ]; then
+	released vdev_del_uar_alive "$T/vdel" del_uar_alive
 else
 	ktap_fail vdev_del_uar_alive "no vdevice"
 fi
 # vdevice delete while the thread executes the process's WQEs: the
 # process keeps its (now zapped) mappings until killed (a vdevice of its
 # own: vdev_del_uar_alive deleted vS)
+del_busy_released() {
+	dp_busy "$T/vbusy" && in_init "$VRDMACTL" dev del vS2 &&
+		wait_for 20 sim_objects_is "$base" && kill -9 "$pid" &&
+		wait_gone 10 "$pid"
+}
+
 if [ -n "$VDEV_DP" ] && vdev_add vS2 "$S"; then
 	spawn_in_ns "$S" "$DP" vS2 -k >"$T/vbusy" 2>&1
 	pid=$!
-	if dp_busy "$T/vbusy" && in_init "$VRDMACTL" dev del vS2 &&
-		wait_for 20 sim_objects_is "$base" && kill -9 "$pid" &&
-		wait_gone 10 "$pid"; then
-		ktap_ok vdev_del_busy_released
-	else
-		kill -9 "$pid" 2>/dev/null
-		ktap_fail vdev_del_busy_released "now: $(sim_objects), at rest: $base; $(tr '\n' ' ' <"$T/vbusy")"
-	fi
+	released vdev_del_busy_released "$T/vbusy" del_busy_released
 else
 	ktap_fail vdev_del_busy_released "no UAR or no vdevice: see vdev_driver_methods"
 fi
@@ -594,38 +599,32 @@ fi
 kill "$nsdmon" 2>/dev/null
 wait "$nsdmon" 2>/dev/null
 ktap_diag "rdmasim: $(tr '\n' ' ' <"$SIMDBG/datapath")"
+# rounds_ok NAME BAD MSG - ok NAME with MSG if BAD names no round, else
+# not ok with the rounds that went wrong
+rounds_ok() {
+	if [ -z "$2" ]; then
+		ktap_ok "$1" "$3"
+	else
+		ktap_fail "$1" "rounds$2"
+	fi
+}
+
 if [ -n "$NSD_BAD" ]; then
 	for t in netns_death_vdev_kept netns_death_destroyed netns_death_event \
 		netns_death_released; do
 		ktap_fail "$t" "$NSD_BAD"
 	done
 else
-	if [ -z "$NSD_KEPT_BAD" ]; then
-		ktap_ok netns_death_vdev_kept "netns name deleted, its busy process alive: vdevice and data path kept"
-	else
-		ktap_fail netns_death_vdev_kept "rounds$NSD_KEPT_BAD"
-	fi
-	if [ -z "$NSD_GONE_BAD" ]; then
-		ktap_ok netns_death_destroyed "$NSD_ROUNDS rounds: vdevice gone with its netns"
-	else
-		ktap_fail netns_death_destroyed "rounds$NSD_GONE_BAD"
-	fi
-	if [ -z "$NSD_EVENT_BAD" ]; then
-		ktap_ok netns_death_event "$NSD_ROUNDS del events, reason netns"
-	else
-		ktap_fail netns_death_event "rounds$NSD_EVENT_BAD"
-	fi
-	if [ -z "$NSD_REL_BAD" ]; then
-		ktap_ok netns_death_released "rdmasim and vrdma counts back to rest each round"
-	else
-		ktap_fail netns_death_released "rounds$NSD_REL_BAD"
-	fi
+	rounds_ok netns_death_vdev_kept "$NSD_KEPT_BAD" \
+		"netns name deleted, its busy process alive: vdevice and data path kept"
+	rounds_ok netns_death_destroyed "$NSD_GONE_BAD" \
+		"$NSD_ROUNDS rounds: vdevice gone with its netns"
+	rounds_ok netns_death_event "$NSD_EVENT_BAD" \
+		"$NSD_ROUNDS del events, reason netns"
+	rounds_ok netns_death_released "$NSD_REL_BAD" \
+		"rdmasim and vrdma counts back to rest each round"
 fi
-if klog_clean_since "$m"; then
-	ktap_ok netns_death_klog_clean
-else
-	ktap_fail netns_death_klog_clean
-fi
+ktap_check netns_death_klog_clean klog_clean_since "$m"
 # The parent serves a fresh process as before
 in_init "$DP" sim0 -n "$DP_N" -z "$DP_SIZE" >"$T/dpafter" 2>&1
 if dp_ok send "$T/dpafter" && dp_ok write "$T/dpafter" &&
@@ -661,9 +660,5 @@ if in_init rmmod rdmasim; then
 else
 	ktap_fail module_unload
 fi
-if klog_clean_since "$mark"; then
-	ktap_ok klog_clean
-else
-	ktap_fail klog_clean
-fi
+ktap_check klog_clean klog_clean_since "$mark"
 ktap_finish

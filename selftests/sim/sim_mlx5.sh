@@ -166,6 +166,42 @@ prog_ok() {
 	! grep -q ' err ' <<<"$1"
 }
 
+# libmlx5_run WHERE NS DEV - sim_mlx5 on DEV in NS (init for init_net):
+# WHERE_libmlx5, every step passed; WHERE_bf_uar_wc, the BlueFlame UAR's
+# page, and only it, mapped write-combining (through a vdevice, by the
+# parent's mmap).  The program's output is left in out.
+libmlx5_run() {
+	local rc wc0 wc1
+	wc0=$(mlx5_count wc_mmaps)
+	out=$(in_ns "$2" "$PROG" "$3" 2>&1)
+	rc=$?
+	wc1=$(mlx5_count wc_mmaps)
+	ktap_diag "$out"
+	if [ "$rc" = 0 ] && prog_ok "$out"; then
+		ktap_ok "$1_libmlx5"
+	else
+		ktap_fail "$1_libmlx5" "exit $rc"
+	fi
+	if [ "$((wc1 - wc0))" = 1 ]; then
+		ktap_ok "$1_bf_uar_wc" "$(grep '^bf_uar' <<<"$out")"
+	else
+		ktap_fail "$1_bf_uar_wc" "wc_mmaps $wc0 -> $wc1"
+	fi
+}
+
+# no_devx NAME MIN - since devx0 and uctx0 were read, no DEVX request
+# reached the parent and it opened at least MIN contexts
+no_devx() {
+	local devx uctx
+	devx=$(($(mlx5_count devx_asked) - devx0))
+	uctx=$(($(mlx5_count ucontexts) - uctx0))
+	if [ "$devx" = 0 ] && [ "$uctx" -ge "$2" ]; then
+		ktap_ok "$1" "parent: 0 DEVX requests, $uctx contexts opened"
+	else
+		ktap_fail "$1" "parent: $devx DEVX requests, $uctx contexts opened"
+	fi
+}
+
 # none_alive PID... - none of the PIDs runs (for wait_for)
 none_alive() {
 	local p
@@ -228,22 +264,7 @@ else
 	ktap_fail ids_rdmasim_by_default "mlx5_ids $(cat "$MLX5_IDS"): $(grep -E 'vendor_(part_)?id:' <<<"$out")"
 fi
 
-wc0=$(mlx5_count wc_mmaps)
-out=$(in_init "$PROG" "$PARENT" 2>&1)
-rc=$?
-wc1=$(mlx5_count wc_mmaps)
-ktap_diag "$out"
-if [ "$rc" = 0 ] && prog_ok "$out"; then
-	ktap_ok native_libmlx5
-else
-	ktap_fail native_libmlx5 "exit $rc"
-fi
-# The BlueFlame UAR's page, and only it, mapped write-combining
-if [ "$((wc1 - wc0))" = 1 ]; then
-	ktap_ok native_bf_uar_wc "$(grep '^bf_uar' <<<"$out")"
-else
-	ktap_fail native_bf_uar_wc "wc_mmaps $wc0 -> $wc1"
-fi
+libmlx5_run native init "$PARENT"
 native_devx=$(grep '^devx_open' <<<"$out")
 
 # One ibv_devinfo: libmlx5 asked for DEVX (with each request length it
@@ -284,34 +305,13 @@ if vdev_add vM "$V"; then
 	else
 		ktap_fail vdev_devinfo_alike "$diffs"
 	fi
-	wc0=$(mlx5_count wc_mmaps)
-	out=$(in_ns "$V" "$PROG" vM 2>&1)
-	rc=$?
-	wc1=$(mlx5_count wc_mmaps)
-	ktap_diag "$out"
-	if [ "$rc" = 0 ] && prog_ok "$out"; then
-		ktap_ok vdev_libmlx5
-	else
-		ktap_fail vdev_libmlx5 "exit $rc"
-	fi
-	# The parent's mmap made the tenant's mapping write-combining
-	if [ "$((wc1 - wc0))" = 1 ]; then
-		ktap_ok vdev_bf_uar_wc "$(grep '^bf_uar' <<<"$out")"
-	else
-		ktap_fail vdev_bf_uar_wc "wc_mmaps $wc0 -> $wc1"
-	fi
+	libmlx5_run vdev "$V" vM
 	# Both UAR pages written by a process that outlives the vdevice
 	spawn_in_ns "$V" "$PROG" vM revoke >"$T/revoke.out" 2>&1
 	rpid=$!
 	wait_for 20 grep -q '^uar_mapped ' "$T/revoke.out"
-	devx1=$(mlx5_count devx_asked)
-	uctx1=$(mlx5_count ucontexts)
 	# ibv_devinfo twice and sim_mlx5's open: three shadow contexts
-	if [ "$devx1" = "$devx0" ] && [ "$((uctx1 - uctx0))" -ge 3 ]; then
-		ktap_ok vdev_no_devx_to_parent "parent: 0 DEVX requests, $((uctx1 - uctx0)) contexts opened"
-	else
-		ktap_fail vdev_no_devx_to_parent "parent: $((devx1 - devx0)) DEVX requests, $((uctx1 - uctx0)) contexts opened"
-	fi
+	no_devx vdev_no_devx_to_parent 3
 	vdevx=$(grep '^devx_open' <<<"$out")
 	if [[ $vdevx == "devx_open refused "* ]] && [ "$vdevx" = "$native_devx" ]; then
 		ktap_ok vdev_devx_open_refused "$vdevx"
@@ -411,48 +411,40 @@ traffic() {
 	fi
 }
 
-# qp_errors NAME NS DEV - sim_mlx5_qp on DEV in NS (init for init_net):
-# every step ok, two error CQEs (a local and a remote one) and two
+# qp_case NAME NS DEV OKS ERRS FLUSHES [MODE] - sim_mlx5_qp (in MODE) on
+# DEV in NS (init for init_net): OKS steps ok, ERRS error CQEs and FLUSHES
 # flushes, no bad WQE
-qp_errors() {
-	local name=$1 ns=$2 dev=$3 out rc e0 f0 b0 e f
+qp_case() {
+	local name=$1 ns=$2 dev=$3 oks=$4 want_e=$5 want_f=$6 out rc e0 f0 b0 e f
+	shift 6
 	e0=$(mlx5_count err_cqes)
 	f0=$(mlx5_count flush_cqes)
 	b0=$(mlx5_count bad_wqes)
-	out=$(in_ns "$ns" "$QP_PROG" "$dev" "$GIDX" 2>&1)
+	out=$(in_ns "$ns" "$QP_PROG" "$dev" "$GIDX" "$@" 2>&1)
 	rc=$?
 	ktap_diag "$out"
 	e=$(($(mlx5_count err_cqes) - e0))
 	f=$(($(mlx5_count flush_cqes) - f0))
-	if [ "$rc" = 0 ] && [ "$(grep -c ' ok ' <<<"$out")" = 8 ] &&
-		[ "$e" = 2 ] && [ "$f" = 2 ] && [ "$(mlx5_count bad_wqes)" = "$b0" ] &&
+	if [ "$rc" = 0 ] && [ "$(grep -c ' ok ' <<<"$out")" = "$oks" ] &&
+		[ "$e" = "$want_e" ] && [ "$f" = "$want_f" ] &&
+		[ "$(mlx5_count bad_wqes)" = "$b0" ] &&
 		wait_for 10 sim_objects_is "$base"; then
-		ktap_ok "$name" "$e error CQE, $f flush CQEs"
+		ktap_ok "$name" "$e error CQEs, $f flush CQEs"
 	else
 		ktap_fail "$name" "exit $rc, $e error CQEs, $f flush CQEs, objects $(sim_objects)"
 	fi
 }
 
-# qp_access NAME NS DEV - sim_mlx5_qp's access mode on DEV in NS: every
-# case ok, five error CQEs (one refused operation each), no flush, no bad
-# WQE
+# qp_errors NAME NS DEV - every step ok, two error CQEs (a local and a
+# remote one) and two flushes
+qp_errors() {
+	qp_case "$@" 8 2 2
+}
+
+# qp_access NAME NS DEV - the access mode: every case ok, five error CQEs
+# (one refused operation each), no flush
 qp_access() {
-	local name=$1 ns=$2 dev=$3 out rc e0 f0 b0 e f
-	e0=$(mlx5_count err_cqes)
-	f0=$(mlx5_count flush_cqes)
-	b0=$(mlx5_count bad_wqes)
-	out=$(in_ns "$ns" "$QP_PROG" "$dev" "$GIDX" access 2>&1)
-	rc=$?
-	ktap_diag "$out"
-	e=$(($(mlx5_count err_cqes) - e0))
-	f=$(($(mlx5_count flush_cqes) - f0))
-	if [ "$rc" = 0 ] && [ "$(grep -c ' ok ' <<<"$out")" = 5 ] &&
-		[ "$e" = 5 ] && [ "$f" = 0 ] && [ "$(mlx5_count bad_wqes)" = "$b0" ] &&
-		wait_for 10 sim_objects_is "$base"; then
-		ktap_ok "$name" "$e error CQEs"
-	else
-		ktap_fail "$name" "exit $rc, $e error CQEs, $f flush CQEs, objects $(sim_objects)"
-	fi
+	qp_case "$@" 5 5 0 access
 }
 
 # srq NAME NS DEV - sim_mlx5_srq on DEV in NS (init for init_net): every
@@ -495,13 +487,7 @@ if new_ns A a && new_ns B b && link_ns "$A" "$B" 1 && vdev_add vA "$A" &&
 	qp_errors vdev_qp_errors "$A" vA
 	qp_access vdev_qp_access "$A" vA
 	srq vdev_srq "$A" vA
-	devx1=$(mlx5_count devx_asked)
-	uctx1=$(mlx5_count ucontexts)
-	if [ "$devx1" = "$devx0" ] && [ "$((uctx1 - uctx0))" -ge 10 ]; then
-		ktap_ok vdev_traffic_no_devx "parent: 0 DEVX requests, $((uctx1 - uctx0)) contexts"
-	else
-		ktap_fail vdev_traffic_no_devx "parent: $((devx1 - devx0)) DEVX requests, $((uctx1 - uctx0)) contexts"
-	fi
+	no_devx vdev_traffic_no_devx 10
 
 	# SIGKILL in mid-traffic: the server and the client, while WQEs run
 	spawn_in_ns "$A" ibv_rc_pingpong -d vA -g "$GIDX" -n 100000000 -p 18600 \
@@ -640,9 +626,5 @@ ktap_diag "the double's hardware: $(tr '\n' ' ' <"$MLX5DBG")"
 
 ktap_diag "strict checks: $strict0 -> $(cat "$SIMDBG/strict")"
 strict_report "$mark" strict_clean
-if klog_clean_since "$mark"; then
-	ktap_ok klog_clean
-else
-	ktap_fail klog_clean
-fi
+ktap_check klog_clean klog_clean_since "$mark"
 ktap_finish
