@@ -39,20 +39,11 @@ bench_runs 300 "$T/out"
 
 J=$OUT/results.json
 
-# jq_ok NAME FILTER SHOW - FILTER holds on the results; SHOW shown.
-jq_ok() {
-	if jq -e "$2" "$J" >/dev/null 2>&1; then
-		ktap_ok "$1" "$(jq -c "$3" "$J" 2>/dev/null)"
-	else
-		ktap_fail "$1" "not true of $J: $2"
-		ktap_diag "$(jq -c "$3" "$J" 2>&1 | head -c 2000)"
-	fi
-}
 
-jq_ok cm_rate_ratio \
+bench_check cm_rate_ratio \
 	'(.cm | length) == 1 and .cm[0].native.median > 0 and .cm[0].vdev.median > 0 and .cm[0].ratio > 0' \
 	'.cm[] | {conns: .size, native: .native.median, vdev: .vdev.median, ratio}'
-jq_ok cm_all_established \
+bench_check cm_all_established \
 	".cm[0].established.native.median == $N and .cm[0].established.vdev.median == $N" \
 	'.cm[] | {native: .established.native.median, vdev: .established.vdev.median}'
 # the proxy's connections: none left after the run, and none now that the

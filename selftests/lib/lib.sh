@@ -133,6 +133,18 @@ bench_runs() {
 	fi
 }
 
+# bench_check NAME FILTER [SHOW] - the check NAME: jq FILTER holds on a
+# benchmark's results, the file $J; SHOW, a jq filter on them, is shown
+# beside the verdict.
+bench_check() {
+	if jq -e "$2" "$J" >/dev/null 2>&1; then
+		ktap_ok "$1" "${3:+$(jq -c "$3" "$J" 2>/dev/null)}"
+	else
+		ktap_fail "$1" "not true of $J: $2"
+		[ -z "${3:-}" ] || ktap_diag "$(jq -c "$3" "$J" 2>&1 | head -c 2000)"
+	fi
+}
+
 # ktap_setup CMD... - report the test "setup": ok if CMD succeeds; if not,
 # not ok, every other planned test skipped and the script ends (ktap_finish).
 # CMD runs in this shell, so the variables it sets (new_ns A a) stay set.

@@ -31,23 +31,14 @@ bench_runs 600 "$T/out"
 
 J=$OUT/results.json
 
-# jq_ok NAME FILTER - FILTER holds on the results.
-jq_ok() {
-	if jq -e "$2" "$J" > /dev/null 2>&1; then
-		ktap_ok "$1" "$(jq -c "$3" "$J" 2>/dev/null)"
-	else
-		ktap_fail "$1" "not true of $J: $2"
-		ktap_diag "$(jq -c "$3" "$J" 2>&1 | head -c 2000)"
-	fi
-}
 
-jq_ok mlx5_rows \
+bench_check mlx5_rows \
 	'([.mlx5[].case] | sort) == ["send_lat", "write_bw"] and all(.mlx5[]; .native.median > 0 and .vdev.median > 0 and .ratio > 0)' \
 	'[.mlx5[] | {case, ratio}]'
-jq_ok mlx5_wqes \
+bench_check mlx5_wqes \
 	'all(.mlx5[]; .device_wqes.native.median > 0 and .device_wqes.vdev.median > 0)' \
 	'[.mlx5[] | {case, native: .device_wqes.native.median, vdev: .device_wqes.vdev.median}]'
-jq_ok mlx5_data_phase_without_syscalls \
+bench_check mlx5_data_phase_without_syscalls \
 	'all(.mlx5[]; .data_syscalls_per_kiter.native.median < 100 and .data_syscalls_per_kiter.vdev.median < 100)' \
 	'[.mlx5[] | {case, native: .data_syscalls_per_kiter.native.median, vdev: .data_syscalls_per_kiter.vdev.median}]'
 

@@ -41,28 +41,20 @@ bench_runs 800 "$T/out"
 J=$OUT/results.json
 ktap_check results_json jq -e . "$J" > /dev/null
 
-# jq_ok NAME FILTER - FILTER holds on the results.
-jq_ok() {
-	if jq -e "$2" "$J" > /dev/null 2>&1; then
-		ktap_ok "$1"
-	else
-		ktap_fail "$1" "not true of $J: $2"
-	fi
-}
 
 # A compared row: both medians positive, a ratio, a target verdict.
 ROW='(.native.median > 0 and .vdev.median > 0 and .ratio > 0 and (.met | type) == "boolean")'
-jq_ok latency "(.latency | length) == 3 and all(.latency[]; $ROW)"
-jq_ok bandwidth "(.bandwidth | length) == 2 and all(.bandwidth[]; $ROW)"
-jq_ok msg_rate "(.msg_rate | length) == 1 and all(.msg_rate[]; $ROW)"
-jq_ok control "([.control[].case] | sort) == [\"cq\",\"ctx\",\"db\",\"mr_1m\",\"mr_4k\",\"pd\",\"qp\"] and all(.control[]; $ROW)"
+bench_check latency "(.latency | length) == 3 and all(.latency[]; $ROW)"
+bench_check bandwidth "(.bandwidth | length) == 2 and all(.bandwidth[]; $ROW)"
+bench_check msg_rate "(.msg_rate | length) == 1 and all(.msg_rate[]; $ROW)"
+bench_check control "([.control[].case] | sort) == [\"cq\",\"ctx\",\"db\",\"mr_1m\",\"mr_4k\",\"pd\",\"qp\"] and all(.control[]; $ROW)"
 # The vdevice column stays empty until vrdma forwards driver methods
-jq_ok bypass "([.bypass[].case] | sort) == [\"send\",\"write\"] and all(.bypass[]; .native.median > 0 and (.vdev == null or .vdev.median > 0) and .device_wqes.native.median > 0)"
-jq_ok object_memory "([.object_memory[].case] | sort) == [\"cq\",\"mr\",\"pd\",\"qp\"]"
+bench_check bypass "([.bypass[].case] | sort) == [\"send\",\"write\"] and all(.bypass[]; .native.median > 0 and (.vdev == null or .vdev.median > 0) and .device_wqes.native.median > 0)"
+bench_check object_memory "([.object_memory[].case] | sort) == [\"cq\",\"mr\",\"pd\",\"qp\"]"
 # One vdevice's kernel memory is within a page of the noise (MemAvailable
 # moves by pages), and one delete can take less than the tool's start-up
 # that is subtracted: only the last count's memory must be positive.
-jq_ok scale "([.scale.counts[].count]) == [1, 10] and all(.scale.counts[]; (.create_ms_per_op | type) == \"number\" and (.delete_ms_per_op | type) == \"number\" and (.mem_per_vdev_bytes | type) == \"number\" and .dev_show_ms.median > 0) and .scale.counts[-1].mem_per_vdev_bytes > 0 and (.scale.slab_top_per_vdev | length) > 0 and .scale.mem_per_rxe_bytes != null and (.scale.mem_met | type) == \"boolean\""
+bench_check scale "([.scale.counts[].count]) == [1, 10] and all(.scale.counts[]; (.create_ms_per_op | type) == \"number\" and (.delete_ms_per_op | type) == \"number\" and (.mem_per_vdev_bytes | type) == \"number\" and .dev_show_ms.median > 0) and .scale.counts[-1].mem_per_vdev_bytes > 0 and (.scale.slab_top_per_vdev | length) > 0 and .scale.mem_per_rxe_bytes != null and (.scale.mem_met | type) == \"boolean\""
 if grep -q '^what ' "$OUT/table.txt" 2>/dev/null && grep -q '^scale' "$OUT/table.txt"; then
 	ktap_ok table
 else
