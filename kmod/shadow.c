@@ -17,6 +17,9 @@
  *
  * vrdma_shadow_make() is the first three and the fourth in one, for the
  * creations that lend the parent the caller's bundle (CQ, QP, SRQ, MR).
+ * vrdma_shadow_unmake() is the one destroy path of the kinds whose parent
+ * destructor takes driver data (PD, CQ, QP, SRQ, MR): the data rewrapped
+ * for the shadow's context, the destructor, then vrdma_shadow_gone().
  *
  * Adding a kind is a value of enum vrdma_kind, its row here, and the verbs
  * that differ; a kind with a limit of its own also needs a VRDMA_RES_*
@@ -128,6 +131,37 @@ void vrdma_shadow_gone(struct vrdma_dev *vdev, enum vrdma_kind kind)
 {
 	vrdma_quota_uncharge(vdev, vrdma_kinds[kind].res, 1);
 	vrdma_obj_dec(VRDMA_OBJ_OF(kind));
+}
+
+/**
+ * vrdma_shadow_unmake() - destroy a shadow through its parent and account
+ *	for it
+ * @vdev: the vdevice
+ * @kind: the shadow's kind
+ * @udata: driver data of the vdevice verb, or NULL for none
+ * @vctx: the vdevice ucontext the object belongs to
+ * @unmake: the parent's destructor, with what undoes the creation's own
+ *	setup once the parent succeeded
+ * @shadow: the shadow, for @unmake
+ *
+ * Return: 0, -EIO when @vctx is missing (already disassociated), or what
+ * @unmake returned; on error the shadow stays, and stays charged.
+ */
+int vrdma_shadow_unmake(struct vrdma_dev *vdev, enum vrdma_kind kind,
+			struct ib_udata *udata, struct ib_ucontext *vctx,
+			vrdma_unmake_fn unmake, void *shadow)
+{
+	struct uverbs_attr_bundle parent_bundle;
+	struct ib_udata *parent_udata;
+	int ret;
+
+	parent_udata = vrdma_shadow_udata(&parent_bundle, udata, vctx);
+	if (IS_ERR(parent_udata))
+		return PTR_ERR(parent_udata);
+	ret = unmake(shadow, parent_udata);
+	if (!ret)
+		vrdma_shadow_gone(vdev, kind);
+	return ret;
 }
 
 /**

@@ -100,31 +100,14 @@ static void vrdma_cq_detach(struct ib_cq *shadow)
 	WRITE_ONCE(shadow->cq_context, NULL);
 }
 
-/**
- * vrdma_destroy_cq() - destroy a CQ and its shadow
- * @ibcq: the vdevice CQ
- * @udata: the provider's driver data
- *
- * Return: 0 or the parent's error; the shadow then forwards no more
- * events (vrdma_cq_detach()).
- */
-int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+static int vrdma_cq_unmake(void *obj, struct ib_udata *parent_udata)
 {
-	struct ib_cq *shadow = vrdma_shadow_cq(ibcq);
-	struct uverbs_attr_bundle parent_bundle;
+	struct ib_cq *shadow = obj;
 	int ret;
 
-	if (rdma_is_kernel_res(&ibcq->res))
-		return vrdma_kcq_destroy(ibcq);
-	ret = vrdma_parent_udata(&parent_bundle, udata);
-	if (ret)
-		goto err_detach;
-
 	/* Shadow QPs hold it; the core checked the vdevice CQ already. */
-	if (atomic_read(&shadow->usecnt)) {
-		ret = -EBUSY;
-		goto err_detach;
-	}
+	if (atomic_read(&shadow->usecnt))
+		return -EBUSY;
 
 	/*
 	 * ib_destroy_cq_user() without its kfree(): the core frees the
@@ -137,18 +120,35 @@ int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	 * whose destruction failed.  A retry finds the entry already gone.
 	 */
 	rdma_restrack_del(&shadow->res);
-	ret = shadow->device->ops.destroy_cq(shadow,
-					     &parent_bundle.driver_udata);
+	ret = shadow->device->ops.destroy_cq(shadow, parent_udata);
 	if (ret)
-		goto err_detach;
+		return ret;
 	/* Destroyed after all: it calls vrdma_cq_comp() no more */
 	if (!shadow->cq_context)
 		module_put(THIS_MODULE);
-	vrdma_shadow_gone(to_vdev(ibcq->device), VRDMA_KIND_CQ);
 	return 0;
+}
 
-err_detach:
-	vrdma_cq_detach(shadow);
+/**
+ * vrdma_destroy_cq() - destroy a CQ and its shadow
+ * @ibcq: the vdevice CQ
+ * @udata: the provider's driver data
+ *
+ * Return: 0 or the parent's error; the shadow then forwards no more
+ * events (vrdma_cq_detach()).
+ */
+int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct ib_cq *shadow = vrdma_shadow_cq(ibcq);
+	int ret;
+
+	if (rdma_is_kernel_res(&ibcq->res))
+		return vrdma_kcq_destroy(ibcq);
+	ret = vrdma_shadow_unmake(to_vdev(ibcq->device), VRDMA_KIND_CQ, udata,
+				  vrdma_udata_vctx(udata), vrdma_cq_unmake,
+				  shadow);
+	if (ret)
+		vrdma_cq_detach(shadow);
 	return ret;
 }
 

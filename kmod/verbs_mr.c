@@ -162,6 +162,11 @@ struct ib_mr *vrdma_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 			    vrdma_reg_dmabuf);
 }
 
+static int vrdma_mr_unmake(void *shadow, struct ib_udata *parent_udata)
+{
+	return ib_dereg_mr_user(shadow, parent_udata);
+}
+
 /**
  * vrdma_dereg_mr() - deregister a vdevice MR and its shadow
  * @ibmr: the vdevice MR
@@ -173,15 +178,14 @@ int vrdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct vrdma_dev *vdev = to_vdev(ibmr->device);
 	struct vrdma_mr *vmr = to_vmr(ibmr);
-	struct uverbs_attr_bundle parent_bundle;
 	int ret;
 
-	ret = vrdma_parent_udata(&parent_bundle, udata) ?:
-	      ib_dereg_mr_user(vmr->shadow, &parent_bundle.driver_udata);
+	ret = vrdma_shadow_unmake(vdev, VRDMA_KIND_MR, udata,
+				  vrdma_udata_vctx(udata), vrdma_mr_unmake,
+				  vmr->shadow);
 	if (ret)
 		return ret;
 	vrdma_mr_free(vdev, vmr);
-	vrdma_shadow_gone(vdev, VRDMA_KIND_MR);
 	return 0;
 }
 

@@ -64,6 +64,20 @@ err_put_task:
 	return vrdma_shadow_done(vdev, VRDMA_KIND_PD, ret);
 }
 
+/* ib_dealloc_pd_user() without its kfree(): the core frees the shadow. */
+static int vrdma_pd_unmake(void *obj, struct ib_udata *parent_udata)
+{
+	struct ib_pd *shadow = obj;
+	int ret;
+
+	ret = shadow->device->ops.dealloc_pd(shadow, parent_udata);
+	if (ret)
+		return ret;
+	rdma_restrack_del(&shadow->res);
+	kfree(shadow->uobject);
+	return 0;
+}
+
 /**
  * vrdma_dealloc_pd() - free a PD and its shadow
  * @ibpd: the vdevice PD
@@ -73,20 +87,9 @@ err_put_task:
  */
 int vrdma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	struct ib_pd *shadow = vrdma_shadow_pd(ibpd);
-	struct uverbs_attr_bundle parent_bundle;
-	int ret;
-
 	if (rdma_is_kernel_res(&ibpd->res))
 		return vrdma_kpd_dealloc(ibpd);
-	/* ib_dealloc_pd_user() without its kfree(): the core frees the shadow. */
-	ret = vrdma_parent_udata(&parent_bundle, udata) ?:
-	      shadow->device->ops.dealloc_pd(shadow,
-					     &parent_bundle.driver_udata);
-	if (ret)
-		return ret;
-	rdma_restrack_del(&shadow->res);
-	kfree(shadow->uobject);
-	vrdma_shadow_gone(to_vdev(ibpd->device), VRDMA_KIND_PD);
-	return 0;
+	return vrdma_shadow_unmake(to_vdev(ibpd->device), VRDMA_KIND_PD, udata,
+				   vrdma_udata_vctx(udata), vrdma_pd_unmake,
+				   vrdma_shadow_pd(ibpd));
 }

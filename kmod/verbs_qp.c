@@ -320,6 +320,11 @@ int vrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	return 0;
 }
 
+static int vrdma_qp_unmake(void *shadow, struct ib_udata *parent_udata)
+{
+	return ib_destroy_qp_user(shadow, parent_udata);
+}
+
 /**
  * vrdma_destroy_qp() - destroy a QP and its shadow
  * @ibqp: the vdevice QP
@@ -332,8 +337,6 @@ int vrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct vrdma_dev *vdev = to_vdev(ibqp->device);
 	struct ib_qp *shadow = to_vqp(ibqp)->shadow;
-	struct uverbs_attr_bundle parent_bundle;
-	struct ib_udata *parent_udata;
 	int ret;
 
 	if (to_vqp(ibqp)->gsi) {
@@ -345,17 +348,11 @@ int vrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	 * @udata: when the core unwinds a creation it passes a bare udata
 	 * that is in no bundle.  A vdevice PD always has a user object.
 	 */
-	parent_udata = vrdma_shadow_udata(&parent_bundle, udata,
-					  ibqp->pd->uobject->context);
-	if (IS_ERR(parent_udata)) {
-		ret = PTR_ERR(parent_udata);
-		goto err_detach;
-	}
-
-	ret = ib_destroy_qp_user(shadow, parent_udata);
+	ret = vrdma_shadow_unmake(vdev, VRDMA_KIND_QP, udata,
+				  ibqp->pd->uobject->context, vrdma_qp_unmake,
+				  shadow);
 	if (ret)
 		goto err_detach;
-	vrdma_shadow_gone(vdev, VRDMA_KIND_QP);
 	if (ibqp->qp_type == IB_QPT_UD)
 		vrdma_gid_ud_put(vdev);
 	return 0;

@@ -81,6 +81,11 @@ int vrdma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 	return ib_query_srq(to_vsrq(ibsrq)->shadow, attr);
 }
 
+static int vrdma_srq_unmake(void *shadow, struct ib_udata *parent_udata)
+{
+	return ib_destroy_srq_user(shadow, parent_udata);
+}
+
 /**
  * vrdma_destroy_srq() - destroy an SRQ and its shadow
  * @ibsrq: the vdevice SRQ
@@ -92,19 +97,14 @@ int vrdma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 int vrdma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct ib_srq *shadow = to_vsrq(ibsrq)->shadow;
-	struct uverbs_attr_bundle parent_bundle;
 	int ret;
 
-	ret = vrdma_parent_udata(&parent_bundle, udata) ?:
-	      ib_destroy_srq_user(shadow, &parent_bundle.driver_udata);
-	if (ret)
-		goto err_detach;
-	vrdma_shadow_gone(to_vdev(ibsrq->device), VRDMA_KIND_SRQ);
-	return 0;
-
-err_detach:
+	ret = vrdma_shadow_unmake(to_vdev(ibsrq->device), VRDMA_KIND_SRQ,
+				  udata, vrdma_udata_vctx(udata),
+				  vrdma_srq_unmake, shadow);
 	/* The core may abandon the vdevice SRQ now: see vrdma_destroy_qp() */
-	WRITE_ONCE(shadow->event_handler, NULL);
+	if (ret)
+		WRITE_ONCE(shadow->event_handler, NULL);
 	return ret;
 }
 

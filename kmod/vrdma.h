@@ -596,6 +596,9 @@ extern const struct vrdma_kind_info vrdma_kinds[VRDMA_NR_KIND];
 typedef void *(*vrdma_make_fn)(void *obj, void *init,
 			       struct uverbs_attr_bundle *attrs);
 
+/* The parent's destructor of a shadow, given the driver data rewrapped */
+typedef int (*vrdma_unmake_fn)(void *shadow, struct ib_udata *parent_udata);
+
 int vrdma_shadow_charge(struct vrdma_dev *vdev, enum vrdma_kind kind);
 int vrdma_shadow_fault(enum vrdma_kind kind);
 void *vrdma_shadow_make(struct vrdma_dev *vdev, enum vrdma_kind kind,
@@ -603,6 +606,9 @@ void *vrdma_shadow_make(struct vrdma_dev *vdev, enum vrdma_kind kind,
 			void *init);
 int vrdma_shadow_done(struct vrdma_dev *vdev, enum vrdma_kind kind, int ret);
 void vrdma_shadow_gone(struct vrdma_dev *vdev, enum vrdma_kind kind);
+int vrdma_shadow_unmake(struct vrdma_dev *vdev, enum vrdma_kind kind,
+			struct ib_udata *udata, struct ib_ucontext *vctx,
+			vrdma_unmake_fn unmake, void *shadow);
 void vrdma_shadow_event(enum vrdma_kind kind, const struct ib_event *pev,
 			void *obj, struct ib_device *ibdev,
 			void (*handler)(struct ib_event *ev, void *context),
