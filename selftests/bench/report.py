@@ -137,6 +137,11 @@ def median(figures, kind):
     return (figures.get(kind) or {}).get("median")
 
 
+def medians(row, kind, *metrics):
+    """median() of each of a row's metrics, in order."""
+    return [median(row[m], kind) for m in metrics]
+
+
 def cases_of(data, sec, metric):
     keys = sorted({(c, sz) for (s, c, sz, m, _k) in data
                    if s == sec and m == metric})
@@ -381,9 +386,8 @@ def render(res):
                      "process's wall clock; device WQEs")
         for r in res["bypass"]:
             for k in ("native", "vdev"):
-                win = median(r["window_s"], k)
-                proc = median(r["process_s"], k)
-                wq = median(r["device_wqes"], k)
+                win, proc, wq = medians(r, k, "window_s", "process_s",
+                                        "device_wqes")
                 if win and proc:
                     lines.append("  %-6s %-7s %-6s window %.3f s of %.3f s "
                                  "wall (%.0f %%), %d WQEs executed" % (
@@ -396,10 +400,9 @@ def render(res):
                      "perftest -F): per kind, medians")
         for r in res["mlx5"]:
             for k in ("native", "vdev"):
-                sys_k = median(r["data_syscalls_per_kiter"], k)
-                tot = median(r["client_syscalls"], k)
-                proc = median(r["process_s"], k)
-                wq = median(r["device_wqes"], k)
+                sys_k, tot, proc, wq = medians(
+                    r, k, "data_syscalls_per_kiter", "client_syscalls",
+                    "process_s", "device_wqes")
                 lines.append("  %-8s %-7s %-6s %s system calls per 1000 "
                              "iterations in the data phase (client: %s "
                              "in all), %s s a run, %s WQEs" % (
@@ -414,9 +417,8 @@ def render(res):
                      "host's rxe): per kind, medians")
         for r in res["cm"]:
             for k in ("native", "vdev"):
-                est = median(r["established"], k)
-                proc = median(r["process_s"], k)
-                left = median(r["proxy_conns_left"], k)
+                est, proc, left = medians(r, k, "established", "process_s",
+                                          "proxy_conns_left")
                 lines.append("  %-6s %d connections in %s s, %s established "
                              "at the listener%s" % (
                                  k, r["size"], fmt(proc), fmt(est),
