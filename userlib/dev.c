@@ -295,11 +295,9 @@ int vrdma_dev_set_cm_ports(struct vrdma_handle *h, const char *name,
 		return ret;
 	if (n > VRDMA_CM_PORT_SLOTS || (n && !ports))
 		return vrdma_set_error(h, -EINVAL, "bad list of ports");
-	ret = vrdma_resolve_family(h);
+	ret = dev_msg_start(h, &req, VRDMA_CMD_DEV_SET, name, &nlh);
 	if (ret)
 		return ret;
-	nlh = vrdma_msg_start(h, req.buf, VRDMA_CMD_DEV_SET, NLM_F_ACK);
-	mnl_attr_put_strz(nlh, VRDMA_ATTR_DEV_NAME, name);
 	nest = mnl_attr_nest_start(nlh, VRDMA_ATTR_CM_PORTS);
 	for (i = 0; i < n; i++)
 		mnl_attr_put_u16(nlh, VRDMA_CM_PORT, ports[i]);
@@ -324,11 +322,9 @@ int vrdma_dev_set_acl(struct vrdma_handle *h, const char *name,
 	if (!have_limits && !(sgids && sgids->present) &&
 	    !(peers && peers->present))
 		return vrdma_set_error(h, -EINVAL, "nothing to change");
-	ret = vrdma_resolve_family(h);
+	ret = dev_msg_start(h, &req, VRDMA_CMD_DEV_SET, name, &nlh);
 	if (ret)
 		return ret;
-	nlh = vrdma_msg_start(h, req.buf, VRDMA_CMD_DEV_SET, NLM_F_ACK);
-	mnl_attr_put_strz(nlh, VRDMA_ATTR_DEV_NAME, name);
 	ret = have_limits ? put_limits(h, nlh, limits) : 0;
 	if (!ret)
 		ret = vrdma_put_acl(h, nlh, VRDMA_ATTR_SGIDS, sgids);

@@ -132,6 +132,16 @@ def cell(s, unit=""):
                               fmt(s["max"]))
 
 
+def median(figures, kind):
+    """The median of one kind ("native" or "vdev") of a row's figures, or None."""
+    return (figures.get(kind) or {}).get("median")
+
+
+def medians(row, kind, *metrics):
+    """median() of each of a row's metrics, in order."""
+    return [median(row[m], kind) for m in metrics]
+
+
 def cases_of(data, sec, metric):
     keys = sorted({(c, sz) for (s, c, sz, m, _k) in data
                    if s == sec and m == metric})
@@ -348,8 +358,8 @@ def render(res):
     for r in res["latency"] + res["bandwidth"]:
         p = r.get("perftest_MBps") or r.get("perftest_t_typical_us") or {}
         for k in ("native", "vdev"):
-            w = (r.get(k) or {}).get("median")
-            pm = (p.get(k) or {}).get("median")
+            w = median(r, k)
+            pm = median(p, k)
             if w and pm:
                 lines.append("  %-8s %-8s %-7s wall %8s  perftest %8s  "
                              "perftest/wall %.2f" % (
@@ -376,9 +386,8 @@ def render(res):
                      "process's wall clock; device WQEs")
         for r in res["bypass"]:
             for k in ("native", "vdev"):
-                win = (r["window_s"].get(k) or {}).get("median")
-                proc = (r["process_s"].get(k) or {}).get("median")
-                wq = (r["device_wqes"].get(k) or {}).get("median")
+                win, proc, wq = medians(r, k, "window_s", "process_s",
+                                        "device_wqes")
                 if win and proc:
                     lines.append("  %-6s %-7s %-6s window %.3f s of %.3f s "
                                  "wall (%.0f %%), %d WQEs executed" % (
@@ -391,11 +400,9 @@ def render(res):
                      "perftest -F): per kind, medians")
         for r in res["mlx5"]:
             for k in ("native", "vdev"):
-                sys_k = (r["data_syscalls_per_kiter"].get(k) or {}).get(
-                    "median")
-                tot = (r["client_syscalls"].get(k) or {}).get("median")
-                proc = (r["process_s"].get(k) or {}).get("median")
-                wq = (r["device_wqes"].get(k) or {}).get("median")
+                sys_k, tot, proc, wq = medians(
+                    r, k, "data_syscalls_per_kiter", "client_syscalls",
+                    "process_s", "device_wqes")
                 lines.append("  %-8s %-7s %-6s %s system calls per 1000 "
                              "iterations in the data phase (client: %s "
                              "in all), %s s a run, %s WQEs" % (
@@ -410,9 +417,8 @@ def render(res):
                      "host's rxe): per kind, medians")
         for r in res["cm"]:
             for k in ("native", "vdev"):
-                est = (r["established"].get(k) or {}).get("median")
-                proc = (r["process_s"].get(k) or {}).get("median")
-                left = (r["proxy_conns_left"].get(k) or {}).get("median")
+                est, proc, left = medians(r, k, "established", "process_s",
+                                          "proxy_conns_left")
                 lines.append("  %-6s %d connections in %s s, %s established "
                              "at the listener%s" % (
                                  k, r["size"], fmt(proc), fmt(est),

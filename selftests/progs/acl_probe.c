@@ -20,6 +20,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "rc_self.h"
 #include "util.h"
 
 static int addr_to_gid(const char *text, union ibv_gid *gid)
@@ -40,7 +41,11 @@ int main(int argc, char **argv)
 		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	struct ibv_qp_attr attr;
+	/* RTR toward the QP itself: only the address vector is on trial */
+	struct rc_path path = {
+		.port = 1, .mtu = IBV_MTU_1024, .rd_atomic = 1,
+		.min_rnr_timer = 12, .hop_limit = 64,
+	};
 	struct ibv_port_attr port;
 	union ibv_gid src, dst, g;
 	struct ibv_context *ctx;
@@ -77,43 +82,28 @@ int main(int argc, char **argv)
 		return 3;
 	}
 
-	pd = ibv_alloc_pd(ctx);
-	cq = pd ? ibv_create_cq(ctx, 4, NULL, NULL, 0) : NULL;
-	init.send_cq = cq;
-	init.recv_cq = cq;
-	qp = cq ? ibv_create_qp(pd, &init) : NULL;
+	qp = qp_with_pd_cq(ctx, 4, &init, &pd, &cq);
 	if (!qp) {
 		perror("acl_probe: setup");
 		return 1;
 	}
-
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IBV_QPS_INIT;
-	attr.port_num = 1;
-	attr.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
-	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)) {
+	if (rc_init(qp, 1, IBV_ACCESS_REMOTE_WRITE)) {
 		perror("acl_probe: INIT");
 		return 1;
 	}
 
+	path.dqpn = qp->qp_num;
+	path.dgid = dst;
+	path.sgidx = idx;
+	rtr = rc_rtr(qp, &path);
+
+	/* The AH carries the address vector the RTR did */
 	memset(&av, 0, sizeof(av));
 	av.is_global = 1;
-	av.port_num = 1;
-	av.grh.dgid = dst;
-	av.grh.sgid_index = idx;
-	av.grh.hop_limit = 64;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IBV_QPS_RTR;
-	attr.path_mtu = IBV_MTU_1024;
-	attr.dest_qp_num = qp->qp_num;
-	attr.max_dest_rd_atomic = 1;
-	attr.min_rnr_timer = 12;
-	attr.ah_attr = av;
-	rtr = ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV |
-			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+	av.port_num = path.port;
+	av.grh.dgid = path.dgid;
+	av.grh.sgid_index = path.sgidx;
+	av.grh.hop_limit = path.hop_limit;
 
 	ah = ibv_create_ah(pd, &av);
 	ahr = ah ? 0 : errno;

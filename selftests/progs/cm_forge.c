@@ -184,11 +184,7 @@ int main(int argc, char **argv)
 		printf("open %s: %s\n", argv[2], strerror(errno));
 		return 1;
 	}
-	pd = ibv_alloc_pd(ctx);
-	cq = pd ? ibv_create_cq(ctx, 1, NULL, NULL, 0) : NULL;
-	qpa.send_cq = cq;
-	qpa.recv_cq = cq;
-	qp = cq ? ibv_create_qp(pd, &qpa) : NULL;
+	qp = qp_with_pd_cq(ctx, 1, &qpa, &pd, &cq);
 	if (!qp) {
 		printf("RC QP: %s\n", strerror(errno));
 		return 1;

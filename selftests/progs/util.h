@@ -28,6 +28,25 @@ static inline struct ibv_context *open_device_by_name(const char *name)
 	return ctx;
 }
 
+/*
+ * A PD, a CQ of @cqe entries and a QP of @init on them, on @ctx (@init's
+ * CQs are set here): the QP, or NULL with errno as the step that failed
+ * left it.
+ */
+static inline struct ibv_qp *qp_with_pd_cq(struct ibv_context *ctx, int cqe,
+					   struct ibv_qp_init_attr *init,
+					   struct ibv_pd **pd,
+					   struct ibv_cq **cq)
+{
+	*pd = ibv_alloc_pd(ctx);
+	*cq = *pd ? ibv_create_cq(ctx, cqe, NULL, NULL, 0) : NULL;
+	if (!*cq)
+		return NULL;
+	init->send_cq = *cq;
+	init->recv_cq = *cq;
+	return ibv_create_qp(*pd, init);
+}
+
 /* "ok", or the name of @err ("EPERM"): the verdicts the tests compare */
 static inline const char *verdict(int err)
 {

@@ -246,25 +246,27 @@ on_host_kdir() {
 	esac
 }
 
-# selftests/module/dkms.sh's build runs here, natively: under TCG it took
-# fourteen minutes (dkms-prebuild.sh).
-DKMS_PREBUILT=
-if wants_test dkms && on_host_kdir; then
-	echo "vm: building with dkms for $KVER on the host (selftests/vm/dkms-prebuild.sh)"
-	DKMS_PREBUILT=$RUN/dkms
-	"$HERE/dkms-prebuild.sh" "$TOP" "$KVER" "$DKMS_PREBUILT" ||
-		echo "vm: the dkms build did not run; module/dkms.sh fails"
-fi
+# host_stage VAR TEST SCRIPT DOING WORK - selftests/module/TEST.sh's WORK,
+# which the guest would do far more slowly under TCG, is done here by
+# selftests/vm/SCRIPT in $RUN/TEST, whose path VAR passes to the guest.  It
+# runs only when the run includes TEST and KVER's tree builds on this host;
+# when it fails the guest's TEST fails, saying so.
+host_stage() {
+	local -n dir=$1
 
-# selftests/module/install.sh's staged "make install" runs here too
-# (install-stage.sh).
-INSTALL_STAGED=
-if wants_test install && on_host_kdir; then
-	echo "vm: staging make install for $KVER on the host (selftests/vm/install-stage.sh)"
-	INSTALL_STAGED=$RUN/install
-	"$HERE/install-stage.sh" "$TOP" "$KVER" "$INSTALL_STAGED" ||
-		echo "vm: the staged make install did not run; module/install.sh fails"
-fi
+	dir=
+	wants_test "$2" && on_host_kdir || return 0
+	echo "vm: $4 for $KVER on the host (selftests/vm/$3)"
+	dir=$RUN/$2
+	"$HERE/$3" "$TOP" "$KVER" "$dir" ||
+		echo "vm: $5 did not run; module/$2.sh fails"
+}
+
+# Under TCG dkms.sh's build took fourteen minutes.
+host_stage DKMS_PREBUILT dkms dkms-prebuild.sh "building with dkms" \
+	"the dkms build"
+host_stage INSTALL_STAGED install install-stage.sh "staging make install" \
+	"the staged make install"
 
 # The container image of selftests/runtimes/runtimes.sh and cdi_podman.sh
 # is made here too (image-prebuild.sh): under TCG each test took about 50 s to make

@@ -13,6 +13,8 @@
 
 static int passed, failed;
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 #define CHECK(cond) check(!!(cond), #cond, __LINE__)
 
 /* Whether @got is the concatenation of the strings of @want, up to NULL. */
@@ -53,60 +55,101 @@ int vctl_kernel_error(struct vctl *c, const char *what)
 	abort();
 }
 
-static void test_count(void)
-{
-	uint64_t v;
+/* What a parser must make of one text: @ret, and @val when @ret is 0 */
+struct parse_case {
+	const char *text;
+	int ret;
+	uint64_t val;
+};
 
-	CHECK(vctl_parse_count("0", &v) == 0 && v == 0);
-	CHECK(vctl_parse_count("128", &v) == 0 && v == 128);
-	CHECK(vctl_parse_count("max", &v) == 0 && v == VRDMA_LIMIT_MAX);
-	CHECK(vctl_parse_count("18446744073709551615", &v) == 0 &&
-	      v == UINT64_MAX);
-	CHECK(vctl_parse_count("18446744073709551616", &v) == -ERANGE);
-	CHECK(vctl_parse_count("", &v) == -EINVAL);
-	CHECK(vctl_parse_count("-1", &v) == -EINVAL);
-	CHECK(vctl_parse_count("+1", &v) == -EINVAL);
-	CHECK(vctl_parse_count(" 1", &v) == -EINVAL);
-	CHECK(vctl_parse_count("1 ", &v) == -EINVAL);
-	CHECK(vctl_parse_count("0x10", &v) == -EINVAL);
-	CHECK(vctl_parse_count("12K", &v) == -EINVAL);
-	CHECK(vctl_parse_count("MAX", &v) == -EINVAL);
-	CHECK(vctl_parse_count("maximum", &v) == -EINVAL);
+static const struct parse_case count_cases[] = {
+	{ "0", 0, 0 },
+	{ "128", 0, 128 },
+	{ "max", 0, VRDMA_LIMIT_MAX },
+	{ "18446744073709551615", 0, UINT64_MAX },
+	{ "18446744073709551616", -ERANGE, 0 },
+	{ "", -EINVAL, 0 },
+	{ "-1", -EINVAL, 0 },
+	{ "+1", -EINVAL, 0 },
+	{ " 1", -EINVAL, 0 },
+	{ "1 ", -EINVAL, 0 },
+	{ "0x10", -EINVAL, 0 },
+	{ "12K", -EINVAL, 0 },
+	{ "MAX", -EINVAL, 0 },
+	{ "maximum", -EINVAL, 0 },
+};
+
+static const struct parse_case size_cases[] = {
+	{ "4096", 0, 4096 },
+	{ "4K", 0, 4096 },
+	{ "4k", 0, 4096 },
+	{ "3M", 0, 3ULL << 20 },
+	{ "2G", 0, 2ULL << 30 },
+	{ "1T", 0, 1ULL << 40 },
+	{ "0G", 0, 0 },
+	{ "max", 0, VRDMA_LIMIT_MAX },
+	{ "16777215T", 0, 16777215ULL << 40 },
+	{ "16777216T", -ERANGE, 0 },
+	{ "1KB", -EINVAL, 0 },
+	{ "1KiB", -EINVAL, 0 },
+	{ "1P", -EINVAL, 0 },
+	{ "K", -EINVAL, 0 },
+	{ "1.5G", -EINVAL, 0 },
+	{ "-1G", -EINVAL, 0 },
+	{ "", -EINVAL, 0 },
+};
+
+static const struct parse_case pid_cases[] = {
+	{ "1", 0, 1 },
+	{ "2147483647", 0, 2147483647 },
+	{ "2147483648", -ERANGE, 0 },
+	{ "0", -EINVAL, 0 },
+	{ "max", -EINVAL, 0 },
+	{ "self", -EINVAL, 0 },
+};
+
+/* The @n cases of @cases through @parse (@name in a failure's line) */
+static void check_parse(const char *name,
+			int (*parse)(const char *s, uint64_t *val),
+			const struct parse_case *cases, size_t n)
+{
+	const struct parse_case *end = cases + n;
+	uint64_t val;
+	int ret;
+
+	for (; cases < end; cases++) {
+		val = 0;
+		ret = parse(cases->text, &val);
+		if (ret == cases->ret && (ret || val == cases->val)) {
+			passed++;
+			continue;
+		}
+		failed++;
+		printf("FAIL %s(\"%s\"): %d, %llu; want %d, %llu\n", name,
+		       cases->text, ret, (unsigned long long)val, cases->ret,
+		       (unsigned long long)cases->val);
+	}
 }
 
-static void test_size(void)
+/* vctl_parse_pid() with check_parse()'s type */
+static int parse_pid(const char *s, uint64_t *val)
 {
-	uint64_t v;
+	int pid, ret;
 
-	CHECK(vctl_parse_size("4096", &v) == 0 && v == 4096);
-	CHECK(vctl_parse_size("4K", &v) == 0 && v == 4096);
-	CHECK(vctl_parse_size("4k", &v) == 0 && v == 4096);
-	CHECK(vctl_parse_size("3M", &v) == 0 && v == 3ULL << 20);
-	CHECK(vctl_parse_size("2G", &v) == 0 && v == 2ULL << 30);
-	CHECK(vctl_parse_size("1T", &v) == 0 && v == 1ULL << 40);
-	CHECK(vctl_parse_size("0G", &v) == 0 && v == 0);
-	CHECK(vctl_parse_size("max", &v) == 0 && v == VRDMA_LIMIT_MAX);
-	CHECK(vctl_parse_size("16777215T", &v) == 0 && v == 16777215ULL << 40);
-	CHECK(vctl_parse_size("16777216T", &v) == -ERANGE);
-	CHECK(vctl_parse_size("1KB", &v) == -EINVAL);
-	CHECK(vctl_parse_size("1KiB", &v) == -EINVAL);
-	CHECK(vctl_parse_size("1P", &v) == -EINVAL);
-	CHECK(vctl_parse_size("K", &v) == -EINVAL);
-	CHECK(vctl_parse_size("1.5G", &v) == -EINVAL);
-	CHECK(vctl_parse_size("-1G", &v) == -EINVAL);
-	CHECK(vctl_parse_size("", &v) == -EINVAL);
+	ret = vctl_parse_pid(s, &pid);
+	if (!ret)
+		*val = (uint64_t)pid;
+	return ret;
 }
 
-static void test_pid(void)
+static void test_parse(void)
 {
-	int pid;
-
-	CHECK(vctl_parse_pid("1", &pid) == 0 && pid == 1);
-	CHECK(vctl_parse_pid("2147483647", &pid) == 0 && pid == 2147483647);
-	CHECK(vctl_parse_pid("2147483648", &pid) == -ERANGE);
-	CHECK(vctl_parse_pid("0", &pid) == -EINVAL);
-	CHECK(vctl_parse_pid("max", &pid) == -EINVAL);
-	CHECK(vctl_parse_pid("self", &pid) == -EINVAL);
+	check_parse("vctl_parse_count", vctl_parse_count, count_cases,
+		    ARRAY_SIZE(count_cases));
+	check_parse("vctl_parse_size", vctl_parse_size, size_cases,
+		    ARRAY_SIZE(size_cases));
+	check_parse("vctl_parse_pid", parse_pid, pid_cases,
+		    ARRAY_SIZE(pid_cases));
 }
 
 static void test_format_size(void)
@@ -317,9 +360,7 @@ static void test_dev_json_pretty(void)
 
 int main(void)
 {
-	test_count();
-	test_size();
-	test_pid();
+	test_parse();
 	test_format_size();
 	test_dev_text();
 	test_dev_json();
