@@ -26,6 +26,16 @@
 #                     left); with one cgroup left, its rdma.max has the line
 #   add_fails_clean   ADD on a parent that does not exist: error 100,
 #                     nothing left
+#   cm_publish        ADD with "rdmaCm" (enabled, two ports): the vdevice
+#                     has cm on and those ports, vrdma listens on them on
+#                     the parent; CHECK passes, and fails (104) for another
+#                     port list
+#   cm_publish_host_port_refused
+#                     ADD publishing a port the host's rping -s listens on
+#                     over the parent: error 100 with the kernel's message,
+#                     no vdevice, state or record left
+#   cm_del_withdraws  DEL of the cm_publish attachment: vrdma listens on
+#                     neither port any more (debugfs cm_listen)
 #   concurrent        six ADDs of one pod at once, with a GC of the pod's
 #                     stale attachment: all succeed and the CDI spec names
 #                     the six; then six DELs at once leave nothing
@@ -49,7 +59,8 @@
 . "$(dirname "$0")/lib/vdev.sh"
 
 ktap_plan status add_chained add_second add_again_fails check rdma_max \
-	rdma_max_netns add_fails_clean concurrent del_unreadable del \
+	rdma_max_netns add_fails_clean cm_publish cm_publish_host_port_refused \
+	cm_del_withdraws concurrent del_unreadable del \
 	gc_after_crash gc_orphan_record add_time kernel_log_clean
 
 PLUGIN=$TOP/tools/cni/vrdma
@@ -90,7 +101,7 @@ cni() {
 		"$@" "$PLUGIN" <<<"$in" >"$T/out" 2>"$T/err"
 	rc=$?
 	[ -s "$T/out" ] && ktap_diag "  -> $(head -c 600 "$T/out")"
-	return $rc
+	return "$rc"
 }
 
 # state_of NETWORK IFNAME ID - the state file of an attachment, by content
@@ -268,6 +279,71 @@ add_fails_clean() {
 	[ "$before" = "$after" ]
 }
 ktap_check add_fails_clean add_fails_clean
+
+# --- the RDMA CM ------------------------------------------------------------------------------
+
+# The host's address on the parent's netdev, the one its rping -s takes
+GUEST=10.99.0.1
+CMLISTEN=/sys/kernel/debug/vrdma/cm_listen
+CMCONF=$(conf cmnet '{"rdmaCm": {"enabled": true, "publish": [7471, 18515]}}')
+
+# cm_listening NS ADDR PORT - an rdma_cm id listens on ADDR:PORT in NS
+cm_listening() {
+	ns_run "$1" rdma res show cm_id 2>/dev/null |
+		grep -q "state LISTEN .*src-addr $2:$3 "
+}
+
+cm_publish() {
+	local v dj
+	require_cmd rping || return 1
+	# the core's CM clients, which a vdevice with cm on attaches to
+	in_init modprobe rdma_ucm && in_init modprobe ib_umad || return 1
+	cni ADD "$ID2" "$QNS" cm0 "$CMCONF" || return 1
+	v=$(vdev_of cmnet cm0 "$ID2") && [ -n "$v" ] || return 1
+	dj=$(dev_json "$v")
+	ktap_diag "vdevice $v: $dj" "cm_listen: $(tr '\n' ' ' <"$CMLISTEN")"
+	jq -e '.cm == "on" and .cm_ports == [7471, 18515]' <<<"$dj" >/dev/null &&
+		grep -qx "listen $PARENT 7471 1" "$CMLISTEN" &&
+		grep -qx "listen $PARENT 18515 1" "$CMLISTEN" || return 1
+	cni CHECK "$ID2" "$QNS" cm0 "$CMCONF" || return 1
+	! cni CHECK "$ID2" "$QNS" cm0 \
+		"$(conf cmnet '{"rdmaCm": {"enabled": true, "publish": [7471]}}')" &&
+		jq -e '.code == 104' "$T/out" >/dev/null
+}
+ktap_check cm_publish cm_publish
+
+cm_publish_host_port_refused() {
+	local before after hl rc=1
+	require_cmd rping || return 1
+	spawn_in_ns init timeout 60 rping -s -a "$GUEST" -p 7472 >"$T/hl" 2>&1
+	hl=$!
+	if wait_for 15 cm_listening init "$GUEST" 7472; then
+		before=$(find "$STATE" "$CDI" /run/vrdma/cni/.records -type f | sort; vdev_count)
+		if ! cni ADD "$ID2" "$QNS" cm1 \
+			"$(conf cmnet '{"rdmaCm": {"enabled": true, "publish": [7473, 7472]}}')" &&
+		   jq -e '.code == 100 and (.details | test("already listens"))' "$T/out" >/dev/null; then
+			after=$(find "$STATE" "$CDI" /run/vrdma/cni/.records -type f | sort; vdev_count)
+			[ "$before" = "$after" ] && ! grep -q "^listen $PARENT 7473 " "$CMLISTEN" &&
+				rc=0
+			[ "$rc" = 0 ] || ktap_diag "left: $after" "cm_listen: $(tr '\n' ' ' <"$CMLISTEN")"
+		fi
+	else
+		ktap_diag "the host's rping never listened: $(cat "$T/hl")"
+	fi
+	kill "$hl" 2>/dev/null
+	wait "$hl"
+	return "$rc"
+}
+ktap_check cm_publish_host_port_refused cm_publish_host_port_refused
+
+cm_del_withdraws() {
+	local v
+	v=$(vdev_of cmnet cm0 "$ID2") && [ -n "$v" ] || return 1
+	cni DEL "$ID2" "$QNS" cm0 "$CMCONF" || return 1
+	ktap_diag "cm_listen after DEL: $(tr '\n' ' ' <"$CMLISTEN")"
+	[ -z "$(dev_json "$v")" ] && ! grep -Eq "^listen $PARENT (7471|18515) " "$CMLISTEN"
+}
+ktap_check cm_del_withdraws cm_del_withdraws
 
 # --- concurrency ------------------------------------------------------------------------------
 

@@ -171,6 +171,17 @@ int attach_save(const struct cni_conf *c, const struct attachment *a,
 	json_object_object_add(o, "major", json_object_new_int64(a->major));
 	json_object_object_add(o, "minor", json_object_new_int64(a->minor));
 	json_object_object_add(o, "cgroup", json_object_new_string(a->cgroup));
+	if (c->cm) {
+		struct json_object *cm = json_object_new_object();
+		struct json_object *ports = json_object_new_array();
+		size_t i;
+
+		for (i = 0; i < c->ncm_ports; i++)
+			json_object_array_add(ports, json_object_new_int(c->cm_ports[i]));
+		json_object_object_add(cm, "enabled", json_object_new_boolean(true));
+		json_object_object_add(cm, "publish", ports);
+		json_object_object_add(o, "rdmaCm", cm);
+	}
 	return save_json(o, dir, path, "cannot make the state directory",
 			 "cannot write the state file", e);
 }

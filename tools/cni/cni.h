@@ -85,6 +85,9 @@ int save_json(struct json_object *o, const char *dir, const char *path,
  * @cdi_dir: "cdiDir" (default /var/run/cdi)
  * @cdi_version: "cdiVersion" written into the spec (default 0.5.0)
  * @rdma_max: "rdmaMax" as a line for rdma.max, empty when not set
+ * @cm: "rdmaCm": { "enabled": true }: the vdevice carries the RDMA CM
+ * @ncm_ports: how many ports "rdmaCm": { "publish": [ ... ] } lists
+ * @cm_ports: those ports, in the order given
  * @state_dir: "stateDir" (default /run/vrdma/cni)
  * @cgroup_root: "cgroupRoot" (default /sys/fs/cgroup)
  */
@@ -104,6 +107,9 @@ struct cni_conf {
 	const char *cdi_dir;
 	const char *cdi_version;
 	char rdma_max[128];
+	bool cm;
+	size_t ncm_ports;
+	uint16_t cm_ports[VRDMA_CM_PORTS_MAX];
 	const char *state_dir;
 	const char *cgroup_root;
 };

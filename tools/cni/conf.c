@@ -164,6 +164,69 @@ static int parse_rdma_max(struct json_object *v, struct cni_conf *c,
 	return 0;
 }
 
+/*
+ * "rdmaCm": { "enabled": true, "publish": [ 7471, 18515 ] }: the vdevice
+ * carries the RDMA CM and takes the incoming connections to these ports
+ * of the TCP port space (vrdmactl's "cm on" and "cm-publish")
+ */
+static int parse_rdma_cm(struct json_object *v, struct cni_conf *c,
+			 struct cni_error *e)
+{
+	struct json_object *en, *pub, *p;
+	size_t i, j, n;
+	int64_t port;
+
+	if (!v)
+		return 0;
+	if (!json_object_is_type(v, json_type_object))
+		return cni_fail0(e, CNI_ERR_CONFIG, "\"rdmaCm\" must be an object");
+	json_object_object_foreach(v, key, val) {
+		(void)val;
+		if (strcmp(key, "enabled") && strcmp(key, "publish"))
+			return cni_fail(e, CNI_ERR_FIELD, "unsupported field",
+					"rdmaCm: \"%s\" (enabled, publish)", key);
+	}
+	en = conf_get(v, "enabled");
+	if (en) {
+		if (!json_object_is_type(en, json_type_boolean))
+			return cni_fail0(e, CNI_ERR_CONFIG,
+					 "\"rdmaCm\": \"enabled\" must be true or false");
+		c->cm = json_object_get_boolean(en);
+	}
+	pub = conf_get(v, "publish");
+	if (!pub)
+		return 0;
+	if (!json_object_is_type(pub, json_type_array))
+		return cni_fail0(e, CNI_ERR_CONFIG,
+				 "\"rdmaCm\": \"publish\" must be a list of ports");
+	n = json_object_array_length(pub);
+	if (n > VRDMA_CM_PORTS_MAX)
+		return cni_fail(e, CNI_ERR_CONFIG, "too many RDMA CM ports",
+				"rdmaCm: %zu in \"publish\", at most %d", n,
+				VRDMA_CM_PORTS_MAX);
+	/* The kernel takes incoming connections only on a vdevice with the CM */
+	if (n && !c->cm)
+		return cni_fail0(e, CNI_ERR_CONFIG,
+				 "\"rdmaCm\": \"publish\" needs \"enabled\": true");
+	for (i = 0; i < n; i++) {
+		p = json_object_array_get_idx(pub, i);
+		port = json_object_get_int64(p);
+		if (!json_object_is_type(p, json_type_int) || port < 1 ||
+		    port > UINT16_MAX)
+			return cni_fail(e, CNI_ERR_CONFIG, "bad RDMA CM port",
+					"rdmaCm: \"publish\" entry %zu must be a port (1 to 65535)",
+					i);
+		for (j = 0; j < i; j++)
+			if (c->cm_ports[j] == port)
+				return cni_fail(e, CNI_ERR_CONFIG, "bad RDMA CM port",
+						"rdmaCm: port %lld listed twice",
+						(long long)port);
+		c->cm_ports[i] = (uint16_t)port;
+	}
+	c->ncm_ports = n;
+	return 0;
+}
+
 /* "1.2.3" */
 static bool semver_ok(const char *s)
 {
@@ -186,7 +249,7 @@ static const char *const known_keys[] = {
 	"capabilities", "prevResult", "ipMasq", "ipam", "dns",
 	"cni.dev/valid-attachments", "cni.dev/attachments",
 	"parent", "limits", "maxLimits", "acl", "gids", "cdi", "cdiDir", "cdiVersion",
-	"rdmaMax", "stateDir", "cgroupRoot", NULL
+	"rdmaMax", "rdmaCm", "stateDir", "cgroupRoot", NULL
 };
 
 /**
@@ -287,6 +350,8 @@ int conf_parse(const char *text, struct cni_conf *c, struct cni_error *e)
 			return cni_fail0(e, CNI_ERR_CONFIG, "\"cdi\" must be true or false");
 		c->cdi = json_object_get_boolean(v);
 	}
+	if (parse_rdma_cm(conf_get(c->root, "rdmaCm"), c, e))
+		return -1;
 	return parse_rdma_max(conf_get(c->root, "rdmaMax"), c, e);
 }
 

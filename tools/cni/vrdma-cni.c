@@ -6,12 +6,14 @@
  *
  *   ADD      vdevice "vr<id>-<hash>" in CNI_NETNS on "parent", with the
  *            limits of the config and of the pod (within "maxLimits"), the
- *            ACLs ("acl", optionally from prevResult's addresses); rdma.max
- *            of the pod ("rdmaMax"); the state file; the pod's CDI spec;
- *            prints prevResult
+ *            ACLs ("acl", optionally from prevResult's addresses), the
+ *            RDMA CM and its published ports ("rdmaCm"); rdma.max of the
+ *            pod ("rdmaMax"); the state file; the pod's CDI spec; prints
+ *            prevResult
  *   DEL      removes all that; succeeds when any of it is already gone,
  *            without the module, and with a configuration it cannot read
- *   CHECK    the vdevice, its namespace, its node and its CDI spec
+ *   CHECK    the vdevice, its namespace, its node, its RDMA CM and
+ *            published ports, and its CDI spec
  *   STATUS   the module is loaded and the parent is there
  *   GC       DEL for every attachment of the network not in
  *            cni.dev/valid-attachments, found in stateDir or by its
@@ -166,13 +168,20 @@ static int cmd_add(const struct cni_conf *c, const struct cni_env *env,
 	if (open_handle(&h, e))
 		goto err_record;
 	ns.path = env->netns;
-	if (vrdma_dev_add_gids(h, a.vdev, c->parent, &ns,
-			       limits.present ? &limits : NULL, &sgids, &peers,
-			       c->gid_mode)) {
+	if (vrdma_dev_add_flags(h, a.vdev, c->parent, &ns,
+				limits.present ? &limits : NULL, &sgids, &peers,
+				c->gid_mode, c->cm ? VRDMA_DEV_F_CM : 0)) {
 		cni_fail(e, CNI_ERR_VDEV, "cannot create the vdevice", "%s on %s: %s",
 			 a.vdev, c->parent, vrdma_strerror(h));
 		vrdma_close(h);
 		goto err_record;
+	}
+	/* Only a vdevice that exists can publish: a refusal takes it back */
+	if (c->ncm_ports &&
+	    vrdma_dev_set_cm_ports(h, a.vdev, c->cm_ports, c->ncm_ports)) {
+		cni_fail(e, CNI_ERR_VDEV, "cannot publish the RDMA CM ports",
+			 "%s: %s", a.vdev, vrdma_strerror(h));
+		goto err_del;
 	}
 	if (vrdma_dev_get(h, a.vdev, &dev)) {
 		cni_fail(e, CNI_ERR_VDEV, "cannot read the new vdevice", "%s: %s",
@@ -316,6 +325,34 @@ static int cmd_del(const struct cni_conf *c, bool conf_ok,
 	return ret;
 }
 
+/* The vdevice carries the RDMA CM as "rdmaCm" says, on exactly its ports */
+static int check_cm(const struct cni_conf *c, const struct vrdma_dev *dev,
+		    struct cni_error *e)
+{
+	bool cm = dev->flags & VRDMA_DEV_F_CM;
+	size_t i, j;
+
+	if (cm != c->cm)
+		return cni_fail(e, CNI_ERR_CHECK, "the vdevice's RDMA CM is not as configured",
+				"%s: cm %s, \"rdmaCm\" says %s", dev->name,
+				cm ? "on" : "off", c->cm ? "on" : "off");
+	for (i = 0; i < c->ncm_ports; i++) {
+		for (j = 0; j < dev->ncm_ports; j++)
+			if (dev->cm_ports[j] == c->cm_ports[i])
+				break;
+		if (j == dev->ncm_ports)
+			break;
+	}
+	/* Each list has every port once: same length and all found is equal */
+	if (i < c->ncm_ports || dev->ncm_ports != c->ncm_ports)
+		return cni_fail(e, CNI_ERR_CHECK,
+				"the vdevice's published RDMA CM ports are not as configured",
+				"%s: %zu published, \"rdmaCm\" lists %zu%s", dev->name,
+				dev->ncm_ports, c->ncm_ports,
+				i < c->ncm_ports ? " (one of them missing)" : "");
+	return 0;
+}
+
 static int cmd_check(const struct cni_conf *c, const struct cni_env *env,
 		     struct cni_error *e)
 {
@@ -359,6 +396,8 @@ static int cmd_check(const struct cni_conf *c, const struct cni_env *env,
 				"%s: %s (%u:%u), state says %s (%u:%u)", a.vdev,
 				dev.chardev, dev.chardev_major, dev.chardev_minor,
 				st.chardev, st.major, st.minor);
+	if (check_cm(c, &dev, e))
+		return -1;
 	if (c->cdi && st.chardev[0]) {
 		if (cdi_spec_path(c, st.pod_key, spec, sizeof(spec)) ||
 		    access(spec, R_OK))

@@ -126,6 +126,30 @@ error "rdmaMax unknown key"         2 ADD "$(conf '{"rdmaMax": {"hca_handles": 2
 error "rdmaMax not a count"         7 ADD "$(conf '{"rdmaMax": {"hca_handle": "2"}}')"
 error "rdmaMax empty"               7 ADD "$(conf '{"rdmaMax": {}}')"
 error "cdi not a boolean"           7 ADD "$(conf '{"cdi": "yes"}')"
+error "rdmaCm not an object"        7 ADD "$(conf '{"rdmaCm": true}')"
+error "rdmaCm unknown key"          2 ADD "$(conf '{"rdmaCm": {"enabled": true, "ports": [7471]}}')"
+error "rdmaCm enabled not a boolean" 7 ADD "$(conf '{"rdmaCm": {"enabled": "on"}}')"
+error "rdmaCm publish not a list"   7 ADD "$(conf '{"rdmaCm": {"enabled": true, "publish": 7471}}')"
+error "rdmaCm port a string"        7 ADD "$(conf '{"rdmaCm": {"enabled": true, "publish": ["7471"]}}')"
+error "rdmaCm port not an integer"  7 ADD "$(conf '{"rdmaCm": {"enabled": true, "publish": [7471.5]}}')"
+error "rdmaCm port 0"               7 ADD "$(conf '{"rdmaCm": {"enabled": true, "publish": [0]}}')"
+error "rdmaCm port 65536"           7 ADD "$(conf '{"rdmaCm": {"enabled": true, "publish": [65536]}}')"
+error "rdmaCm port negative"        7 ADD "$(conf '{"rdmaCm": {"enabled": true, "publish": [-1]}}')"
+error "rdmaCm port 2^64"            7 ADD "$(conf '{"rdmaCm": {"enabled": true, "publish": [18446744073709551616]}}')"
+error "rdmaCm port listed twice"    7 ADD "$(conf '{"rdmaCm": {"enabled": true, "publish": [7471, 18515, 7471]}}')"
+error "rdmaCm 17 ports"             7 ADD "$(conf "$(jq -cn '{rdmaCm: {enabled: true, publish: [range(7500; 7517)]}}')")"
+error "rdmaCm publish without enabled" 7 ADD "$(conf '{"rdmaCm": {"publish": [7471]}}')"
+error "rdmaCm publish, enabled false" 7 ADD "$(conf '{"rdmaCm": {"enabled": false, "publish": [7471]}}')"
+# What passes the configuration fails later here, for want of the module
+for cm in '{"enabled": true, "publish": [1, 65535, 7471, 7472, 7473, 7474, 7475, 7476, 7477, 7478, 7479, 7480, 7481, 7482, 7483, 7484]}' \
+	  '{"enabled": true}' '{"enabled": false, "publish": []}' '{}'; do
+	run ADD "$(conf "{\"rdmaCm\": $cm}")"
+	if jq -e '.code != 2 and .code != 7' "$tmp/out" >/dev/null 2>&1; then
+		ok "rdmaCm $cm passes (then: $(jq -r .msg "$tmp/out"))"
+	else
+		bad "rdmaCm $cm passes" "refused"
+	fi
+done
 nothing_left "bad configurations leave nothing"
 
 # --- environment ---------------------------------------------------------------------

@@ -25,6 +25,7 @@ BASE=$(jq -cn --arg s "$STATE" --arg c "$CDI" '{
 	limits: {qp: 16}, maxLimits: {qp: 64},
 	acl: {sgids: ["10.0.0.1"], peers: ["10.0.0.0/24"]},
 	rdmaMax: {hca_handle: 2},
+	rdmaCm: {enabled: true, publish: [7471, 18515]},
 	runtimeConfig: {vrdmaLimits: {qp: 32}},
 	args: {cni: {vrdmaLimits: {qp: 8}}},
 	prevResult: {cniVersion: "1.1.0", ips: [{address: "10.0.0.1/24"}]},
