@@ -54,8 +54,11 @@
 #     not delivered: a port A listens on without publishing it, and a port
 #     A publishes addressed to B (which listens there unpublished): the
 #     client fails, the server sees nothing, the proxy carries nothing;
-#     a live connection from the host to B ended by deleting vBe leaves no
-#     proxy connection, kernel object or listener
+#     a live connection from the host to B ended by deleting vBe, by
+#     deleting rxeB (vBe's parent, its release held open as below) and by
+#     the death of B (B made again in between): each time the host's
+#     client ends and no proxy connection, kernel object or listener of
+#     vrdma's on rxeB is left
 #   - a forged request: A writes a REQ through umad on vAe (what a
 #     privileged container or a runtime that passes umad nodes allows)
 #     naming the comm ID of a connection of vC (made again in C, a request
@@ -109,6 +112,7 @@ TRAFFIC=(native_ns_rping vdev_rping_to_host vdev_ucmatose_to_host
 	 host_rping_to_vdev vdev_rping_to_vdev vdev_ucmatose_to_vdev
 	 cm_unpublished_not_delivered cm_other_tenant_not_delivered
 	 cm_unpublish_under_request vdev_del_live_incoming
+	 parent_del_live_incoming netns_death_live_incoming
 	 cm_forged_req_dropped cm_forged_conn_msgs_dropped vdev_del_live_connection parent_del_live_connection
 	 netns_death_live_connection)
 
@@ -218,6 +222,11 @@ delay_taken() {
 host_cm() {
 	cm_pair "$1" init init "rping -s -a $GUEST -p $2 -C 2 -v" \
 		"rping -c -d -a $GUEST -p $2 -C 2 -v" "$GUEST" "$2"
+}
+
+# vdev_absent NAME - vdevice NAME does not exist (for wait_for).
+vdev_absent() {
+	! "$VRDMACTL" dev show "$1" >/dev/null 2>&1
 }
 
 # cm_attached NS DEV - ib_cm attached to DEV: its counters are there.
@@ -492,7 +501,7 @@ fi
 
 setup() {
 	require_cmd rping ucmatose || return 1
-	new_ns A a && new_ns B b && new_ns N n || return 1
+	new_ns A a && new_ns N n || return 1
 	# init_net answers ARP for its addresses on every interface: veth1
 	# would answer A's request for the host's address, and A's RoCE would
 	# go to veth1, where no rxe listens
@@ -511,10 +520,6 @@ setup() {
 	in_init ip link set mva netns "$A" || { ip link del mva; return 1; }
 	in_ns "$A" ip addr add "$IPA/24" dev mva && in_ns "$A" ip link set mva up ||
 		return 1
-	in_init ip link add mvb link veth0 type macvlan mode bridge || return 1
-	in_init ip link set mvb netns "$B" || { ip link del mvb; return 1; }
-	in_ns "$B" ip addr add "$IPB/24" dev mvb && in_ns "$B" ip link set mvb up ||
-		return 1
 	in_init ip link add mvn link veth0 type macvlan mode bridge || return 1
 	in_init ip link set mvn netns "$N" || { ip link del mvn; return 1; }
 	in_ns "$N" ip addr add "$IPN/24" dev mvn && in_ns "$N" ip link set mvn up ||
@@ -523,8 +528,6 @@ setup() {
 	cleanup_push rdma link delete rxeH
 	in_ns "$A" rdma link add rxeA type rxe netdev mva || return 1
 	cleanup_push rdma link delete rxeA
-	in_ns "$B" rdma link add rxeB type rxe netdev mvb || return 1
-	cleanup_push rdma link delete rxeB
 	in_ns "$N" rdma link add rxeN type rxe netdev mvn || return 1
 	cleanup_push rdma link delete rxeN
 	wait_for 30 has_gid init rxeH "$HOST" && wait_for 30 has_gid init rxeA "$IPA" ||
@@ -536,10 +539,35 @@ setup() {
 	wait_for 30 has_gid "$N" rxeN "$IPN" || return 1
 	in_init "$VRDMACTL" dev add vAe parent rxeA netns "$A" cm on || return 1
 	cleanup_push "$VRDMACTL" dev del vAe
+	tenant_b && wait_for 30 has_gid "$A" vAe "$IPA"
+}
+
+# tenant_b [PORTS] - tenant B, or what of it is gone: namespace B,
+# macvlan mvb (on veth0) with IPB in it, rxeB on mvb, vBe on rxeB in B
+# with "cm on", publishing PORTS if given.
+tenant_b() {
+	if [ -z "${B:-}" ] || [ ! -e "/run/netns/$B" ]; then
+		new_ns B b || return 1
+	fi
+	if ! ns_run "$B" ip link show mvb >/dev/null 2>&1; then
+		in_init ip link add mvb link veth0 type macvlan mode bridge ||
+			return 1
+		in_init ip link set mvb netns "$B" || { ip link del mvb; return 1; }
+		in_ns "$B" ip addr add "$IPB/24" dev mvb &&
+			in_ns "$B" ip link set mvb up || return 1
+	fi
+	if ! rdma link show rxeB/1 >/dev/null 2>&1; then
+		in_ns "$B" rdma link add rxeB type rxe netdev mvb || return 1
+		cleanup_push rdma link delete rxeB
+	fi
 	wait_for 30 has_gid init rxeB "$IPB" || return 1
-	in_init "$VRDMACTL" dev add vBe parent rxeB netns "$B" cm on || return 1
-	cleanup_push "$VRDMACTL" dev del vBe
-	wait_for 30 has_gid "$A" vAe "$IPA" && wait_for 30 has_gid "$B" vBe "$IPB"
+	if vdev_absent vBe; then
+		in_init "$VRDMACTL" dev add vBe parent rxeB netns "$B" cm on ||
+			return 1
+		cleanup_push "$VRDMACTL" dev del vBe
+	fi
+	wait_for 30 has_gid "$B" vBe "$IPB" || return 1
+	[ -z "${1:-}" ] || in_init "$VRDMACTL" dev set vBe cm-publish "$1"
 }
 
 # rejected_in - the requests vrdma's listeners rejected so far.
@@ -576,16 +604,18 @@ not_delivered() {
 }
 
 # incoming - the checks of connections to published ports (vAe publishes
-# 7461, vBe 7463,7464,7467): from the host to A, from A to B with rping
-# and ucmatose, then those that must not be delivered, then a live one to
-# B ended by deleting vBe.
+# 7461,7466, vBe 7463,7464,7467): from the host to A, from A to B with
+# rping and ucmatose, then those that must not be
+# delivered, then a live one to B ended by deleting vBe, by deleting rxeB
+# and by the death of B.
 incoming() {
-	local rj0 sp cp
+	local rj0
 	if ! in_init "$VRDMACTL" dev set vAe cm-publish 7461,7466 ||
 	   ! in_init "$VRDMACTL" dev set vBe cm-publish 7463,7464,7467; then
 		for t in host_rping_to_vdev vdev_rping_to_vdev vdev_ucmatose_to_vdev \
 			 cm_unpublished_not_delivered cm_other_tenant_not_delivered \
-			 cm_unpublish_under_request vdev_del_live_incoming; do
+			 cm_unpublish_under_request vdev_del_live_incoming \
+			 parent_del_live_incoming netns_death_live_incoming; do
 			ktap_fail "$t" "publishing failed"
 		done
 		return
@@ -622,26 +652,48 @@ incoming() {
 		"$IPB" 7466
 	ktap_diag "requests rejected by vrdma's listeners: $rj0 -> $(rejected_in)"
 	unpublish_under_request
-	# a live incoming connection, ended by deleting vBe
-	spawn_in_ns "$B" timeout 120 rping -s -a "$IPB" -p 7467 -v >"$T/li.srv" 2>&1
+	# a live incoming connection, ended from B's side three ways
+	live_incoming vdev_del_live_incoming in_init "$VRDMACTL" dev del vBe
+	if tenant_b 7467; then
+		live_incoming parent_del_live_incoming parent_del_late rxeB
+	else
+		ktap_fail parent_del_live_incoming "vBe not made again"
+	fi
+	if tenant_b 7467; then
+		live_incoming netns_death_live_incoming netns_kill "$B"
+	else
+		ktap_fail netns_death_live_incoming "rxeB and vBe not made again"
+	fi
+}
+
+# live_incoming NAME CMD... - a live rping connection from the host to B's
+# published port 7467; after two pings, CMD ends it from B's side.
+# Reports NAME: the host's client ends (on the proxy's DREQ), so does B's
+# server, vBe is gone, and no proxy connection, kernel object (but vAe's
+# three) or listener of vrdma's on rxeB is left.
+live_incoming() {
+	local name=$1 sp cp
+	shift
+	spawn_in_ns "$B" timeout 120 rping -s -a "$IPB" -p 7467 -v \
+		>"$T/$name.srv" 2>&1
 	sp=$!
 	if ! wait_for 20 cm_listening "$B" "$IPB" 7467; then
-		ktap_fail vdev_del_live_incoming "B never listened: $(tail -n 3 "$T/li.srv")"
+		ktap_fail "$name" "B never listened: $(tail -n 3 "$T/$name.srv")"
 		kill "$sp" 2>/dev/null
 		wait "$sp" 2>/dev/null
 		return
 	fi
 	spawn_in_ns init timeout 120 stdbuf -oL rping -c -a "$IPB" -I "$HOST" \
-		-p 7467 -v >"$T/li.cli" 2>&1
+		-p 7467 -v >"$T/$name.cli" 2>&1
 	cp=$!
-	if wait_for 40 sh -c "[ \$(grep -c 'ping data' '$T/li.cli') -ge 2 ]" &&
-	   [ "$(cmconn)" = 1 ] && in_init "$VRDMACTL" dev del vBe &&
+	if wait_for 40 sh -c "[ \$(grep -c 'ping data' '$T/$name.cli') -ge 2 ]" &&
+	   [ "$(cmconn)" = 1 ] && "$@" &&
 	   wait_gone 30 "$cp" && wait_gone 30 "$sp" && wait_for 30 cmconn_is 0 &&
 	   wait_for 20 kobj_is $((kobj0 + 3)) && wait_for 30 vdev_absent vBe &&
 	   wait_for 10 sh -c "! grep -q '^listen rxeB ' $CMLISTEN"; then
-		ktap_ok vdev_del_live_incoming "client: $(grep -c 'ping data' "$T/li.cli") pings, then: $(grep -v 'ping data' "$T/li.cli" | tail -n 1)"
+		ktap_ok "$name" "client: $(grep -c 'ping data' "$T/$name.cli") pings, then: $(grep -v 'ping data' "$T/$name.cli" | tail -n 1)"
 	else
-		ktap_fail vdev_del_live_incoming "proxy connections $(cmconn), kernel objects $(kobj) (at rest $((kobj0 + 3))); client: $(tail -n 3 "$T/li.cli" | tr '\n' ' '); server: $(tail -n 3 "$T/li.srv" | tr '\n' ' ')"
+		ktap_fail "$name" "proxy connections $(cmconn), kernel objects $(kobj) (at rest $((kobj0 + 3))), listeners: $(tr '\n' ' ' <"$CMLISTEN"); client: $(tail -n 3 "$T/$name.cli" | tr '\n' ' '); server: $(tail -n 3 "$T/$name.srv" | tr '\n' ' ')"
 	fi
 	kill "$cp" "$sp" 2>/dev/null
 	wait "$cp" "$sp" 2>/dev/null
@@ -686,15 +738,11 @@ unpublish_under_request() {
 	wait "$cp" 2>/dev/null
 }
 
-# vdev_absent NAME - vdevice NAME does not exist (for wait_for).
-vdev_absent() {
-	! "$VRDMACTL" dev show "$1" >/dev/null 2>&1
-}
-
-# parent_del_late - deletes rxeA with vAe's release held open 3 s just
-# after vAe leaves vrdma_dying, where rxeA's removal goes on to ib_cm's.
+# parent_del_late PARENT - deletes PARENT with its vdevice's release held
+# open 3 s just after the vdevice leaves vrdma_dying, where PARENT's
+# removal goes on to ib_cm's.
 parent_del_late() {
-	echo 3000 >"$DELAY/released" && in_init rdma link delete rxeA
+	echo 3000 >"$DELAY/released" && in_init rdma link delete "$1"
 }
 
 # netns_kill NS - what a container's death does: its name is deleted and
@@ -933,7 +981,7 @@ else
 	live_end vdev_del_live_connection 7474 in_init "$VRDMACTL" dev del vAe
 	if in_init "$VRDMACTL" dev add vAe parent rxeA netns "$A" cm on &&
 	   wait_for 30 has_gid "$A" vAe "$IPA"; then
-		live_end parent_del_live_connection 7475 parent_del_late
+		live_end parent_del_live_connection 7475 parent_del_late rxeA
 	else
 		ktap_fail parent_del_live_connection "vAe not made again"
 	fi
