@@ -131,6 +131,7 @@ enum vrdma_cm_transport {
 /* which message a REJ answers */
 #define VRDMA_REJ_FOR_REQ		0
 #define VRDMA_REJ_FOR_REP		1
+#define VRDMA_REJ_FOR_OTHER		2
 
 /* ServiceIDResolutionRequest (12.6.12) */
 #define VRDMA_SIDR_REQ_REQUEST_ID	(VRDMA_MAD_HDR_LEN + 0)

@@ -887,6 +887,25 @@ static void vrdma_cm_to_vdev_rej(struct vrdma_cm_conn *c,
 		       IB_CM_REJ_PRIVATE_DATA_SIZE);
 }
 
+/*
+ * The peer gave up an incoming connection the vdevice has not answered:
+ * its REQ timed out, or its cm_id was destroyed.  Whatever the peer's
+ * REJ said, the vdevice's comm ID is not known yet, so the proxy says what
+ * ib_cm itself says then (cm_destroy_id() in REQ_SENT): reason "timeout",
+ * with the sender's CA GUID as its additional information, and no
+ * receiver's comm ID.  ib_cm finds such a REJ by the sender's comm ID and
+ * CA GUID (cm_acquire_rejected_id()), both the proxy's own here.
+ */
+static void vrdma_cm_to_vdev_withdraw(struct vrdma_cm_conn *c, u8 *mad)
+{
+	vrdma_cm_mad_hdr(mad, VRDMA_CM_REJ);
+	vrdma_mad_put_be32(mad, VRDMA_CM_LOCAL_COMM_ID, c->xid);
+	mad[VRDMA_REJ_MSG_REJECTED] = VRDMA_REJ_FOR_OTHER << 6;
+	mad[VRDMA_REJ_INFO_LEN] = sizeof(c->xguid) << 1;
+	vrdma_mad_put_be16(mad, VRDMA_REJ_REASON, IB_CM_REJ_TIMEOUT);
+	vrdma_mad_put_be64(mad, VRDMA_REJ_ARI, c->xguid);
+}
+
 static void vrdma_cm_to_vdev_rtu(struct vrdma_cm_conn *c,
 				 const struct ib_cm_event *ev, u8 *mad)
 {
@@ -984,9 +1003,11 @@ static int vrdma_cm_handler(struct ib_cm_id *pid, const struct ib_cm_event *ev)
 		}
 		break;
 	case IB_CM_REJ_RECEIVED:
-		/* an offer not answered yet names no ID the vdevice knows */
-		if (mad && c->answered) {
-			vrdma_cm_to_vdev_rej(c, ev, mad);
+		if (mad) {
+			if (c->answered)
+				vrdma_cm_to_vdev_rej(c, ev, mad);
+			else
+				vrdma_cm_to_vdev_withdraw(c, mad);
 			vrdma_cm_deliver(c, mad);
 		}
 		done = true;

@@ -54,6 +54,9 @@
 #     not delivered: a port A listens on without publishing it, and a port
 #     A publishes addressed to B (which listens there unpublished): the
 #     client fails, the server sees nothing, the proxy carries nothing;
+#     a request the host gives up (its rping killed) while A holds it
+#     unanswered is dropped by A's ib_cm, as natively: A's late accept
+#     fails;
 #     a live connection from the host to B ended by deleting vBe, by
 #     deleting rxeB (vBe's parent, its release held open as below) and by
 #     the death of B (B made again in between): each time the host's
@@ -111,7 +114,7 @@ CONTROL=(cm_flag_shown cm_clients_attach_opted_in cm_listen_on_own_address
 TRAFFIC=(native_ns_rping vdev_rping_to_host vdev_ucmatose_to_host
 	 host_rping_to_vdev vdev_rping_to_vdev vdev_ucmatose_to_vdev
 	 cm_unpublished_not_delivered cm_other_tenant_not_delivered
-	 cm_unpublish_under_request vdev_del_live_incoming
+	 cm_unpublish_under_request cm_peer_gives_up vdev_del_live_incoming
 	 parent_del_live_incoming netns_death_live_incoming
 	 cm_forged_req_dropped cm_forged_conn_msgs_dropped vdev_del_live_connection parent_del_live_connection
 	 netns_death_live_connection)
@@ -222,6 +225,71 @@ delay_taken() {
 host_cm() {
 	cm_pair "$1" init init "rping -s -a $GUEST -p $2 -C 2 -v" \
 		"rping -c -d -a $GUEST -p $2 -C 2 -v" "$GUEST" "$2"
+}
+
+# A listener that takes one connection request and holds it unanswered
+# until file ARGV[3] appears, then accepts it (no QP: the REP is what
+# matters) and says whether that worked.
+CM_HOLD_PY='
+import os, sys, time
+from pyverbs.cmid import AddrInfo, CMEvent, CMEventChannel, CMID, ConnParam
+import pyverbs.cm_enums as ce
+ch = CMEventChannel()
+lid = CMID(creator=ch, port_space=ce.RDMA_PS_TCP)
+lid.bind_addr(AddrInfo(src=sys.argv[1], src_service=sys.argv[2],
+                       port_space=ce.RDMA_PS_TCP, flags=ce.RAI_PASSIVE))
+lid.listen()
+print("listening", flush=True)
+ev = CMEvent(ch)
+print(ev.event_str(), flush=True)
+cid = CMID(creator=ev, listen_id=lid)
+ev.ack_cm_event()
+while not os.path.exists(sys.argv[3]):
+    time.sleep(0.1)
+try:
+    cid.accept(ConnParam())
+    print("accepted", flush=True)
+except Exception as e:
+    print("accept failed:", e, flush=True)
+'
+
+# peer_gives_up - the host's rping asks A, on its published port 7469,
+# and is killed while A holds the request unanswered: the host's ib_cm
+# rejects it ("timeout", cm_destroy_id()).  That REJ names no comm ID of
+# the vdevice, which the proxy has not learnt yet.  Natively the
+# listener's ib_cm drops the request at once, and a late rdma_accept fails
+# (EINVAL); so must it through the proxy, not send a REP nobody answers.
+peer_gives_up() {
+	local sp cp=
+	if ! in_init "$VRDMACTL" dev set vAe cm-publish 7461,7466,7469; then
+		ktap_fail cm_peer_gives_up "publishing 7469 failed"
+		return
+	fi
+	spawn_in_ns "$A" timeout 90 python3 -c "$CM_HOLD_PY" "$IPA" 7469 \
+		"$T/hold.go" >"$T/hold.srv" 2>&1
+	sp=$!
+	# (the file starts with the command line, script included)
+	if wait_for 30 grep -qx listening "$T/hold.srv"; then
+		spawn_in_ns init rping -c -a "$IPA" -I "$HOST" -p 7469 -C 1 \
+			>"$T/hold.cli" 2>&1
+		cp=$!
+	fi
+	if [ -n "$cp" ] &&
+	   wait_for 30 grep -qx RDMA_CM_EVENT_CONNECT_REQUEST "$T/hold.srv" &&
+	   [ "$(cmconn)" = 1 ] && kill -KILL "$cp" &&
+	   wait_for 20 cmconn_is 0 && touch "$T/hold.go" &&
+	   wait_for 20 grep -q "^accept" "$T/hold.srv" &&
+	   grep -q "^accept failed" "$T/hold.srv"; then
+		ktap_ok cm_peer_gives_up "$(grep '^accept' "$T/hold.srv")"
+	else
+		ktap_diag "proxy: $(dmesg | grep -F 'vAe: vrdma_cm' | tail -n 6)"
+		ktap_fail cm_peer_gives_up "listener: $(sed -n '/^listening$/,$p' "$T/hold.srv" | tr '\n' ' '); client: $(grep -v '^#' "$T/hold.cli" 2>/dev/null | tr '\n' ' '); proxy connections $(cmconn)"
+	fi
+	[ -z "$cp" ] || kill -KILL "$cp" 2>/dev/null
+	kill "$sp" 2>/dev/null
+	wait $cp "$sp" 2>/dev/null
+	in_init "$VRDMACTL" dev set vAe cm-publish 7461,7466 ||
+		ktap_diag "withdrawing 7469 failed"
 }
 
 # vdev_absent NAME - vdevice NAME does not exist (for wait_for).
@@ -614,8 +682,9 @@ incoming() {
 	   ! in_init "$VRDMACTL" dev set vBe cm-publish 7463,7464,7467; then
 		for t in host_rping_to_vdev vdev_rping_to_vdev vdev_ucmatose_to_vdev \
 			 cm_unpublished_not_delivered cm_other_tenant_not_delivered \
-			 cm_unpublish_under_request vdev_del_live_incoming \
-			 parent_del_live_incoming netns_death_live_incoming; do
+			 cm_unpublish_under_request cm_peer_gives_up \
+			 vdev_del_live_incoming parent_del_live_incoming \
+			 netns_death_live_incoming; do
 			ktap_fail "$t" "publishing failed"
 		done
 		return
@@ -652,6 +721,7 @@ incoming() {
 		"$IPB" 7466
 	ktap_diag "requests rejected by vrdma's listeners: $rj0 -> $(rejected_in)"
 	unpublish_under_request
+	peer_gives_up
 	# a live incoming connection, ended from B's side three ways
 	live_incoming vdev_del_live_incoming in_init "$VRDMACTL" dev del vBe
 	if tenant_b 7467; then
