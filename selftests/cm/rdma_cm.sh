@@ -95,6 +95,8 @@
 . "$(dirname "$0")/lib/lib.sh"
 # shellcheck source=selftests/lib/vdev.sh
 . "$(dirname "$0")/lib/vdev.sh"
+# shellcheck source=selftests/lib/cm.sh
+. "$(dirname "$0")/lib/cm.sh"
 
 GUEST=10.99.0.1
 HOST=10.72.1.1
@@ -129,12 +131,6 @@ tmpdir T || exit 1
 has_gid() {
 	ns_run "$1" sh -c "cat /sys/class/infiniband/$2/ports/1/gids/* 2>/dev/null" |
 		grep -qx "$(gid_of "$3")"
-}
-
-# cm_listening NS ADDR PORT - an rdma_cm id listens on ADDR:PORT in NS.
-cm_listening() {
-	ns_run "$1" rdma res show cm_id 2>/dev/null |
-		grep -q "state LISTEN .*src-addr $2:$3 "
 }
 
 # cm_counters DEV - DEV's (init_net) ib_cm message counters that are not 0.

@@ -57,6 +57,8 @@
 . "$(dirname "$0")/lib/lib.sh"
 # shellcheck source=selftests/lib/vdev.sh
 . "$(dirname "$0")/lib/vdev.sh"
+# shellcheck source=selftests/lib/cm.sh
+. "$(dirname "$0")/lib/cm.sh"
 
 ktap_plan status add_chained add_second add_again_fails check rdma_max \
 	rdma_max_netns add_fails_clean cm_publish cm_publish_host_port_refused \
@@ -286,12 +288,6 @@ ktap_check add_fails_clean add_fails_clean
 GUEST=10.99.0.1
 CMLISTEN=/sys/kernel/debug/vrdma/cm_listen
 CMCONF=$(conf cmnet '{"rdmaCm": {"enabled": true, "publish": [7471, 18515]}}')
-
-# cm_listening NS ADDR PORT - an rdma_cm id listens on ADDR:PORT in NS
-cm_listening() {
-	ns_run "$1" rdma res show cm_id 2>/dev/null |
-		grep -q "state LISTEN .*src-addr $2:$3 "
-}
 
 cm_publish() {
 	local v dj
