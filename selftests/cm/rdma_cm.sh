@@ -48,7 +48,7 @@
 #             in A: the tenant, as tenancy.sh sets it up
 #   netns B:  macvlan mvb 10.72.1.3/24, rxeB, vBe on rxeB in B: a second
 #             tenant the same way
-#   - rping and ucmatose from A to the host
+#   - rping, ucmatose and ib_send_bw -R from A to the host
 #   - incoming connections on published ports (vAe 7461,7466, vBe
 #     7463,7464,7467): the host's rping to A, A's rping and ucmatose to B;
 #     not delivered: a port A listens on without publishing it, and a port
@@ -114,6 +114,7 @@ CONTROL=(cm_flag_shown cm_clients_attach_opted_in cm_listen_on_own_address
 	 cm_publish_released_on_del
 	 cm_send_error_holds_vdev cm_netns_death)
 TRAFFIC=(native_ns_rping vdev_rping_to_host vdev_ucmatose_to_host
+	 vdev_perftest_to_host
 	 host_rping_to_vdev vdev_rping_to_vdev vdev_ucmatose_to_vdev
 	 cm_unpublished_not_delivered cm_other_tenant_not_delivered
 	 cm_unpublish_under_request cm_peer_gives_up vdev_del_live_incoming
@@ -667,6 +668,36 @@ not_delivered() {
 	wait "$sp" 2>/dev/null
 }
 
+# perftest_to_host - ib_send_bw -R (perftest over the RDMA CM: a control
+# connection for its handshake, then the test's own) from A's vAe to the
+# host's rxeH, PERF_ITERS sends of PERF_SIZE bytes.  The client's result
+# row must show every iteration at a bandwidth above 0, and the proxy and
+# the kernel objects be at rest afterwards.  This perftest's server
+# listens on every address (0.0.0.0), which is why the listener is on the
+# host: inside a container that fails on a published port (security.rst,
+# "Open defects of the CM proxy").
+PERF_ITERS=200
+PERF_SIZE=4096
+perftest_to_host() {
+	local k0 row opt="-R -F -n $PERF_ITERS -s $PERF_SIZE -p 7476"
+	k0=$(kobj)
+	if ! cm_pair perf init "$A" "ib_send_bw -d rxeH $opt" \
+		"ib_send_bw -d vAe $opt $HOST" 0.0.0.0 7476; then
+		ktap_diag "proxy: $(dmesg | grep -F 'vAe: vrdma_cm' | tail -n 8 | tr '\n' ' ')"
+		ktap_fail vdev_perftest_to_host "$(grep -m1 -iE 'error|fail|unable|couldn' "$T/perf.cli")"
+		return
+	fi
+	row=$(awk -v s="$PERF_SIZE" '$1 == s && $2 ~ /^[0-9]+$/ { print $2, $4; exit }' \
+		"$T/perf.cli")
+	if [ "${row%% *}" = "$PERF_ITERS" ] &&
+	   awk -v bw="${row#* }" 'BEGIN { exit !(bw + 0 > 0) }' &&
+	   wait_for 20 cmconn_is 0 && wait_for 20 kobj_is "$k0"; then
+		ktap_ok vdev_perftest_to_host "$PERF_ITERS x $PERF_SIZE bytes, ${row#* } MB/s"
+	else
+		ktap_fail vdev_perftest_to_host "result row '$row', proxy connections $(cmconn), kernel objects $(kobj) (before $k0): $(tail -n 4 "$T/perf.cli" | tr '\n' ' ')"
+	fi
+}
+
 # incoming - the checks of connections to published ports (vAe publishes
 # 7461,7466, vBe 7463,7464,7467): from the host to A, from A to B with
 # rping and ucmatose, then those that must not be
@@ -734,9 +765,12 @@ incoming() {
 
 # live_incoming NAME CMD... - a live rping connection from the host to B's
 # published port 7467; after two pings, CMD ends it from B's side.
-# Reports NAME: the host's client ends (on the proxy's DREQ), so does B's
-# server, vBe is gone, and no proxy connection, kernel object (but vAe's
-# three) or listener of vrdma's on rxeB is left.
+# Reports NAME: the host's client is disconnected (the proxy's DREQ), B's
+# server ends, vBe is gone, and no proxy connection, kernel object (but
+# vAe's three) or listener of vrdma's on rxeB is left.  The client is not
+# waited for: rping exits after a disconnect only if a work request of its
+# own fails with an error other than a flush (its CQ thread ignores
+# flushes), which depends on whether a send was in flight.
 live_incoming() {
 	local name=$1 sp cp
 	shift
@@ -754,7 +788,8 @@ live_incoming() {
 	cp=$!
 	if wait_for 40 sh -c "[ \$(grep -c 'ping data' '$T/$name.cli') -ge 2 ]" &&
 	   [ "$(cmconn)" = 1 ] && "$@" &&
-	   wait_gone 30 "$cp" && wait_gone 30 "$sp" && wait_for 30 cmconn_is 0 &&
+	   wait_for 30 grep -q "DISCONNECT EVENT" "$T/$name.cli" &&
+	   wait_gone 30 "$sp" && wait_for 30 cmconn_is 0 &&
 	   wait_for 20 kobj_is $((kobj0 + 3)) && wait_for 30 vdev_absent vBe &&
 	   wait_for 10 sh -c "! grep -q '^listen rxeB ' $CMLISTEN"; then
 		ktap_ok "$name" "client: $(grep -c 'ping data' "$T/$name.cli") pings, then: $(grep -v 'ping data' "$T/$name.cli" | tail -n 1)"
@@ -1037,6 +1072,7 @@ else
 	else
 		ktap_fail vdev_ucmatose_to_host "$(grep -m1 -iE 'error|fail|ret' "$T/vdev_ucma.cli")"
 	fi
+	perftest_to_host
 	incoming
 	forged_req
 	echo "module vrdma -p" >"$dyn"
