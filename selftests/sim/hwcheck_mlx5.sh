@@ -14,8 +14,9 @@
 # must pass on both sides, among them the UAR test (test_mlx5_uar: a
 # BlueFlame and an NC UAR, which the double's write-combining grants), and
 # so must the test that imports a context, a PD and an MR
-# (test_imported_rc_ex_rdma_write: RDMA WRITEs the double runs).  On every
-# kernel: what a kernel's API changes can break in the mlx5 path.
+# (test_imported_rc_ex_rdma_write: RDMA WRITEs the double runs).  On the
+# oldest and the newest kernel (selftests/TESTS): the mlx5 path of every
+# kernel in between is sim_mlx5's, which runs everywhere.
 #
 #   init_net: simmlx on svk0a (veth, 10.95.0.1/24); the kit makes its own
 #   namespaces and vdevices
@@ -24,7 +25,7 @@
 # (Documentation/testing.rst lists those tests and why).  traffic runs
 # ib_atomic_bw on the double's atomics; quota skips its memory window
 # checks, as on any parent with max_mw 0 (the double has no MWs).  All of
-# pyverbs on every kernel, not the kit's quick set (what "make hwcheck"
+# pyverbs, not the kit's quick set (what "make hwcheck"
 # runs by default): HWCHECK_MLX5_PYVERBS=quick runs that instead, for a
 # shorter run by hand.
 
