@@ -23,7 +23,10 @@
 #    tools/nri and selftests/cri (scripts/gobuild.sh builds them here,
 #    static), and containerd 1.7 with NRI and CDI for
 #    selftests/runtimes/k8s_nri.sh, which runs it from the chroot's files
-#    (it needs glibc 2.34 only).
+#    (it needs glibc 2.34 only).  perftest 25.01 with trixie's rdma-core,
+#    for selftests/cm/rdma_cm.sh, which runs it in the chroot: its
+#    ib_send_bw -R server binds to an address (--bind_source_ip), where
+#    bookworm's 4.5 always listens on every address.
 # 5. On the host, whose root the test VM boots: a copy of the chroot's
 #    /usr/lib/modules/REL (vmlinuz, config, modules, modules.dep) and
 #    /lib/modules/REL/build pointing at the headers inside the chroot,
@@ -47,9 +50,10 @@ SERIES=7.3
 FLAVOUR=amd64
 TOOLS=build-essential,libelf-dev,bpftool,kmod,sparse,python3,xz-utils,zstd,ca-certificates
 # Step 4's packages, and what shows that they are in
-GO_PKGS="golang-go golang-github-containerd-nri-dev golang-github-kubernetes-cri-api-dev containerd"
-GO_READY="usr/bin/go usr/share/gocode/src/github.com/containerd/nri/pkg/stub
-usr/share/gocode/src/k8s.io/cri-api/pkg/apis/runtime/v1 usr/bin/containerd"
+STEP4_PKGS="golang-go golang-github-containerd-nri-dev golang-github-kubernetes-cri-api-dev"
+STEP4_PKGS+=" containerd perftest"
+STEP4_READY="usr/bin/go usr/share/gocode/src/github.com/containerd/nri/pkg/stub
+usr/share/gocode/src/k8s.io/cri-api/pkg/apis/runtime/v1 usr/bin/containerd usr/bin/ib_send_bw"
 
 die() {
 	echo "deps-trixie: $*" >&2
@@ -78,16 +82,16 @@ installed_release() {
 	done | sort -V | tail -n 1
 }
 
-go_ready() {
+step4_ready() {
 	local p
-	for p in $GO_READY; do
+	for p in $STEP4_READY; do
 		[ -e "$ROOT/$p" ] || return 1
 	done
 }
 
 SPARSE=/opt/vrdma-sparse/usr/bin/sparse
 rel=$(installed_release)
-if [ -n "$rel" ] && [ -x "$ROOT$SPARSE" ] && go_ready &&
+if [ -n "$rel" ] && [ -x "$ROOT$SPARSE" ] && step4_ready &&
    [ -r "/usr/lib/modules/$rel/modules.dep" ] &&
    [ -r "/usr/lib/modules/$rel/vmlinuz" ] &&
    [ "$(readlink "/usr/lib/modules/$rel/build")" = "$ROOT/usr/src/linux-headers-$rel" ]; then
@@ -171,13 +175,13 @@ VALID
 	chmod 0755 "$valid"
 fi
 
-# 4. Go, the NRI and CRI libraries, containerd
-if ! go_ready; then
-	say "installing $GO_PKGS in $ROOT"
+# 4. Go, the NRI and CRI libraries, containerd, perftest
+if ! step4_ready; then
+	say "installing $STEP4_PKGS in $ROOT"
 	# shellcheck disable=SC2086  # a list of names
-	apt_root install -y --no-install-recommends $GO_PKGS > "$CACHE/apt.log" 2>&1 ||
-		die "installing $GO_PKGS failed (see $CACHE/apt.log)"
-	go_ready || die "$GO_PKGS incomplete in $ROOT"
+	apt_root install -y --no-install-recommends $STEP4_PKGS > "$CACHE/apt.log" 2>&1 ||
+		die "installing $STEP4_PKGS failed (see $CACHE/apt.log)"
+	step4_ready || die "$STEP4_PKGS incomplete in $ROOT"
 fi
 
 # 5. The host's copy, for the VM; the build tree stays in the chroot.
