@@ -49,8 +49,15 @@
 #   netns B:  macvlan mvb 10.72.1.3/24, rxeB, vBe on rxeB in B: a second
 #             tenant the same way
 #   - rping, ucmatose and ib_send_bw -R from A to the host
-#   - incoming connections on published ports (vAe 7461,7466, vBe
-#     7463,7464,7467): the host's rping to A, A's rping and ucmatose to B;
+#   - incoming connections on published ports (vAe 7461,7466,7477, vBe
+#     7463,7464,7467,7478): the host's rping and ib_send_bw -R to A, A's
+#     rping, ucmatose and ib_send_bw -R to B (perftest's servers bound to
+#     the tenant's address: trixie's perftest, see perf_pair);
+#     bookworm's ib_send_bw -R server in A, which listens on every
+#     address, fails on a published port and leaves nothing behind;
+#     two vdevices of rxeA in A (vAe, vAf), each holding one of A's two
+#     addresses, publish port 7479: the host's request to each address
+#     reaches the server on the vdevice holding it;
 #     not delivered: a port A listens on without publishing it, and a port
 #     A publishes addressed to B (which listens there unpublished): the
 #     client fails, the server sees nothing, the proxy carries nothing;
@@ -101,6 +108,7 @@
 GUEST=10.99.0.1
 HOST=10.72.1.1
 IPA=10.72.1.2
+IPA2=10.72.1.5
 IPB=10.72.1.3
 IPN=10.72.1.9
 IPC=10.72.5.2
@@ -116,6 +124,8 @@ CONTROL=(cm_flag_shown cm_clients_attach_opted_in cm_listen_on_own_address
 TRAFFIC=(native_ns_rping vdev_rping_to_host vdev_ucmatose_to_host
 	 vdev_perftest_to_host
 	 host_rping_to_vdev vdev_rping_to_vdev vdev_ucmatose_to_vdev
+	 cm_wildcard_listen_published host_perftest_to_vdev vdev_perftest_to_vdev
+	 cm_choice_by_address
 	 cm_unpublished_not_delivered cm_other_tenant_not_delivered
 	 cm_unpublish_under_request cm_peer_gives_up vdev_del_live_incoming
 	 parent_del_live_incoming netns_death_live_incoming
@@ -640,6 +650,60 @@ rejected_in() {
 	awk '$1 == "rejected" { print $2 }' "$CMLISTEN"
 }
 
+# choice_by_address - two vdevices of rxeA in A publish port 7479, each
+# holding one of A's two addresses: vAe IPA, vAf IPA2 (sgid ACLs; IPA2 is
+# a second address of mva).  An rping server on each address; the host's
+# rping to IPA2 must reach vAf's, then one to IPA vAe's, each time with
+# the other server still waiting.  A request delivered to the vdevice
+# without the destination GID would find its cma listener bound to the
+# other address and be rejected.  Afterwards vAf, IPA2 and vAe's ACL are
+# gone again.
+choice_by_address() {
+	local sa sf ok=1
+	# the ACL first: the address then never enters vAe's table
+	if ! in_init "$VRDMACTL" dev set vAe sgid "$IPA" ||
+	   ! in_ns "$A" ip addr add "$IPA2/24" dev mva ||
+	   ! wait_for 30 has_gid init rxeA "$IPA2" ||
+	   ! in_init "$VRDMACTL" dev add vAf parent rxeA netns "$A" cm on sgid "$IPA2" ||
+	   ! wait_for 30 has_gid "$A" vAf "$IPA2" ||
+	   ! in_init "$VRDMACTL" dev set vAe cm-publish 7461,7466,7477,7479 ||
+	   ! in_init "$VRDMACTL" dev set vAf cm-publish 7479; then
+		ktap_fail cm_choice_by_address "setup: $(tr '\n' ' ' <"$CMLISTEN")"
+		ok=0
+	fi
+	if [ "$ok" = 1 ]; then
+		spawn_in_ns "$A" timeout 60 rping -s -a "$IPA" -p 7479 -C 2 -v >"$T/choice_e.srv" 2>&1
+		sa=$!
+		spawn_in_ns "$A" timeout 60 rping -s -a "$IPA2" -p 7479 -C 2 -v >"$T/choice_f.srv" 2>&1
+		sf=$!
+		if ! wait_for 20 cm_listening "$A" "$IPA" 7479 ||
+		   ! wait_for 20 cm_listening "$A" "$IPA2" 7479; then
+			ok=0
+		elif ! in_init timeout 30 rping -c -a "$IPA2" -I "$HOST" -p 7479 -C 2 -v \
+				>"$T/choice_f.cli" 2>&1 || ! wait "$sf" ||
+		     ! kill -0 "$sa" 2>/dev/null; then
+			ktap_diag "to $IPA2: $(tail -n 2 "$T/choice_f.cli" | tr '\n' ' ')"
+			ok=0
+		elif ! in_init timeout 30 rping -c -a "$IPA" -I "$HOST" -p 7479 -C 2 -v \
+				>"$T/choice_e.cli" 2>&1 || ! wait "$sa"; then
+			ktap_diag "to $IPA: $(tail -n 2 "$T/choice_e.cli" | tr '\n' ' ')"
+			ok=0
+		fi
+		kill "$sa" "$sf" 2>/dev/null
+		wait "$sa" "$sf" 2>/dev/null
+		if [ "$ok" = 1 ]; then
+			ktap_ok cm_choice_by_address "$(grep -c 'ping data' "$T/choice_f.cli") pings to vAf, $(grep -c 'ping data' "$T/choice_e.cli") to vAe"
+		else
+			ktap_diag "proxy: $(dmesg | grep -E 'vA[ef]: vrdma_cm' | tail -n 6 | tr '\n' ' ')"
+			ktap_fail cm_choice_by_address "servers: $(tail -n 1 "$T/choice_e.srv") / $(tail -n 1 "$T/choice_f.srv")"
+		fi
+	fi
+	in_init "$VRDMACTL" dev del vAf 2>/dev/null
+	in_init "$VRDMACTL" dev set vAe sgid any
+	in_ns "$A" ip addr del "$IPA2/24" dev mva 2>/dev/null
+	wait_for 30 has_gid "$A" vAe "$IPA"
+}
+
 # not_delivered NAME SNS SADDR CNS "CLIENT OPTIONS" DADDR PORT - an rping
 # server in SNS on SADDR:PORT; a client in CNS to DADDR:PORT must fail
 # while the server sees no connection and the proxy carries none.
@@ -668,33 +732,85 @@ not_delivered() {
 	wait "$sp" 2>/dev/null
 }
 
-# perftest_to_host - ib_send_bw -R (perftest over the RDMA CM: a control
-# connection for its handshake, then the test's own) from A's vAe to the
-# host's rxeH, PERF_ITERS sends of PERF_SIZE bytes.  The client's result
-# row must show every iteration at a bandwidth above 0, and the proxy and
-# the kernel objects be at rest afterwards.  This perftest's server
-# listens on every address (0.0.0.0), which is why the listener is on the
-# host: inside a container that fails on a published port (security.rst,
-# "Open defects of the CM proxy").
+# ib_send_bw -R: perftest over the RDMA CM, a control connection for its
+# handshake, then the test's own; PERF_ITERS sends of PERF_SIZE bytes.
+# Bookworm's perftest 4.5 (the guest's) listens on every address
+# (0.0.0.0) whatever it is told, which fails in a container on a published
+# port (wildcard_listen_published); trixie's 25.01 (IN_TRIXIE, the
+# chroot of scripts/deps-trixie.sh) binds its server to the address
+# --bind_source_ip names, as a container image with it would.
 PERF_ITERS=200
 PERF_SIZE=4096
-perftest_to_host() {
-	local k0 row opt="-R -F -n $PERF_ITERS -s $PERF_SIZE -p 7476"
-	k0=$(kobj)
-	if ! cm_pair perf init "$A" "ib_send_bw -d rxeH $opt" \
-		"ib_send_bw -d vAe $opt $HOST" 0.0.0.0 7476; then
-		ktap_diag "proxy: $(dmesg | grep -F 'vAe: vrdma_cm' | tail -n 8 | tr '\n' ' ')"
-		ktap_fail vdev_perftest_to_host "$(grep -m1 -iE 'error|fail|unable|couldn' "$T/perf.cli")"
-		return
-	fi
+IN_TRIXIE=$TOP/selftests/lib/in-trixie.sh
+
+# perf_verdict NAME K0 - NAME's client (T/NAME.cli) reports every
+# iteration at an average bandwidth above 0, and then the proxy carries no
+# connection and the kernel objects are K0 again.
+perf_verdict() {
+	local name=$1 k0=$2 row
 	row=$(awk -v s="$PERF_SIZE" '$1 == s && $2 ~ /^[0-9]+$/ { print $2, $4; exit }' \
-		"$T/perf.cli")
+		"$T/$name.cli")
 	if [ "${row%% *}" = "$PERF_ITERS" ] &&
 	   awk -v bw="${row#* }" 'BEGIN { exit !(bw + 0 > 0) }' &&
 	   wait_for 20 cmconn_is 0 && wait_for 20 kobj_is "$k0"; then
-		ktap_ok vdev_perftest_to_host "$PERF_ITERS x $PERF_SIZE bytes, ${row#* } MB/s"
+		ktap_ok "$name" "$PERF_ITERS x $PERF_SIZE bytes, ${row#* } MB/s"
 	else
-		ktap_fail vdev_perftest_to_host "result row '$row', proxy connections $(cmconn), kernel objects $(kobj) (before $k0): $(tail -n 4 "$T/perf.cli" | tr '\n' ' ')"
+		ktap_fail "$name" "result row '$row', proxy connections $(cmconn), kernel objects $(kobj) (before $k0): $(tail -n 4 "$T/$name.cli" | tr '\n' ' ')"
+	fi
+}
+
+# perf_pair NAME SNS SDEV SADDR CNS CDEV CADDR PORT - trixie's ib_send_bw
+# -R: its server on SDEV in SNS bound to SADDR:PORT, its client on CDEV in
+# CNS from CADDR; perf_verdict.
+perf_pair() {
+	local name=$1 sns=$2 sdev=$3 saddr=$4 cns=$5 cdev=$6 caddr=$7 port=$8 k0
+	local opt="-R -F -n $PERF_ITERS -s $PERF_SIZE -p $port"
+	k0=$(kobj)
+	if cm_pair "$name" "$sns" "$cns" \
+		"$IN_TRIXIE ib_send_bw -d $sdev $opt --bind_source_ip $saddr" \
+		"$IN_TRIXIE ib_send_bw -d $cdev $opt --bind_source_ip $caddr $saddr" \
+		"$saddr" "$port"; then
+		perf_verdict "$name" "$k0"
+	else
+		ktap_diag "proxy: $(dmesg | grep -E 'v[AB]e: vrdma_cm' | tail -n 8 | tr '\n' ' ')"
+		ktap_fail "$name" "$(grep -m1 -iE 'error|fail|unable|couldn|no ' "$T/$name.cli" "$T/$name.srv")"
+	fi
+}
+
+# perftest_to_host - bookworm's ib_send_bw -R from A's vAe to the host's
+# rxeH, whose server listens on every address; perf_verdict.
+perftest_to_host() {
+	local k0 opt="-R -F -n $PERF_ITERS -s $PERF_SIZE -p 7476"
+	k0=$(kobj)
+	if cm_pair vdev_perftest_to_host init "$A" "ib_send_bw -d rxeH $opt" \
+		"ib_send_bw -d vAe $opt $HOST" 0.0.0.0 7476; then
+		perf_verdict vdev_perftest_to_host "$k0"
+	else
+		ktap_diag "proxy: $(dmesg | grep -F 'vAe: vrdma_cm' | tail -n 8 | tr '\n' ' ')"
+		ktap_fail vdev_perftest_to_host "$(grep -m1 -iE 'error|fail|unable|couldn' "$T/vdev_perftest_to_host.cli")"
+	fi
+}
+
+# wildcard_listen_published - bookworm's ib_send_bw -R server in A, which
+# listens on every address, on port 7477 that vAe publishes: cma makes an
+# internal listener on every RDMA device for it, rxeA included, where
+# vrdma's listener holds that service ID, so the listen fails
+# (security.rst, "Open defects of the CM proxy").  It must fail cleanly:
+# vrdma's listener, the proxy and the kernel objects as they were, nothing
+# of A's left listening.  The next check serves the same port.
+wildcard_listen_published() {
+	local k0 rc
+	k0=$(kobj)
+	in_ns "$A" timeout 20 ib_send_bw -d vAe -R -p 7477 >"$T/wild.srv" 2>&1
+	rc=$?
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] &&
+	   grep -q "rdma_listen failed" "$T/wild.srv" &&
+	   grep -qx "listen rxeA 7477 1" "$CMLISTEN" &&
+	   [ "$(cmconn)" = 0 ] && [ "$(kobj)" = "$k0" ] &&
+	   ! ns_run "$A" rdma res show cm_id | grep -q "src-addr [0-9.]*:7477 "; then
+		ktap_ok cm_wildcard_listen_published "exit $rc: $(grep -m1 rdma_listen "$T/wild.srv")"
+	else
+		ktap_fail cm_wildcard_listen_published "exit $rc: $(tail -n 3 "$T/wild.srv" | tr '\n' ' '); listeners: $(tr '\n' ' ' <"$CMLISTEN"); proxy connections $(cmconn), kernel objects $(kobj) (before $k0)"
 	fi
 }
 
@@ -705,9 +821,11 @@ perftest_to_host() {
 # and by the death of B.
 incoming() {
 	local rj0
-	if ! in_init "$VRDMACTL" dev set vAe cm-publish 7461,7466 ||
-	   ! in_init "$VRDMACTL" dev set vBe cm-publish 7463,7464,7467; then
+	if ! in_init "$VRDMACTL" dev set vAe cm-publish 7461,7466,7477 ||
+	   ! in_init "$VRDMACTL" dev set vBe cm-publish 7463,7464,7467,7478; then
 		for t in host_rping_to_vdev vdev_rping_to_vdev vdev_ucmatose_to_vdev \
+			 cm_wildcard_listen_published host_perftest_to_vdev \
+			 vdev_perftest_to_vdev cm_choice_by_address \
 			 cm_unpublished_not_delivered cm_other_tenant_not_delivered \
 			 cm_unpublish_under_request cm_peer_gives_up \
 			 vdev_del_live_incoming parent_del_live_incoming \
@@ -737,6 +855,10 @@ incoming() {
 	else
 		ktap_fail vdev_ucmatose_to_vdev "$(grep -m1 -iE 'error|fail|ret' "$T/v2v_ucma.cli")"
 	fi
+	wildcard_listen_published
+	perf_pair host_perftest_to_vdev "$A" vAe "$IPA" init rxeH "$HOST" 7477
+	perf_pair vdev_perftest_to_vdev "$B" vBe "$IPB" "$A" vAe "$IPA" 7478
+	choice_by_address
 	# a port A listens on but does not publish: the parent's own CM
 	# rejects the request (no listener), nothing reaches vAe
 	not_delivered cm_unpublished_not_delivered "$A" "$IPA" init "-I $HOST" \
