@@ -888,14 +888,17 @@ incoming() {
 # live_incoming NAME CMD... - a live rping connection from the host to B's
 # published port 7467; after two pings, CMD ends it from B's side.
 # Reports NAME: the host's client is disconnected (the proxy's DREQ), B's
-# server ends, vBe is gone, and no proxy connection, kernel object (but
-# vAe's three) or listener of vrdma's on rxeB is left.  The client is not
+# server ends, vBe is gone, no proxy connection, kernel object (but vAe's
+# three) or listener of vrdma's on rxeB is left, and the kernel log is
+# clean: a parent cm_id the proxy leaves behind holds a GID entry of
+# rxeB, which the core reports when it frees rxeB's table.  The client is not
 # waited for: rping exits after a disconnect only if a work request of its
 # own fails with an error other than a flush (its CQ thread ignores
 # flushes), which depends on whether a send was in flight.
 live_incoming() {
-	local name=$1 sp cp
+	local name=$1 sp cp mark
 	shift
+	mark=$(klog_mark)
 	spawn_in_ns "$B" timeout 120 rping -s -a "$IPB" -p 7467 -v \
 		>"$T/$name.srv" 2>&1
 	sp=$!
@@ -913,7 +916,8 @@ live_incoming() {
 	   wait_for 30 grep -q "DISCONNECT EVENT" "$T/$name.cli" &&
 	   wait_gone 30 "$sp" && wait_for 30 cmconn_is 0 &&
 	   wait_for 20 kobj_is $((kobj0 + 3)) && wait_for 30 vdev_absent vBe &&
-	   wait_for 10 sh -c "! grep -q '^listen rxeB ' $CMLISTEN"; then
+	   wait_for 10 sh -c "! grep -q '^listen rxeB ' $CMLISTEN" &&
+	   klog_clean_since "$mark"; then
 		ktap_ok "$name" "client: $(grep -c 'ping data' "$T/$name.cli") pings, then: $(grep -v 'ping data' "$T/$name.cli" | tail -n 1)"
 	else
 		ktap_fail "$name" "proxy connections $(cmconn), kernel objects $(kobj) (at rest $((kobj0 + 3))), listeners: $(tr '\n' ' ' <"$CMLISTEN"); client: $(tail -n 3 "$T/$name.cli" | tr '\n' ' '); server: $(tail -n 3 "$T/$name.srv" | tr '\n' ' ')"
