@@ -47,6 +47,19 @@ static inline struct ibv_qp *qp_with_pd_cq(struct ibv_context *ctx, int cqe,
 	return ibv_create_qp(*pd, init);
 }
 
+/*
+ * A kind of verbs object and its destroy verb, called with the object as a
+ * void pointer: each verb takes its own object type, a pointer like any
+ * other, the way GLib's GDestroyNotify is cast.  A table of these, indexed
+ * by kind, lets a program destroy what it made without a case per kind.
+ */
+typedef int (*destroy_fn)(void *obj);
+
+struct obj_kind {
+	const char *name;
+	destroy_fn destroy;
+};
+
 /* "ok", or the name of @err ("EPERM"): the verdicts the tests compare */
 static inline const char *verdict(int err)
 {
