@@ -272,10 +272,10 @@ static long long kmem_bytes(void)
 enum { M_PD, M_CQ, M_QP, M_MR, NR_MEM_KINDS };
 
 static const struct obj_kind mem_kinds[NR_MEM_KINDS] = {
-	[M_PD]	= { "pd",	(destroy_fn)ibv_dealloc_pd },
-	[M_CQ]	= { "cq",	(destroy_fn)ibv_destroy_cq },
-	[M_QP]	= { "qp",	(destroy_fn)ibv_destroy_qp },
-	[M_MR]	= { "mr",	(destroy_fn)ibv_dereg_mr },
+	[M_PD]	= { "pd",	obj_destroy_pd },
+	[M_CQ]	= { "cq",	obj_destroy_cq },
+	[M_QP]	= { "qp",	obj_destroy_qp },
+	[M_MR]	= { "mr",	obj_destroy_mr },
 };
 
 static void mem_one(int kind)

@@ -19,14 +19,14 @@
 enum qtype { Q_CTX, Q_PD, Q_CQ, Q_QP, Q_SRQ, Q_MR, Q_MW, Q_AH, Q_NTYPES };
 
 static const struct obj_kind qtypes[Q_NTYPES] = {
-	[Q_CTX]	= { "ctx",	(destroy_fn)ibv_close_device },
-	[Q_PD]	= { "pd",	(destroy_fn)ibv_dealloc_pd },
-	[Q_CQ]	= { "cq",	(destroy_fn)ibv_destroy_cq },
-	[Q_QP]	= { "qp",	(destroy_fn)ibv_destroy_qp },
-	[Q_SRQ]	= { "srq",	(destroy_fn)ibv_destroy_srq },
-	[Q_MR]	= { "mr",	(destroy_fn)ibv_dereg_mr },
-	[Q_MW]	= { "mw",	(destroy_fn)ibv_dealloc_mw },
-	[Q_AH]	= { "ah",	(destroy_fn)ibv_destroy_ah },
+	[Q_CTX]	= { "ctx",	obj_destroy_ctx },
+	[Q_PD]	= { "pd",	obj_destroy_pd },
+	[Q_CQ]	= { "cq",	obj_destroy_cq },
+	[Q_QP]	= { "qp",	obj_destroy_qp },
+	[Q_SRQ]	= { "srq",	obj_destroy_srq },
+	[Q_MR]	= { "mr",	obj_destroy_mr },
+	[Q_MW]	= { "mw",	obj_destroy_mw },
+	[Q_AH]	= { "ah",	obj_destroy_ah },
 };
 
 /**
