@@ -137,9 +137,12 @@ def median(figures, kind):
     return (figures.get(kind) or {}).get("median")
 
 
-def medians(row, kind, *metrics):
-    """median() of each of a row's metrics, in order."""
-    return [median(row[m], kind) for m in metrics]
+def kind_medians(rows, *metrics):
+    """Each row and kind, native then vdev, with the median() of each of
+    the row's metrics, in order: (row, kind, median, ...)."""
+    for r in rows:
+        for k in ("native", "vdev"):
+            yield (r, k) + tuple(median(r[m], k) for m in metrics)
 
 
 def cases_of(data, sec, metric):
@@ -384,30 +387,26 @@ def render(res):
                      "idle back-off, host load), not vrdma.")
         lines.append("  cross-check, medians: sim_dp's window vs the "
                      "process's wall clock; device WQEs")
-        for r in res["bypass"]:
-            for k in ("native", "vdev"):
-                win, proc, wq = medians(r, k, "window_s", "process_s",
-                                        "device_wqes")
-                if win and proc:
-                    lines.append("  %-6s %-7s %-6s window %.3f s of %.3f s "
-                                 "wall (%.0f %%), %d WQEs executed" % (
-                                     r["case"], human_size(r["size"]), k,
-                                     win, proc, 100 * win / proc, wq or 0))
+        for r, k, win, proc, wq in kind_medians(
+                res["bypass"], "window_s", "process_s", "device_wqes"):
+            if win and proc:
+                lines.append("  %-6s %-7s %-6s window %.3f s of %.3f s "
+                             "wall (%.0f %%), %d WQEs executed" % (
+                                 r["case"], human_size(r["size"]), k,
+                                 win, proc, 100 * win / proc, wq or 0))
 
     if res["mlx5"]:
         lines.append("")
         lines.append("mlx5 (stock libmlx5 on rdmasim's mlx5 personality, "
                      "perftest -F): per kind, medians")
-        for r in res["mlx5"]:
-            for k in ("native", "vdev"):
-                sys_k, tot, proc, wq = medians(
-                    r, k, "data_syscalls_per_kiter", "client_syscalls",
-                    "process_s", "device_wqes")
-                lines.append("  %-8s %-7s %-6s %s system calls per 1000 "
-                             "iterations in the data phase (client: %s "
-                             "in all), %s s a run, %s WQEs" % (
-                                 r["case"], human_size(r["size"]), k,
-                                 fmt(sys_k), fmt(tot), fmt(proc), fmt(wq)))
+        for r, k, sys_k, tot, proc, wq in kind_medians(
+                res["mlx5"], "data_syscalls_per_kiter", "client_syscalls",
+                "process_s", "device_wqes"):
+            lines.append("  %-8s %-7s %-6s %s system calls per 1000 "
+                         "iterations in the data phase (client: %s "
+                         "in all), %s s a run, %s WQEs" % (
+                             r["case"], human_size(r["size"]), k,
+                             fmt(sys_k), fmt(tot), fmt(proc), fmt(wq)))
         lines.append("  The double's figures are its data path thread's, "
                      "not a NIC's; the ratio is the point.")
 
@@ -415,15 +414,13 @@ def render(res):
         lines.append("")
         lines.append("cm (ucmatose -C 0, N connections at once, to a plain "
                      "host's rxe): per kind, medians")
-        for r in res["cm"]:
-            for k in ("native", "vdev"):
-                est, proc, left = medians(r, k, "established", "process_s",
-                                          "proxy_conns_left")
-                lines.append("  %-6s %d connections in %s s, %s established "
-                             "at the listener%s" % (
-                                 k, r["size"], fmt(proc), fmt(est),
-                                 "" if left is None else
-                                 ", %s left in the proxy after" % fmt(left)))
+        for r, k, est, proc, left in kind_medians(
+                res["cm"], "established", "process_s", "proxy_conns_left"):
+            lines.append("  %-6s %d connections in %s s, %s established "
+                         "at the listener%s" % (
+                             k, r["size"], fmt(proc), fmt(est),
+                             "" if left is None else
+                             ", %s left in the proxy after" % fmt(left)))
         lines.append("  native: the host's own CM over its rxe; vdev: "
                      "through vrdma's CM proxy and the tenant's rxe.")
 

@@ -50,6 +50,7 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "rc_self.h"
+#include "util.h"
 
 static const char *dev_name;
 static int gid_index = 1;
@@ -102,23 +103,23 @@ static void report(const char *name, double *t, int n)
 	fflush(stdout);
 }
 
+/* @obj, just made by @verb: NULL ends the run */
+static void *made(void *obj, const char *verb)
+{
+	if (!obj)
+		die(verb);
+	return obj;
+}
+
 static void round_ctx(void)
 {
-	struct ibv_context *c = ibv_open_device(dev);
-
-	if (!c)
-		die("ibv_open_device");
-	if (ibv_close_device(c))
+	if (ibv_close_device(made(ibv_open_device(dev), "ibv_open_device")))
 		die("ibv_close_device");
 }
 
 static void round_pd(void)
 {
-	struct ibv_pd *p = ibv_alloc_pd(ctx);
-
-	if (!p)
-		die("ibv_alloc_pd");
-	if (ibv_dealloc_pd(p))
+	if (ibv_dealloc_pd(made(ibv_alloc_pd(ctx), "ibv_alloc_pd")))
 		die("ibv_dealloc_pd");
 }
 
@@ -267,9 +268,17 @@ static long long kmem_bytes(void)
 	return sum;
 }
 
-enum { M_PD, M_CQ, M_QP, M_MR };
+/* The kinds -m measures */
+enum { M_PD, M_CQ, M_QP, M_MR, NR_MEM_KINDS };
 
-static void mem_one(const char *name, int kind)
+static const struct obj_kind mem_kinds[NR_MEM_KINDS] = {
+	[M_PD]	= { "pd",	obj_destroy_pd },
+	[M_CQ]	= { "cq",	obj_destroy_cq },
+	[M_QP]	= { "qp",	obj_destroy_qp },
+	[M_MR]	= { "mr",	obj_destroy_mr },
+};
+
+static void mem_one(int kind)
 {
 	void **objs = calloc(mem_objs, sizeof(*objs));
 	long long before, after;
@@ -283,9 +292,7 @@ static void mem_one(const char *name, int kind)
 	for (i = 0; i < mem_objs; i++) {
 		switch (kind) {
 		case M_PD:
-			objs[i] = ibv_alloc_pd(ctx);
-			if (!objs[i])
-				die("ibv_alloc_pd");
+			objs[i] = made(ibv_alloc_pd(ctx), "ibv_alloc_pd");
 			break;
 		case M_CQ:
 			objs[i] = make_cq();
@@ -299,26 +306,12 @@ static void mem_one(const char *name, int kind)
 		}
 	}
 	after = kmem_bytes();
-	printf("mem=%s n=%d bytes_per_obj=%lld\n", name, mem_objs,
+	printf("mem=%s n=%d bytes_per_obj=%lld\n", mem_kinds[kind].name, mem_objs,
 	       (after - before) / mem_objs);
 	fflush(stdout);
 	for (i = mem_objs - 1; i >= 0; i--) {
-		int ret = 0;
+		int ret = mem_kinds[kind].destroy(objs[i]);
 
-		switch (kind) {
-		case M_PD:
-			ret = ibv_dealloc_pd(objs[i]);
-			break;
-		case M_CQ:
-			ret = ibv_destroy_cq(objs[i]);
-			break;
-		case M_QP:
-			ret = ibv_destroy_qp(objs[i]);
-			break;
-		case M_MR:
-			ret = ibv_dereg_mr(objs[i]);
-			break;
-		}
 		if (ret) {
 			errno = ret;
 			die("destroy");
@@ -382,12 +375,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	ctx = ibv_open_device(dev);
-	if (!ctx)
-		die("ibv_open_device");
-	pd = ibv_alloc_pd(ctx);
-	if (!pd)
-		die("ibv_alloc_pd");
+	ctx = made(ibv_open_device(dev), "ibv_open_device");
+	pd = made(ibv_alloc_pd(ctx), "ibv_alloc_pd");
 	cq = make_cq();
 	if (ibv_query_port(ctx, port, &pattr))
 		die("ibv_query_port");
@@ -414,12 +403,8 @@ int main(int argc, char **argv)
 			die("ibv_destroy_qp");
 	}
 
-	if (mem_objs) {
-		mem_one("pd", M_PD);
-		mem_one("cq", M_CQ);
-		mem_one("qp", M_QP);
-		mem_one("mr", M_MR);
-	}
+	for (i = 0; mem_objs && i < NR_MEM_KINDS; i++)
+		mem_one(i);
 
 	free(t);
 	free(mr_buf);

@@ -103,7 +103,7 @@ static void cmd_use(void)
 	for (t = Q_SRQ, i = 0; !err && i < nobjs[Q_SRQ]; i++)
 		err = ibv_query_srq(objs[Q_SRQ][i].p, &sa);
 	if (err)
-		printf("use fail=%s err=%s\n", qtype_names[t], qerrname(err));
+		printf("use fail=%s err=%s\n", qtypes[t].name, qerrname(err));
 	else
 		printf("use ok\n");
 }

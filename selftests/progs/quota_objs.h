@@ -14,10 +14,19 @@
 #include <string.h>
 #include <infiniband/verbs.h>
 
+#include "util.h"
+
 enum qtype { Q_CTX, Q_PD, Q_CQ, Q_QP, Q_SRQ, Q_MR, Q_MW, Q_AH, Q_NTYPES };
 
-static const char *const qtype_names[Q_NTYPES] = {
-	"ctx", "pd", "cq", "qp", "srq", "mr", "mw", "ah",
+static const struct obj_kind qtypes[Q_NTYPES] = {
+	[Q_CTX]	= { "ctx",	obj_destroy_ctx },
+	[Q_PD]	= { "pd",	obj_destroy_pd },
+	[Q_CQ]	= { "cq",	obj_destroy_cq },
+	[Q_QP]	= { "qp",	obj_destroy_qp },
+	[Q_SRQ]	= { "srq",	obj_destroy_srq },
+	[Q_MR]	= { "mr",	obj_destroy_mr },
+	[Q_MW]	= { "mw",	obj_destroy_mw },
+	[Q_AH]	= { "ah",	obj_destroy_ah },
 };
 
 /**
@@ -67,7 +76,7 @@ static inline int qtype_parse(const char *s, enum qtype *t)
 	int i;
 
 	for (i = 0; i < Q_NTYPES; i++) {
-		if (!strcmp(s, qtype_names[i])) {
+		if (!strcmp(s, qtypes[i].name)) {
 			*t = i;
 			return 0;
 		}
@@ -226,42 +235,19 @@ static inline int qobj_create(struct qbase *b, enum qtype t, struct qobj *o)
 	return o->p ? 0 : qerr();
 }
 
+/* Destroy @o; an MR's memory goes with it */
 static inline int qobj_destroy(struct qobj *o)
 {
 	int ret;
 
-	switch (o->type) {
-	case Q_CTX:
-		ret = ibv_close_device(o->p);
-		break;
-	case Q_PD:
-		ret = ibv_dealloc_pd(o->p);
-		break;
-	case Q_CQ:
-		ret = ibv_destroy_cq(o->p);
-		break;
-	case Q_QP:
-		ret = ibv_destroy_qp(o->p);
-		break;
-	case Q_SRQ:
-		ret = ibv_destroy_srq(o->p);
-		break;
-	case Q_MR:
-		ret = ibv_dereg_mr(o->p);
-		if (!ret)
-			free(o->buf);
-		break;
-	case Q_MW:
-		ret = ibv_dealloc_mw(o->p);
-		break;
-	case Q_AH:
-		ret = ibv_destroy_ah(o->p);
-		break;
-	default:
-		ret = EINVAL;
-	}
-	if (!ret)
+	if ((unsigned int)o->type >= Q_NTYPES)
+		return EINVAL;
+	ret = qtypes[o->type].destroy(o->p);
+	if (!ret) {
 		o->p = NULL;
+		free(o->buf);
+		o->buf = NULL;
+	}
 	return ret;
 }
 

@@ -47,6 +47,35 @@ static inline struct ibv_qp *qp_with_pd_cq(struct ibv_context *ctx, int cqe,
 	return ibv_create_qp(*pd, init);
 }
 
+/*
+ * A kind of verbs object and its destroy verb, called with the object as a
+ * void pointer.  A table of these, indexed by kind, lets a program destroy
+ * what it made without a case per kind.  The verbs themselves take their
+ * own object types, so each is called through a wrapper of the table's
+ * type (OBJ_DESTROY), never through a cast function pointer.
+ */
+typedef int (*destroy_fn)(void *obj);
+
+#define OBJ_DESTROY(name, type, verb)				\
+	static inline int obj_destroy_##name(void *obj)		\
+	{							\
+		return verb((type *)obj);			\
+	}
+
+OBJ_DESTROY(ctx, struct ibv_context, ibv_close_device)
+OBJ_DESTROY(pd, struct ibv_pd, ibv_dealloc_pd)
+OBJ_DESTROY(cq, struct ibv_cq, ibv_destroy_cq)
+OBJ_DESTROY(qp, struct ibv_qp, ibv_destroy_qp)
+OBJ_DESTROY(srq, struct ibv_srq, ibv_destroy_srq)
+OBJ_DESTROY(mr, struct ibv_mr, ibv_dereg_mr)
+OBJ_DESTROY(mw, struct ibv_mw, ibv_dealloc_mw)
+OBJ_DESTROY(ah, struct ibv_ah, ibv_destroy_ah)
+
+struct obj_kind {
+	const char *name;
+	destroy_fn destroy;
+};
+
 /* "ok", or the name of @err ("EPERM"): the verdicts the tests compare */
 static inline const char *verdict(int err)
 {

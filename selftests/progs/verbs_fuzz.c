@@ -24,6 +24,8 @@
  * short.
  */
 #include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +42,7 @@
 #define MR_SIZE		(1024 * 1024)
 #define MAX_ERRNO	140
 
-enum kind { PD, CQ, QP, AH, MR, NR_KIND };
+enum kind { NONE, PD, CQ, QP, AH, MR, NR_KIND };
 
 static uint64_t rng;
 static unsigned char resp[BUF_SIZE] __attribute__((aligned(8)));
@@ -124,87 +126,105 @@ enum cmd_id {
 	C_REG_MR, C_DEREG_MR, C_POST_SEND, C_POST_RECV, NR_CMD
 };
 
+/*
+ * One row per command.  A command whose request names one object and
+ * nothing else has that object's kind in @handle (its handle at
+ * @handle_at); build() fills such a request without a case of its own.
+ * What a success creates (@makes: the new handle leads the response) or
+ * destroys (@destroys: the object of @handle) keeps handles[] current.
+ */
 static const struct {
 	const char *name;
 	uint32_t uverbs;
 	size_t core_in;		/* core request size */
 	size_t core_out;	/* core response size */
 	int has_response;
+	enum kind makes;
+	enum kind handle;
+	size_t handle_at;
+	bool destroys;
 } cmds[NR_CMD] = {
-#define C(id, name, in, out, r) [C_##id] = { name, IB_USER_VERBS_CMD_##id, in, out, r }
-	C(QUERY_DEVICE, "query_device", sizeof(struct ib_uverbs_query_device),
-	  sizeof(struct ib_uverbs_query_device_resp), 1),
-	C(QUERY_PORT, "query_port", sizeof(struct ib_uverbs_query_port),
-	  sizeof(struct ib_uverbs_query_port_resp), 1),
-	C(ALLOC_PD, "alloc_pd", sizeof(struct ib_uverbs_alloc_pd),
-	  sizeof(struct ib_uverbs_alloc_pd_resp), 1),
-	C(DEALLOC_PD, "dealloc_pd", sizeof(struct ib_uverbs_dealloc_pd), 0, 0),
-	C(CREATE_CQ, "create_cq", sizeof(struct ib_uverbs_create_cq),
-	  sizeof(struct ib_uverbs_create_cq_resp), 1),
-	C(RESIZE_CQ, "resize_cq", sizeof(struct ib_uverbs_resize_cq),
-	  sizeof(struct ib_uverbs_resize_cq_resp), 1),
-	C(POLL_CQ, "poll_cq", sizeof(struct ib_uverbs_poll_cq),
-	  sizeof(struct ib_uverbs_poll_cq_resp), 1),
-	C(REQ_NOTIFY_CQ, "req_notify_cq", sizeof(struct ib_uverbs_req_notify_cq),
-	  0, 0),
-	C(DESTROY_CQ, "destroy_cq", sizeof(struct ib_uverbs_destroy_cq),
-	  sizeof(struct ib_uverbs_destroy_cq_resp), 1),
-	C(CREATE_QP, "create_qp", sizeof(struct ib_uverbs_create_qp),
-	  sizeof(struct ib_uverbs_create_qp_resp), 1),
-	C(MODIFY_QP, "modify_qp", sizeof(struct ib_uverbs_modify_qp), 0, 0),
-	C(QUERY_QP, "query_qp", sizeof(struct ib_uverbs_query_qp),
-	  sizeof(struct ib_uverbs_query_qp_resp), 1),
-	C(DESTROY_QP, "destroy_qp", sizeof(struct ib_uverbs_destroy_qp),
-	  sizeof(struct ib_uverbs_destroy_qp_resp), 1),
-	C(CREATE_AH, "create_ah", sizeof(struct ib_uverbs_create_ah),
-	  sizeof(struct ib_uverbs_create_ah_resp), 1),
-	C(DESTROY_AH, "destroy_ah", sizeof(struct ib_uverbs_destroy_ah), 0, 0),
-	C(REG_MR, "reg_mr", sizeof(struct ib_uverbs_reg_mr),
-	  sizeof(struct ib_uverbs_reg_mr_resp), 1),
-	C(DEREG_MR, "dereg_mr", sizeof(struct ib_uverbs_dereg_mr), 0, 0),
-	C(POST_SEND, "post_send", sizeof(struct ib_uverbs_post_send),
-	  sizeof(struct ib_uverbs_post_send_resp), 1),
-	C(POST_RECV, "post_recv", sizeof(struct ib_uverbs_post_recv),
-	  sizeof(struct ib_uverbs_post_recv_resp), 1),
-#undef C
+#define RESP(id, name, ...)						\
+	[C_##id] = { #name, IB_USER_VERBS_CMD_##id,			\
+		     sizeof(struct ib_uverbs_##name),			\
+		     sizeof(struct ib_uverbs_##name##_resp), 1, __VA_ARGS__ }
+#define NORESP(id, name, ...)						\
+	[C_##id] = { #name, IB_USER_VERBS_CMD_##id,			\
+		     sizeof(struct ib_uverbs_##name), 0, 0, __VA_ARGS__ }
+#define HANDLE(name, field, k)	\
+	.handle = k, .handle_at = offsetof(struct ib_uverbs_##name, field)
+	RESP(QUERY_DEVICE, query_device),
+	RESP(QUERY_PORT, query_port),
+	RESP(ALLOC_PD, alloc_pd, .makes = PD),
+	NORESP(DEALLOC_PD, dealloc_pd, HANDLE(dealloc_pd, pd_handle, PD),
+	       .destroys = true),
+	RESP(CREATE_CQ, create_cq, .makes = CQ),
+	RESP(RESIZE_CQ, resize_cq),
+	RESP(POLL_CQ, poll_cq),
+	NORESP(REQ_NOTIFY_CQ, req_notify_cq,
+	       HANDLE(req_notify_cq, cq_handle, CQ)),
+	RESP(DESTROY_CQ, destroy_cq, HANDLE(destroy_cq, cq_handle, CQ),
+	     .destroys = true),
+	RESP(CREATE_QP, create_qp, .makes = QP),
+	NORESP(MODIFY_QP, modify_qp),
+	RESP(QUERY_QP, query_qp, HANDLE(query_qp, qp_handle, QP)),
+	RESP(DESTROY_QP, destroy_qp, HANDLE(destroy_qp, qp_handle, QP),
+	     .destroys = true),
+	RESP(CREATE_AH, create_ah, .makes = AH),
+	NORESP(DESTROY_AH, destroy_ah, HANDLE(destroy_ah, ah_handle, AH),
+	       .destroys = true),
+	RESP(REG_MR, reg_mr, .makes = MR),
+	NORESP(DEREG_MR, dereg_mr, HANDLE(dereg_mr, mr_handle, MR),
+	       .destroys = true),
+	RESP(POST_SEND, post_send),
+	RESP(POST_RECV, post_recv),
+#undef HANDLE
+#undef NORESP
+#undef RESP
 };
 
 static unsigned long tally[NR_CMD][MAX_ERRNO + 1];
+
+/* @n scatter entries in the MR's buffer, after a request's work requests */
+static void fill_sges(struct ib_uverbs_sge *sge, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		sge[i].addr = (uintptr_t)mrbuf;
+		sge[i].length = below(64);
+		sge[i].lkey = (uint32_t)rnd();
+	}
+}
 
 /* Fill the core request of @c; returns bytes of work requests appended */
 static size_t build(enum cmd_id c, void *core)
 {
 	union {
 		struct ib_uverbs_query_port *qport;
-		struct ib_uverbs_dealloc_pd *dpd;
 		struct ib_uverbs_create_cq *ccq;
 		struct ib_uverbs_resize_cq *rcq;
 		struct ib_uverbs_poll_cq *pcq;
-		struct ib_uverbs_req_notify_cq *ncq;
-		struct ib_uverbs_destroy_cq *dcq;
 		struct ib_uverbs_create_qp *cqp;
 		struct ib_uverbs_modify_qp *mqp;
-		struct ib_uverbs_query_qp *qqp;
-		struct ib_uverbs_destroy_qp *dqp;
 		struct ib_uverbs_create_ah *cah;
-		struct ib_uverbs_destroy_ah *dah;
 		struct ib_uverbs_reg_mr *rmr;
-		struct ib_uverbs_dereg_mr *dmr;
 		struct ib_uverbs_post_send *ps;
 		struct ib_uverbs_post_recv *pr;
 		void *p;
 	} u = { .p = core };
 	struct ib_uverbs_send_wr *swr;
 	struct ib_uverbs_recv_wr *rwr;
-	struct ib_uverbs_sge *sge;
 	uint32_t i, n;
 
+	if (cmds[c].handle != NONE) {
+		n = handle(cmds[c].handle);
+		memcpy((char *)core + cmds[c].handle_at, &n, sizeof(n));
+		return 0;
+	}
 	switch (c) {
 	case C_QUERY_PORT:
 		u.qport->port_num = below(4) ? 1 : (uint8_t)rnd();
-		break;
-	case C_DEALLOC_PD:
-		u.dpd->pd_handle = handle(PD);
 		break;
 	case C_CREATE_CQ:
 		u.ccq->cqe = below(4) ? 1 + below(64) : (uint32_t)rnd();
@@ -223,12 +243,6 @@ static size_t build(enum cmd_id c, void *core)
 	case C_POLL_CQ:
 		u.pcq->cq_handle = handle(CQ);
 		u.pcq->ne = below(8) ? below(16) : (uint32_t)rnd();
-		break;
-	case C_REQ_NOTIFY_CQ:
-		u.ncq->cq_handle = handle(CQ);
-		break;
-	case C_DESTROY_CQ:
-		u.dcq->cq_handle = handle(CQ);
 		break;
 	case C_CREATE_QP:
 		u.cqp->pd_handle = handle(PD);
@@ -284,12 +298,6 @@ static size_t build(enum cmd_id c, void *core)
 		gid(u.mqp->dest.dgid);
 		u.mqp->alt_dest.sgid_index = below(4);
 		break;
-	case C_QUERY_QP:
-		u.qqp->qp_handle = handle(QP);
-		break;
-	case C_DESTROY_QP:
-		u.dqp->qp_handle = handle(QP);
-		break;
 	case C_CREATE_AH:
 		u.cah->pd_handle = handle(PD);
 		u.cah->attr.is_global = !!below(8);
@@ -302,9 +310,6 @@ static size_t build(enum cmd_id c, void *core)
 			u.cah->attr.grh.sgid_index = 1;
 			u.cah->attr.grh.hop_limit = 64;
 		}
-		break;
-	case C_DESTROY_AH:
-		u.dah->ah_handle = handle(AH);
 		break;
 	case C_REG_MR:
 		u.rmr->pd_handle = handle(PD);
@@ -319,9 +324,6 @@ static size_t build(enum cmd_id c, void *core)
 			u.rmr->hca_va = u.rmr->start;
 			u.rmr->access_flags = IBV_ACCESS_LOCAL_WRITE;
 		}
-		break;
-	case C_DEREG_MR:
-		u.dmr->mr_handle = handle(MR);
 		break;
 	case C_POST_SEND:
 		/* UD requests name AHs: the path that rewrites them */
@@ -338,13 +340,8 @@ static size_t build(enum cmd_id c, void *core)
 			swr[i].wr.ud.ah = handle(AH);
 			swr[i].wr.ud.remote_qpn = below(64);
 		}
-		sge = (void *)&swr[n];
-		for (i = 0; i < n; i++) {
-			sge[i].addr = (uintptr_t)mrbuf;
-			sge[i].length = below(64);
-			sge[i].lkey = (uint32_t)rnd();
-		}
-		return n * (sizeof(*swr) + sizeof(*sge));
+		fill_sges((void *)&swr[n], n);
+		return n * (sizeof(*swr) + sizeof(struct ib_uverbs_sge));
 	case C_POST_RECV:
 		n = below(4);
 		u.pr->qp_handle = handle(QP);
@@ -356,13 +353,8 @@ static size_t build(enum cmd_id c, void *core)
 			memset(&rwr[i], 0, sizeof(rwr[i]));
 			rwr[i].num_sge = 1;
 		}
-		sge = (void *)&rwr[n];
-		for (i = 0; i < n; i++) {
-			sge[i].addr = (uintptr_t)mrbuf;
-			sge[i].length = below(64);
-			sge[i].lkey = (uint32_t)rnd();
-		}
-		return n * (sizeof(*rwr) + sizeof(*sge));
+		fill_sges((void *)&rwr[n], n);
+		return n * (sizeof(*rwr) + sizeof(struct ib_uverbs_sge));
 	default:
 		break;
 	}
@@ -377,41 +369,14 @@ static void record(enum cmd_id c, int err)
 /* Remember what a successful command created or destroyed */
 static void track(enum cmd_id c, const void *core)
 {
-	const uint32_t *out = (const uint32_t *)resp;
+	uint32_t h;
 
-	switch (c) {
-	case C_ALLOC_PD:
-		add_handle(PD, out[0]);
-		break;
-	case C_CREATE_CQ:
-		add_handle(CQ, out[0]);
-		break;
-	case C_CREATE_QP:
-		add_handle(QP, out[0]);
-		break;
-	case C_CREATE_AH:
-		add_handle(AH, out[0]);
-		break;
-	case C_REG_MR:
-		add_handle(MR, out[0]);
-		break;
-	case C_DEALLOC_PD:
-		drop_handle(PD, ((const struct ib_uverbs_dealloc_pd *)core)->pd_handle);
-		break;
-	case C_DESTROY_CQ:
-		drop_handle(CQ, ((const struct ib_uverbs_destroy_cq *)core)->cq_handle);
-		break;
-	case C_DESTROY_QP:
-		drop_handle(QP, ((const struct ib_uverbs_destroy_qp *)core)->qp_handle);
-		break;
-	case C_DESTROY_AH:
-		drop_handle(AH, ((const struct ib_uverbs_destroy_ah *)core)->ah_handle);
-		break;
-	case C_DEREG_MR:
-		drop_handle(MR, ((const struct ib_uverbs_dereg_mr *)core)->mr_handle);
-		break;
-	default:
-		break;
+	if (cmds[c].makes != NONE) {
+		memcpy(&h, resp, sizeof(h));
+		add_handle(cmds[c].makes, h);
+	} else if (cmds[c].destroys) {
+		memcpy(&h, (const char *)core + cmds[c].handle_at, sizeof(h));
+		drop_handle(cmds[c].handle, h);
 	}
 }
 

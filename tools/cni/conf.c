@@ -136,6 +136,28 @@ static int parse_acl_list(struct json_object *v, const char *what,
 	return 0;
 }
 
+/*
+ * @v, the value of key @what, is an object whose members are among @a and
+ * @b: those that take a few named settings
+ */
+static int check_object(struct json_object *v, const char *what,
+			const char *a, const char *b, struct cni_error *e)
+{
+	char msg[64];
+
+	if (!json_object_is_type(v, json_type_object)) {
+		snprintf(msg, sizeof(msg), "\"%s\" must be an object", what);
+		return cni_fail0(e, CNI_ERR_CONFIG, msg);
+	}
+	json_object_object_foreach(v, key, val) {
+		(void)val;
+		if (strcmp(key, a) && strcmp(key, b))
+			return cni_fail(e, CNI_ERR_FIELD, "unsupported field",
+					"%s: \"%s\" (%s, %s)", what, key, a, b);
+	}
+	return 0;
+}
+
 /* "rdmaMax": { "hca_handle": N, "hca_object": M } as a line for rdma.max */
 static int parse_rdma_max(struct json_object *v, struct cni_conf *c,
 			  struct cni_error *e)
@@ -178,14 +200,8 @@ static int parse_rdma_cm(struct json_object *v, struct cni_conf *c,
 
 	if (!v)
 		return 0;
-	if (!json_object_is_type(v, json_type_object))
-		return cni_fail0(e, CNI_ERR_CONFIG, "\"rdmaCm\" must be an object");
-	json_object_object_foreach(v, key, val) {
-		(void)val;
-		if (strcmp(key, "enabled") && strcmp(key, "publish"))
-			return cni_fail(e, CNI_ERR_FIELD, "unsupported field",
-					"rdmaCm: \"%s\" (enabled, publish)", key);
-	}
+	if (check_object(v, "rdmaCm", "enabled", "publish", e))
+		return -1;
 	en = conf_get(v, "enabled");
 	if (en) {
 		if (!json_object_is_type(en, json_type_boolean))
@@ -315,14 +331,8 @@ int conf_parse(const char *text, struct cni_conf *c, struct cni_error *e)
 		return -1;
 	acl = conf_get(c->root, "acl");
 	if (acl) {
-		if (!json_object_is_type(acl, json_type_object))
-			return cni_fail0(e, CNI_ERR_CONFIG, "\"acl\" must be an object");
-		json_object_object_foreach(acl, akey, aval) {
-			(void)aval;
-			if (strcmp(akey, "sgids") && strcmp(akey, "peers"))
-				return cni_fail(e, CNI_ERR_FIELD, "unsupported field",
-						"acl: \"%s\" (sgids, peers)", akey);
-		}
+		if (check_object(acl, "acl", "sgids", "peers", e))
+			return -1;
 		if (parse_acl_list(conf_get(acl, "sgids"), "sgids", &c->sgids_from_prev,
 				   &c->sgids, false, e) ||
 		    parse_acl_list(conf_get(acl, "peers"), "peers", &c->peers_from_prev,
