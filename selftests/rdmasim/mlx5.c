@@ -52,7 +52,6 @@
 #include <linux/debugfs.h>
 #include <linux/mm.h>
 #include <linux/seq_file.h>
-#include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 #include <rdma/mlx5-abi.h>
@@ -433,32 +432,24 @@ static int sim_mlx5_create_cq_udata(struct ib_cq *ibcq,
 	cq->kbuf = sim_kbuf_alloc(true);
 	if (!cq->kbuf)
 		return -ENOMEM;
-	cq->mlx5_buf = sim_umem_get(ibcq->device, ucmd.buf_addr,
-				    (size_t)entries * ucmd.cqe_size,
-				    IB_ACCESS_LOCAL_WRITE);
-	if (IS_ERR(cq->mlx5_buf)) {
-		ret = PTR_ERR(cq->mlx5_buf);
+	ret = sim_mlx5_queue_get(&cq->mlx5_q, ibcq->device, ucmd.buf_addr,
+				 (size_t)entries * ucmd.cqe_size,
+				 IB_ACCESS_LOCAL_WRITE, ucmd.db_addr,
+				 IB_ACCESS_LOCAL_WRITE);
+	if (ret)
 		goto err_free_kbuf;
-	}
-	cq->mlx5_db = sim_umem_get(ibcq->device, ucmd.db_addr & PAGE_MASK,
-				   PAGE_SIZE, IB_ACCESS_LOCAL_WRITE);
-	if (IS_ERR(cq->mlx5_db)) {
-		ret = PTR_ERR(cq->mlx5_db);
-		goto err_release_buf;
-	}
 	/* The firmware refuses a UAR that is not the context's */
 	cq->uar = sim_uar_get(uctx, ucmd.uar_page_index);
 	if (!cq->uar) {
 		ret = -EINVAL;
-		goto err_release_db;
+		goto err_put_queue;
 	}
 	/* mlx5_ib answers with the CQ number alone */
 	ret = ib_copy_to_udata(udata, &cq->cqn, sizeof(u32));
 	if (ret)
 		goto err_put_uar;
 	ibcq->cqe = entries - 1;
-	cq->mlx5_hw = sim_mlx5_hcq_new(ibcq, cq->mlx5_buf, cq->mlx5_db,
-				       offset_in_page(ucmd.db_addr), entries,
+	cq->mlx5_hw = sim_mlx5_hcq_new(ibcq, &cq->mlx5_q, entries,
 				       ucmd.cqe_size);
 	if (IS_ERR(cq->mlx5_hw)) {
 		ret = PTR_ERR(cq->mlx5_hw);
@@ -471,13 +462,9 @@ static int sim_mlx5_create_cq_udata(struct ib_cq *ibcq,
 err_put_uar:
 	rdma_user_mmap_entry_put(cq->uar);
 	cq->uar = NULL;
-err_release_db:
-	ib_umem_release(cq->mlx5_db);
-err_release_buf:
-	ib_umem_release(cq->mlx5_buf);
+err_put_queue:
+	sim_mlx5_queue_put(&cq->mlx5_q);
 err_free_kbuf:
-	cq->mlx5_buf = NULL;
-	cq->mlx5_db = NULL;
 	kfree(cq->kbuf);
 	cq->kbuf = NULL;
 	return ret;
@@ -513,7 +500,7 @@ static int sim_mlx5_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	if (cq->mlx5_hw)
 		sim_mlx5_hcq_del(cq->mlx5_hw);
 	cq->mlx5_hw = NULL;
-	sim_mlx5_queue_unpin(&cq->mlx5_buf, &cq->mlx5_db);
+	sim_mlx5_queue_put(&cq->mlx5_q);
 	return sim_destroy_cq(ibcq, udata);
 }
 

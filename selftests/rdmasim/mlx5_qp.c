@@ -16,8 +16,6 @@
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
-#include <linux/vmalloc.h>
-#include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/mlx5-abi.h>
 
@@ -74,14 +72,9 @@ static int sim_mlx5_qp_ucmd(struct sim_ucontext *uctx,
 
 static void sim_mlx5_qp_release(struct sim_qp *qp)
 {
-	struct sim_mlx5_hqp *hw = qp->mlx5_hw;
-
-	if (hw) {
-		sim_mlx5_queue_vunmap(hw->buf_map, hw->db_map);
-		kfree(hw);
-	}
+	kfree(qp->mlx5_hw);
 	qp->mlx5_hw = NULL;
-	sim_mlx5_queue_unpin(&qp->mlx5_buf, &qp->mlx5_db);
+	sim_mlx5_queue_put(&qp->mlx5_q);
 }
 
 /* Pin and map the buffer and doorbell record, describe them to the hardware */
@@ -94,37 +87,21 @@ static int sim_mlx5_qp_hw(struct sim_qp *qp, struct sim_ucontext *uctx,
 	size_t rq_len = (size_t)rq_cnt << ucmd->rq_wqe_shift;
 	size_t len = rq_len + (size_t)ucmd->sq_wqe_count * SIM_MLX5_SEND_WQE_BB;
 	struct sim_mlx5_hqp *hw;
-	void *va;
+	int ret;
 
 	if (!len)
 		return -EINVAL;
-	qp->mlx5_buf = sim_umem_get(ibqp->device, ucmd->buf_addr, len,
-				    IB_ACCESS_LOCAL_WRITE);
-	if (IS_ERR(qp->mlx5_buf)) {
-		int ret = PTR_ERR(qp->mlx5_buf);
-
-		qp->mlx5_buf = NULL;
+	ret = sim_mlx5_queue_get(&qp->mlx5_q, ibqp->device, ucmd->buf_addr,
+				 len, IB_ACCESS_LOCAL_WRITE, ucmd->db_addr, 0);
+	if (ret)
 		return ret;
-	}
-	qp->mlx5_db = sim_umem_get(ibqp->device, ucmd->db_addr & PAGE_MASK,
-				   PAGE_SIZE, 0);
-	if (IS_ERR(qp->mlx5_db)) {
-		int ret = PTR_ERR(qp->mlx5_db);
-
-		qp->mlx5_db = NULL;
-		return ret;
-	}
 	hw = kzalloc(sizeof(*hw), GFP_KERNEL);
 	if (!hw)
 		return -ENOMEM;
 	qp->mlx5_hw = hw;
-	va = sim_mlx5_queue_vmap(qp->mlx5_buf, qp->mlx5_db,
-				 offset_in_page(ucmd->db_addr), &hw->buf_map,
-				 &hw->db_map, &hw->db);
-	if (IS_ERR(va))
-		return PTR_ERR(va);
-	hw->rq = va;
-	hw->sq = va + rq_len;
+	hw->rq = qp->mlx5_q.buf;
+	hw->sq = qp->mlx5_q.buf + rq_len;
+	hw->db = qp->mlx5_q.db;
 	hw->sdev = to_sdev(ibqp->device);
 	hw->pd = ibqp->pd;
 	hw->type = ibqp->qp_type;

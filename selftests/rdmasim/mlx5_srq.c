@@ -16,7 +16,6 @@
  */
 #include <linux/log2.h>
 #include <linux/mm.h>
-#include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/mlx5-abi.h>
 
@@ -31,7 +30,7 @@ static void sim_mlx5_srq_release(struct sim_srq *srq)
 	if (srq->mlx5_hw)
 		sim_mlx5_hsrq_del(srq->mlx5_hw);
 	srq->mlx5_hw = NULL;
-	sim_mlx5_queue_unpin(&srq->mlx5_buf, &srq->mlx5_db);
+	sim_mlx5_queue_put(&srq->mlx5_q);
 }
 
 /* What mlx5_ib checks of the request */
@@ -99,22 +98,12 @@ int sim_mlx5_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	if (ret)
 		return ret;
 
-	srq->mlx5_buf = sim_umem_get(ibsrq->device, ucmd.buf_addr, len, 0);
-	if (IS_ERR(srq->mlx5_buf)) {
-		ret = PTR_ERR(srq->mlx5_buf);
-		srq->mlx5_buf = NULL;
+	ret = sim_mlx5_queue_get(&srq->mlx5_q, ibsrq->device, ucmd.buf_addr,
+				 len, 0, ucmd.db_addr, 0);
+	if (ret)
 		return ret;
-	}
-	srq->mlx5_db = sim_umem_get(ibsrq->device, ucmd.db_addr & PAGE_MASK,
-				    PAGE_SIZE, 0);
-	if (IS_ERR(srq->mlx5_db)) {
-		ret = PTR_ERR(srq->mlx5_db);
-		srq->mlx5_db = NULL;
-		goto err_release;
-	}
-	srq->mlx5_hw = sim_mlx5_hsrq_new(ibsrq, srq->mlx5_buf, srq->mlx5_db,
-					 offset_in_page(ucmd.db_addr),
-					 srq->max, ilog2(desc));
+	srq->mlx5_hw = sim_mlx5_hsrq_new(ibsrq, &srq->mlx5_q, srq->max,
+					 ilog2(desc));
 	if (IS_ERR(srq->mlx5_hw)) {
 		ret = PTR_ERR(srq->mlx5_hw);
 		srq->mlx5_hw = NULL;

@@ -120,14 +120,12 @@ struct sim_mlx5_wqe {
 	u64 len;
 };
 
-/**
- * sim_mlx5_umem_vmap() - map pinned user memory into the kernel
- * @umem: the memory, pinned for as long as the mapping lives
- * @map: set to what vunmap() takes
- *
- * Return: the kernel address of the umem's first byte, or an ERR_PTR().
+/*
+ * Map pinned user memory, pinned for as long as the mapping lives, into the
+ * kernel; *@map is set to what vunmap() takes.  Return: the kernel address
+ * of the umem's first byte, or an ERR_PTR().
  */
-void *sim_mlx5_umem_vmap(struct ib_umem *umem, void **map)
+static void *sim_mlx5_umem_vmap(struct ib_umem *umem, void **map)
 {
 	size_t npages = ib_umem_num_pages(umem), n = 0;
 	struct sg_page_iter it;
@@ -341,69 +339,73 @@ static void sim_mlx5_resp_cqe(struct sim_mlx5_hqp *qp, u8 opcode, u8 synd,
 }
 
 /**
- * sim_mlx5_queue_vmap() - map a queue's buffer and its doorbell record,
- *	as the hardware of every mlx5 queue reads them
- * @buf: the buffer, pinned
- * @db: the page of the doorbell record, pinned
- * @db_off: the record's offset in that page
- * @buf_map: set to the buffer's vmap(), for sim_mlx5_queue_vunmap()
- * @db_map: set to the doorbell page's vmap(), likewise
- * @dbp: set to the record
+ * sim_mlx5_queue_get() - pin and map a user queue's buffer and doorbell
+ *	record, as the hardware of every mlx5 queue reads them
+ * @q: filled in; left empty on failure
+ * @ibdev: the device
+ * @buf_addr: the buffer's user address
+ * @len: its length
+ * @buf_access: IB_ACCESS_LOCAL_WRITE if the hardware writes the buffer
+ * @db_addr: the doorbell record's user address
+ * @db_access: IB_ACCESS_LOCAL_WRITE if the hardware writes the record
  *
- * Return: the kernel address of the buffer, or an ERR_PTR() with nothing
- * left mapped and the maps untouched.
+ * Return: 0 or a negative errno.
  */
-void *sim_mlx5_queue_vmap(struct ib_umem *buf, struct ib_umem *db, u32 db_off,
-			  void **buf_map, void **db_map, __be32 **dbp)
+int sim_mlx5_queue_get(struct sim_mlx5_queue *q, struct ib_device *ibdev,
+		       u64 buf_addr, size_t len, int buf_access, u64 db_addr,
+		       int db_access)
 {
-	void *va, *db_va;
+	struct ib_umem *umem;
+	void *va;
+	int ret;
 
-	va = sim_mlx5_umem_vmap(buf, buf_map);
-	if (IS_ERR(va))
-		return va;
-	db_va = sim_mlx5_umem_vmap(db, db_map);
-	if (IS_ERR(db_va)) {
-		vunmap(*buf_map);
-		*buf_map = NULL;
-		return db_va;
+	umem = sim_umem_get(ibdev, buf_addr, len, buf_access);
+	if (IS_ERR(umem))
+		return PTR_ERR(umem);
+	q->buf_umem = umem;
+	umem = sim_umem_get(ibdev, db_addr & PAGE_MASK, PAGE_SIZE, db_access);
+	if (IS_ERR(umem)) {
+		ret = PTR_ERR(umem);
+		goto err_put;
 	}
-	*dbp = db_va + db_off;
-	return va;
+	q->db_umem = umem;
+	va = sim_mlx5_umem_vmap(q->buf_umem, &q->buf_map);
+	if (IS_ERR(va)) {
+		ret = PTR_ERR(va);
+		goto err_put;
+	}
+	q->buf = va;
+	va = sim_mlx5_umem_vmap(q->db_umem, &q->db_map);
+	if (IS_ERR(va)) {
+		ret = PTR_ERR(va);
+		goto err_put;
+	}
+	q->db = va + offset_in_page(db_addr);
+	return 0;
+
+err_put:
+	sim_mlx5_queue_put(q);
+	return ret;
 }
 
 /**
- * sim_mlx5_queue_vunmap() - undo sim_mlx5_queue_vmap()
- * @buf_map: its buffer map, or NULL
- * @db_map: its doorbell map, or NULL
+ * sim_mlx5_queue_put() - unmap and unpin a queue, once the hardware no
+ *	longer reads it
+ * @q: from sim_mlx5_queue_get(), or empty; emptied
  */
-void sim_mlx5_queue_vunmap(void *buf_map, void *db_map)
+void sim_mlx5_queue_put(struct sim_mlx5_queue *q)
 {
-	vunmap(db_map);
-	vunmap(buf_map);
-}
-
-/**
- * sim_mlx5_queue_unpin() - unpin a queue's buffer and doorbell page, once
- *	the hardware no longer reads them
- * @buf: the buffer, or NULL; cleared
- * @db: the doorbell page, or NULL; cleared
- */
-void sim_mlx5_queue_unpin(struct ib_umem **buf, struct ib_umem **db)
-{
-	if (*db)
-		ib_umem_release(*db);
-	if (*buf)
-		ib_umem_release(*buf);
-	*db = NULL;
-	*buf = NULL;
+	vunmap(q->db_map);
+	vunmap(q->buf_map);
+	ib_umem_release(q->db_umem);
+	ib_umem_release(q->buf_umem);
+	memset(q, 0, sizeof(*q));
 }
 
 /**
  * sim_mlx5_hcq_new() - the hardware's view of a user CQ
  * @ibcq: the CQ, whose completion handler events call
- * @buf: its CQE buffer, pinned for write
- * @db: the page of its doorbell record, pinned for write
- * @db_off: the record's offset in that page
+ * @q: its CQE buffer and doorbell record, pinned for write
  * @nent: CQEs, a power of two
  * @cqe_size: 64 or 128
  *
@@ -412,23 +414,18 @@ void sim_mlx5_queue_unpin(struct ib_umem **buf, struct ib_umem **db)
  *
  * Return: the object, or an ERR_PTR().
  */
-struct sim_mlx5_hcq *sim_mlx5_hcq_new(struct ib_cq *ibcq, struct ib_umem *buf,
-				      struct ib_umem *db, u32 db_off,
+struct sim_mlx5_hcq *sim_mlx5_hcq_new(struct ib_cq *ibcq,
+				      const struct sim_mlx5_queue *q,
 				      u32 nent, u32 cqe_size)
 {
 	struct sim_mlx5_hcq *cq;
-	int ret;
 
 	cq = kzalloc(sizeof(*cq), GFP_KERNEL);
 	if (!cq)
 		return ERR_PTR(-ENOMEM);
-	cq->buf = sim_mlx5_queue_vmap(buf, db, db_off, &cq->buf_map,
-				      &cq->db_map, &cq->db);
-	if (IS_ERR(cq->buf)) {
-		ret = PTR_ERR(cq->buf);
-		goto err_free_cq;
-	}
 	cq->ibcq = ibcq;
+	cq->buf = q->buf;
+	cq->db = q->db;
 	cq->nent = nent;
 	cq->cqe_size = cqe_size;
 	cq->arm_seen = SIM_MLX5_ARM_IDLE;
@@ -438,15 +435,11 @@ struct sim_mlx5_hcq *sim_mlx5_hcq_new(struct ib_cq *ibcq, struct ib_umem *buf,
 	simdp_poller_add(&cq->poller);
 	simdp_hw_unlock();
 	return cq;
-
-err_free_cq:
-	kfree(cq);
-	return ERR_PTR(ret);
 }
 
 /**
  * sim_mlx5_hcq_del() - forget a CQ; no QP uses it any more.  On return the
- *	thread no longer touches its memory, which the caller then unpins.
+ *	thread no longer touches its memory, which the caller then puts.
  * @cq: from sim_mlx5_hcq_new()
  */
 void sim_mlx5_hcq_del(struct sim_mlx5_hcq *cq)
@@ -454,7 +447,6 @@ void sim_mlx5_hcq_del(struct sim_mlx5_hcq *cq)
 	simdp_hw_lock();
 	simdp_poller_del(&cq->poller);
 	simdp_hw_unlock();
-	sim_mlx5_queue_vunmap(cq->buf_map, cq->db_map);
 	kfree(cq);
 }
 
@@ -973,50 +965,38 @@ void sim_mlx5_hqp_modify(struct sim_mlx5_hqp *qp, enum ib_qp_state state,
 /**
  * sim_mlx5_hsrq_new() - the hardware's view of a user SRQ
  * @ibsrq: the SRQ, whose event handler the limit event calls
- * @buf: its WQE buffer, pinned
- * @db: the page of its doorbell record, pinned
- * @db_off: the record's offset in that page
+ * @q: its WQE buffer and doorbell record
  * @max: WQEs, a power of two
  * @wqe_shift: log2 of a WQE's size
  *
  * Return: the object, or an ERR_PTR().
  */
 struct sim_mlx5_hsrq *sim_mlx5_hsrq_new(struct ib_srq *ibsrq,
-					struct ib_umem *buf, struct ib_umem *db,
-					u32 db_off, u32 max, u32 wqe_shift)
+					const struct sim_mlx5_queue *q,
+					u32 max, u32 wqe_shift)
 {
 	struct sim_mlx5_hsrq *srq;
-	int ret;
 
 	srq = kzalloc(sizeof(*srq), GFP_KERNEL);
 	if (!srq)
 		return ERR_PTR(-ENOMEM);
-	srq->buf = sim_mlx5_queue_vmap(buf, db, db_off, &srq->buf_map,
-				       &srq->db_map, &srq->db);
-	if (IS_ERR(srq->buf)) {
-		ret = PTR_ERR(srq->buf);
-		goto err_free_srq;
-	}
 	srq->ibsrq = ibsrq;
+	srq->buf = q->buf;
+	srq->db = q->db;
 	srq->pd = ibsrq->pd;
 	srq->max = max;
 	srq->wqe_shift = wqe_shift;
 	atomic_long_inc(&sim_mlx5_srqs);
 	return srq;
-
-err_free_srq:
-	kfree(srq);
-	return ERR_PTR(ret);
 }
 
 /**
  * sim_mlx5_hsrq_del() - forget an SRQ; no QP uses it any more, so the
- *	thread no longer reaches it.  The caller then unpins its memory.
+ *	thread no longer reaches it.  The caller then puts its memory.
  * @srq: from sim_mlx5_hsrq_new()
  */
 void sim_mlx5_hsrq_del(struct sim_mlx5_hsrq *srq)
 {
-	sim_mlx5_queue_vunmap(srq->buf_map, srq->db_map);
 	kfree(srq);
 	atomic_long_dec(&sim_mlx5_srqs);
 }

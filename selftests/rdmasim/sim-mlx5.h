@@ -16,7 +16,7 @@
 
 #include "sim-dp.h"
 
-struct ib_umem;
+struct sim_mlx5_queue;
 struct sim_dev;
 
 /* Send queue basic block, and the largest WQE the context allows */
@@ -175,7 +175,6 @@ struct sim_mlx5_hcq {
 	struct ib_cq *ibcq;
 	u8 *buf;			/* nent CQEs of cqe_size bytes */
 	__be32 *db;			/* [0] consumer index, [1] arm */
-	void *buf_map, *db_map;		/* the vmap()s, for vunmap() */
 	u32 nent;			/* a power of two */
 	u32 cqe_size;			/* 64 or 128 */
 	u32 pi;				/* CQEs written, free-running */
@@ -194,7 +193,6 @@ struct sim_mlx5_hsrq {
 	struct ib_pd *pd;		/* the receive buffers' MRs are its */
 	u8 *buf;			/* max WQEs of 1 << wqe_shift bytes */
 	__be32 *db;			/* [0] WQEs posted, free-running */
-	void *buf_map, *db_map;		/* the vmap()s, for vunmap() */
 	u32 max;			/* a power of two */
 	u32 wqe_shift;
 	u16 head;			/* the WQE taken next */
@@ -221,7 +219,6 @@ struct sim_mlx5_hqp {
 	unsigned long ack_deadline;	/* RC: when the unacked WQE fails */
 	u8 *rq, *sq;			/* RQ at the buffer's start, SQ after */
 	__be32 *db;			/* [0] RQ counter, [1] SQ counter */
-	void *buf_map, *db_map;		/* the vmap()s, for vunmap() */
 	u32 rq_cnt, rq_shift;		/* receive WQEs, log2 of their size */
 	u32 sq_cnt;			/* send basic blocks */
 	u16 rq_ci, sq_ci;		/* consumed, as the 16-bit records */
@@ -230,13 +227,12 @@ struct sim_mlx5_hqp {
 };
 
 /* mlx5_wqe.c */
-void *sim_mlx5_umem_vmap(struct ib_umem *umem, void **map);
-void *sim_mlx5_queue_vmap(struct ib_umem *buf, struct ib_umem *db, u32 db_off,
-			  void **buf_map, void **db_map, __be32 **dbp);
-void sim_mlx5_queue_vunmap(void *buf_map, void *db_map);
-void sim_mlx5_queue_unpin(struct ib_umem **buf, struct ib_umem **db);
-struct sim_mlx5_hcq *sim_mlx5_hcq_new(struct ib_cq *ibcq, struct ib_umem *buf,
-				      struct ib_umem *db, u32 db_off,
+int sim_mlx5_queue_get(struct sim_mlx5_queue *q, struct ib_device *ibdev,
+		       u64 buf_addr, size_t len, int buf_access, u64 db_addr,
+		       int db_access);
+void sim_mlx5_queue_put(struct sim_mlx5_queue *q);
+struct sim_mlx5_hcq *sim_mlx5_hcq_new(struct ib_cq *ibcq,
+				      const struct sim_mlx5_queue *q,
 				      u32 nent, u32 cqe_size);
 void sim_mlx5_hcq_del(struct sim_mlx5_hcq *cq);
 int sim_mlx5_hqp_start(struct sim_mlx5_hqp *qp);
@@ -245,8 +241,8 @@ void sim_mlx5_hqp_modify(struct sim_mlx5_hqp *qp, enum ib_qp_state state,
 			 u32 dest_qpn, u32 qkey, int access,
 			 unsigned int ack_ms);
 struct sim_mlx5_hsrq *sim_mlx5_hsrq_new(struct ib_srq *ibsrq,
-					struct ib_umem *buf, struct ib_umem *db,
-					u32 db_off, u32 max, u32 wqe_shift);
+					const struct sim_mlx5_queue *q,
+					u32 max, u32 wqe_shift);
 void sim_mlx5_hsrq_del(struct sim_mlx5_hsrq *srq);
 void sim_mlx5_hsrq_arm(struct sim_mlx5_hsrq *srq, u32 limit);
 u32 sim_mlx5_hsrq_limit(struct sim_mlx5_hsrq *srq);

@@ -140,6 +140,19 @@ struct sim_pd {
 	u32 pdn;
 };
 
+/*
+ * An mlx5 user queue's memory (mlx5_wqe.c): its buffer and the page of its
+ * doorbell record, pinned and mapped into the kernel for the hardware.
+ * Fixed from sim_mlx5_queue_get() to sim_mlx5_queue_put(), which the
+ * verbs call once the hardware no longer reads the queue.
+ */
+struct sim_mlx5_queue {
+	struct ib_umem *buf_umem, *db_umem;
+	void *buf_map, *db_map;		/* the vmap()s, for vunmap() */
+	u8 *buf;			/* the buffer's first byte */
+	__be32 *db;			/* the doorbell record */
+};
+
 struct sim_cq {
 	struct ib_cq ibcq;
 	u32 cqn;
@@ -148,9 +161,7 @@ struct sim_cq {
 	struct sim_mmap *ring;		/* user CQs: the mapped CQE ring */
 	struct rdma_user_mmap_entry *uar; /* user CQs: ref on the doorbell */
 	struct simdp_cq *dp;		/* user CQs: the data path's view */
-	/* mlx5 user CQs: the CQE buffer and doorbell record, pinned */
-	struct ib_umem *mlx5_buf;
-	struct ib_umem *mlx5_db;
+	struct sim_mlx5_queue mlx5_q;	/* mlx5 user CQs: the CQE buffer */
 	struct sim_mlx5_hcq *mlx5_hw;	/* mlx5 user CQs: the hardware's view */
 };
 
@@ -164,9 +175,7 @@ struct sim_srq {
 	u32 srqn;
 	u32 max;			/* WQEs, a power of two */
 	u32 max_gs;			/* scatter entries asked for */
-	/* The WQE buffer and doorbell record, pinned */
-	struct ib_umem *mlx5_buf;
-	struct ib_umem *mlx5_db;
+	struct sim_mlx5_queue mlx5_q;	/* the WQE buffer */
 	struct sim_mlx5_hsrq *mlx5_hw;	/* the hardware's view */
 };
 
@@ -179,9 +188,7 @@ struct sim_qp {
 	struct sim_mmap *sq, *rq;	/* user QPs: the mapped work queues */
 	struct rdma_user_mmap_entry *uar;
 	struct simdp_qp *dp;		/* user QPs: the data path's view */
-	/* mlx5 user QPs: the buffer and doorbell record, pinned */
-	struct ib_umem *mlx5_buf;
-	struct ib_umem *mlx5_db;
+	struct sim_mlx5_queue mlx5_q;	/* mlx5 user QPs: RQ and SQ buffer */
 	struct sim_mlx5_hqp *mlx5_hw;	/* mlx5 user QPs: the hardware's view */
 	struct ib_qp_cap cap;		/* mlx5 user QPs: as created */
 	u32 create_flags;		/* mlx5 user QPs: as created */
