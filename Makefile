@@ -98,7 +98,10 @@ nri:
 	$(MAKE) -C tools/nri
 	$(MAKE) -C selftests/cri
 
-rdmasim:
+# After the modules: both builds write the probed header of the target
+# kernel (scripts/compat.mk) when it is missing, and under make -j a second
+# writer would leave it newer than the objects the first compiled with it
+rdmasim: modules
 	$(need-kdir)
 	$(KMAKE) M=$(TOP)/selftests/rdmasim modules
 
