@@ -58,6 +58,8 @@ PACKAGES=(
 	# (which skips it without groff; a minimal Debian has none)
 	linux-source-6.1 shellcheck gnuplot-nox python3 linux-perf python3-yaml
 	groff-base
+	# the mlx5 benchmark counts the client's system calls
+	strace
 	# make check-debug: building the debug kernel from linux-source-6.1
 	flex bison bc libelf-dev libssl-dev
 )

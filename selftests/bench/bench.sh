@@ -169,6 +169,12 @@ fi
 
 part() { [[ " $PARTS " == *" $1 "* ]]; }
 
+# mlx5's data phase is judged by the client's system calls
+if part mlx5 && ! require_cmd strace; then
+	fail "strace missing: the mlx5 part counts system calls with it (make deps)"
+	exit 1
+fi
+
 # The vdevice pair, for the parts that compare on rxe0 (the others set up
 # parents of their own)
 A=
@@ -224,6 +230,11 @@ pair() {
 	return 1
 }
 
+# pid_gone PID - PID has ended
+pid_gone() {
+	! kill -0 "$1" 2>/dev/null
+}
+
 # pair_once KIND TOOL ARGS... - one perftest server/client pair; the client's
 # output is left in $CLI_OUT.  With WINDOW_ON=1 the parent's packet counter
 # is watched meanwhile and its window ends up in $WIN ("window=.. pkts=..").
@@ -260,6 +271,12 @@ pair_once() {
 	in_ns "${NS_C[$kind]}" timeout 300 "${CLI_WRAP[@]}" "$tool" -d "${DEV_C[$kind]}" \
 		-x "$GIDX" "$@" -p "$PORT" "${ADDR[$kind]}" > "$CLI_OUT" 2>&1
 	crc=$?
+	# A client that failed before it reached the server leaves the server
+	# waiting for it until its timeout (300 s): give it 10 s to end.
+	if [ "$crc" -ne 0 ]; then
+		wait_for 10 pid_gone "$spid" >/dev/null ||
+			kill "$spid" 2>/dev/null
+	fi
 	wait "$spid"
 	src=$?
 	echo "# took $(elapsed "$t0") s" >&"$KTAP_FD"
