@@ -39,7 +39,7 @@ bench_check mlx5_wqes \
 	'all(.mlx5[]; .device_wqes.native.median > 0 and .device_wqes.vdev.median > 0)' \
 	'[.mlx5[] | {case, native: .device_wqes.native.median, vdev: .device_wqes.vdev.median}]'
 bench_check mlx5_data_phase_without_syscalls \
-	'all(.mlx5[]; .data_syscalls_per_kiter.native.median < 100 and .data_syscalls_per_kiter.vdev.median < 100)' \
+	'all(.mlx5[]; .data_syscalls_per_kiter | all(.native.median, .vdev.median; type == "number" and . < 100))' \
 	'[.mlx5[] | {case, native: .data_syscalls_per_kiter.native.median, vdev: .data_syscalls_per_kiter.vdev.median}]'
 
 ktap_finish
