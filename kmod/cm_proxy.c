@@ -53,6 +53,22 @@
  * change while the vdevice lives (ib_cm registers the agent when the
  * device is added and cannot be unloaded under vrdma, which links to it).
  * A REQ under another number is dropped and counted (forged).
+ *
+ * SIDR (rdma_cm over UD: RDMA_PS_UDP) takes the same ways, one request
+ * and its reply, each a struct vrdma_cm_conn (@sidr) while pending:
+ *
+ *   SIDR_REQ (QP1 send)  ----->  checked as a REQ, ib_send_cm_sidr_req()
+ *   SIDR_REP (QP1 recv)  <-----  IB_CM_SIDR_REP_RECEIVED, for its request ID
+ *   SIDR_REQ (QP1 recv)  <-----  IB_CM_SIDR_REQ_RECEIVED on a published
+ *                                port, under the proxy's request ID
+ *   SIDR_REP (QP1 send)  ----->  a live UD QP of the vdevice, a Q_Key that
+ *                                is not privileged: ib_send_cm_sidr_rep()
+ *
+ * A SIDR_REQ names no GID: its source is that of the AH it was sent with,
+ * its destination the AH's.  ib_cm finds the cm_id a SIDR_REP answers by
+ * its request ID alone, in the table of every device, so the vdevice's
+ * SIDR_REQ must be its ib_cm's, by the TID, as a REQ.  The proxy's own
+ * probe never gets that far.  Tested on rxe with Linux 7.3 only.
  */
 #include <linux/completion.h>
 #include <linux/debugfs.h>

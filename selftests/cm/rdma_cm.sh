@@ -624,7 +624,10 @@ setup() {
 		in_init rdma dev set rxeN netns "$N" || return 1
 	fi
 	wait_for 30 has_gid "$N" rxeN "$IPN" || return 1
-	in_init "$VRDMACTL" dev add vAe parent rxeA netns "$A" cm on || return 1
+	# gids shared: udaddy's UD QPs need it (security.rst, "Addresses per
+	# tenant"), and rxeA, on A's own macvlan, holds only A's addresses
+	in_init "$VRDMACTL" dev add vAe parent rxeA netns "$A" cm on \
+		gids shared || return 1
 	cleanup_push "$VRDMACTL" dev del vAe
 	tenant_b && wait_for 30 has_gid "$A" vAe "$IPA"
 }
@@ -649,7 +652,9 @@ tenant_b() {
 	fi
 	wait_for 30 has_gid init rxeB "$IPB" || return 1
 	if vdev_absent vBe; then
-		in_init "$VRDMACTL" dev add vBe parent rxeB netns "$B" cm on ||
+		# shared, as vAe (setup)
+		in_init "$VRDMACTL" dev add vBe parent rxeB netns "$B" cm on \
+			gids shared ||
 			return 1
 		cleanup_push "$VRDMACTL" dev del vBe
 	fi
