@@ -124,6 +124,8 @@ IPN=10.72.1.9
 IPC=10.72.5.2
 HOST5=10.72.5.1
 IPD=10.72.6.2
+# in A's subnet, answering ARP but not RoCE (a macvlan in H)
+NOWHERE=10.72.1.8
 CONTROL=(cm_flag_shown cm_clients_attach_opted_in cm_listen_on_own_address
 	 cm_no_flag_enodev cm_publish_needs_cm cm_publish_shown
 	 cm_publish_bounded cm_publish_twin_refused cm_publish_host_port_refused
@@ -141,8 +143,9 @@ TRAFFIC=(native_ns_rping vdev_rping_to_host vdev_ucmatose_to_host
 	 cm_unpublished_not_delivered cm_other_tenant_not_delivered
 	 cm_unpublish_under_request cm_peer_gives_up vdev_del_live_incoming
 	 parent_del_live_incoming netns_death_live_incoming
-	 cm_forged_req_dropped cm_forged_conn_msgs_dropped vdev_del_live_connection parent_del_live_connection
-	 netns_death_live_connection)
+	 cm_forged_req_dropped cm_forged_conn_msgs_dropped vdev_del_live_connection
+	 vdev_del_pending_sidr parent_del_live_connection parent_del_pending_sidr
+	 netns_death_live_connection netns_death_pending_sidr)
 
 ktap_plan ctl_setup "${CONTROL[@]}" setup "${TRAFFIC[@]}" no_leak cm_unload \
 	klog_clean
@@ -626,6 +629,7 @@ setup() {
 	wait_for 30 has_gid "$N" rxeN "$IPN" || return 1
 	# gids shared: udaddy's UD QPs need it (security.rst, "Addresses per
 	# tenant"), and rxeA, on A's own macvlan, holds only A's addresses
+	macvlan_in "$H" mvq "$NOWHERE" || return 1
 	in_init "$VRDMACTL" dev add vAe parent rxeA netns "$A" cm on \
 		gids shared || return 1
 	cleanup_push "$VRDMACTL" dev del vAe
@@ -1088,13 +1092,19 @@ netns_kill() {
 	[ -z "$pids" ] || kill -9 $pids
 }
 
+# live_end NAME PORT CMD... - NAME_pending_sidr too: with the connection
+# up, A's udaddy asks NOWHERE, where nobody answers, so that a SIDR
+# request of vAe's is pending on the parent as CMD runs; it must end with
+# the connection.  (NAME ends in _live_connection, replaced there.)
+#
 # live_end NAME PORT CMD... - an rping connection from vAe in A to the
 # host on PORT; after two pings, CMD ends it from the tenant's side.
 # Reports NAME: the client ends, the host's rping ends (disconnected),
 # vAe is gone, and no proxy connection or kernel object is left.
 live_end() {
-	local name=$1 port=$2 lsrv lcli
+	local name=$1 port=$2 lsrv lcli lud sname sidr=
 	shift 2
+	sname=${name%_live_connection}_pending_sidr
 	spawn_in_ns init timeout 120 rping -s -a "$HOST" -p "$port" -v \
 		>"$T/$name.srv" 2>&1
 	lsrv=$!
@@ -1108,15 +1118,27 @@ live_end() {
 		-p "$port" -v >"$T/$name.cli" 2>&1
 	lcli=$!
 	if wait_for 40 sh -c "[ \$(grep -c 'ping data' '$T/$name.cli') -ge 2 ]" &&
-	   [ "$(cmconn)" = 1 ] && "$@" && wait_gone 30 "$lcli" &&
+	   [ "$(cmconn)" = 1 ]; then
+		spawn_in_ns "$A" timeout 100 udaddy -s "$NOWHERE" -b "$IPA" -C 1 \
+			>"$T/$name.ud" 2>&1
+		lud=$!
+		wait_for 20 cmconn_is 2 && sidr=1
+	fi
+	if [ "$(cmconn)" = $((1 + ${sidr:-0})) ] && "$@" &&
+	   wait_gone 30 "$lcli" &&
 	   wait_gone 30 "$lsrv" && wait_for 30 cmconn_is 0 &&
 	   wait_for 20 kobj_is "$kobj0" && wait_for 30 vdev_absent vAe; then
 		ktap_ok "$name" "client: $(grep -c 'ping data' "$T/$name.cli") pings, then: $(grep -v 'ping data' "$T/$name.cli" | tail -n 2 | tr '\n' ' '); host: $(tail -n 1 "$T/$name.srv")"
 	else
 		ktap_fail "$name" "proxy connections $(cmconn), kernel objects $(kobj) (at rest $kobj0); client: $(tail -n 3 "$T/$name.cli" | tr '\n' ' '); host: $(tail -n 3 "$T/$name.srv" | tr '\n' ' ')"
 	fi
-	kill "$lcli" "$lsrv" 2>/dev/null
-	wait "$lcli" "$lsrv" 2>/dev/null
+	if [ -n "$sidr" ] && cmconn_is 0 && kobj_is "$kobj0" && vdev_absent vAe; then
+		ktap_ok "$sname" "a SIDR request pending with it: proxy connections 2 -> 0"
+	else
+		ktap_fail "$sname" "SIDR request pending: ${sidr:-never}; proxy connections $(cmconn), kernel objects $(kobj) (at rest $kobj0); udaddy: $(tail -n 2 "$T/$name.ud" 2>/dev/null | tr '\n' ' ')"
+	fi
+	kill "$lcli" "$lsrv" ${lud:+"$lud"} 2>/dev/null
+	wait "$lcli" "$lsrv" ${lud:+"$lud"} 2>/dev/null
 }
 
 FORGE=$TOP/selftests/progs/cm_forge
@@ -1314,19 +1336,21 @@ else
 	# disconnected (the proxy's cm_id on the parent sends a DREQ),
 	# nothing is left behind.
 	live_end vdev_del_live_connection 7474 in_init "$VRDMACTL" dev del vAe
-	if in_init "$VRDMACTL" dev add vAe parent rxeA netns "$A" cm on &&
+	if in_init "$VRDMACTL" dev add vAe parent rxeA netns "$A" cm on gids shared &&
 	   wait_for 30 has_gid "$A" vAe "$IPA"; then
 		live_end parent_del_live_connection 7475 parent_del_late rxeA
 	else
 		ktap_fail parent_del_live_connection "vAe not made again"
+		ktap_fail parent_del_pending_sidr "vAe not made again"
 	fi
 	if in_ns "$A" rdma link add rxeA type rxe netdev mva &&
 	   wait_for 30 has_gid init rxeA "$IPA" &&
-	   in_init "$VRDMACTL" dev add vAe parent rxeA netns "$A" cm on &&
+	   in_init "$VRDMACTL" dev add vAe parent rxeA netns "$A" cm on gids shared &&
 	   wait_for 30 has_gid "$A" vAe "$IPA"; then
 		live_end netns_death_live_connection 7476 netns_kill "$A"
 	else
 		ktap_fail netns_death_live_connection "rxeA and vAe not made again"
+		ktap_fail netns_death_pending_sidr "rxeA and vAe not made again"
 	fi
 fi
 
