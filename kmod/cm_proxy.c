@@ -223,22 +223,42 @@ static bool vrdma_cm_path_ok(struct vrdma_dev *vdev, const union ib_gid *sgid,
 }
 
 /*
- * The RDMA CM's header in the private data names the REQ's own source
- * address: the peer's cma reports it to the application as the caller.
+ * The address at @off (VRDMA_CMA_HDR_SRC or _DST) of the RDMA CM's header
+ * at @hdr, as a GID: IPv4-mapped for IPv4.  False if it is no header of
+ * cma's.
  */
-static bool vrdma_cm_cma_hdr_ok(const u8 *mad, const union ib_gid *sgid)
+static bool vrdma_cm_cma_addr(const u8 *hdr, unsigned int off,
+			      union ib_gid *gid)
 {
-	const u8 *hdr = mad + VRDMA_REQ_PRIVATE_DATA;
 	u8 ipv = hdr[VRDMA_CMA_HDR_IP_VERSION] >> 4;
 
 	if (hdr[0] != VRDMA_CMA_VERSION)
 		return false;
-	if (ipv == 4)
-		return ipv6_addr_v4mapped((const struct in6_addr *)sgid->raw) &&
-		       !memcmp(hdr + VRDMA_CMA_HDR_SRC + 12, &sgid->raw[12], 4);
-	if (ipv == 6)
-		return !memcmp(hdr + VRDMA_CMA_HDR_SRC, sgid->raw, 16);
+	if (ipv == 4) {
+		__be32 a;
+
+		memcpy(&a, hdr + off + 12, sizeof(a));
+		ipv6_addr_set_v4mapped(a, (struct in6_addr *)gid->raw);
+		return true;
+	}
+	if (ipv == 6) {
+		memcpy(gid->raw, hdr + off, sizeof(gid->raw));
+		return true;
+	}
 	return false;
+}
+
+/*
+ * The RDMA CM's header @hdr in a request's private data names the
+ * request's own source address: the peer's cma reports it to the
+ * application as the caller.
+ */
+static bool vrdma_cm_cma_hdr_ok(const u8 *hdr, const union ib_gid *sgid)
+{
+	union ib_gid src;
+
+	return vrdma_cm_cma_addr(hdr, VRDMA_CMA_HDR_SRC, &src) &&
+	       !memcmp(&src, sgid, sizeof(src));
 }
 
 /*
@@ -284,7 +304,7 @@ static bool vrdma_cm_req_ok(struct vrdma_dev *vdev,
 		return false;
 	if (memcmp(&dgid, &m->dgid, sizeof(dgid)))
 		return false;
-	if (!vrdma_cm_cma_hdr_ok(mad, &sgid))
+	if (!vrdma_cm_cma_hdr_ok(mad + VRDMA_REQ_PRIVATE_DATA, &sgid))
 		return false;
 	if (vrdma_mad_be16(mad, VRDMA_REQ_ALT_LOCAL_LID) ||
 	    memchr_inv(mad + VRDMA_REQ_ALT_LOCAL_GID, 0, sizeof(dgid.raw)))
@@ -741,7 +761,8 @@ static enum vrdma_cm_verdict vrdma_cm_sidr_req(struct vrdma_dev *vdev,
 	spin_unlock_irq(&vdev->cm.lock);
 	if (probe)
 		return VRDMA_CM_UNCARRIED;
-	if (!vrdma_cm_path_ok(vdev, &m->sgid, &m->dgid))
+	if (!vrdma_cm_path_ok(vdev, &m->sgid, &m->dgid) ||
+	    !vrdma_cm_cma_hdr_ok(mad + VRDMA_SIDR_REQ_PRIVATE_DATA, &m->sgid))
 		return VRDMA_CM_BAD_REQ;
 	vrdma_cm_roce_path(m, &m->sgid, &m->dgid, &path);
 	path.pkey = cpu_to_be16(vrdma_mad_be16(mad, VRDMA_SIDR_REQ_PKEY));
@@ -1507,32 +1528,6 @@ err_free:
 	kfree(mad);
 	kfree(c);
 	return ret;
-}
-
-/*
- * The address at @off (VRDMA_CMA_HDR_SRC or _DST) of the RDMA CM's header
- * at @hdr, as a GID: IPv4-mapped for IPv4.  False if it is no header of
- * cma's.
- */
-static bool vrdma_cm_cma_addr(const u8 *hdr, unsigned int off,
-			      union ib_gid *gid)
-{
-	u8 ipv = hdr[VRDMA_CMA_HDR_IP_VERSION] >> 4;
-
-	if (hdr[0] != VRDMA_CMA_VERSION)
-		return false;
-	if (ipv == 4) {
-		__be32 a;
-
-		memcpy(&a, hdr + off + 12, sizeof(a));
-		ipv6_addr_set_v4mapped(a, (struct in6_addr *)gid->raw);
-		return true;
-	}
-	if (ipv == 6) {
-		memcpy(gid->raw, hdr + off, sizeof(gid->raw));
-		return true;
-	}
-	return false;
 }
 
 /*
