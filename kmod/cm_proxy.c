@@ -110,6 +110,7 @@
  * @sidr: not a connection but one service ID resolution (SIDR_REQ,
  *	SIDR_REP) in flight: @vid is the vdevice's request ID when it asked,
  *	@xid the proxy's when the peer did (@incoming)
+ * @since: when the proxy offered an incoming SIDR request (jiffies)
  */
 struct vrdma_cm_conn {
 	struct list_head node;
@@ -126,6 +127,7 @@ struct vrdma_cm_conn {
 	bool incoming;
 	bool answered;
 	bool sidr;
+	unsigned long since;
 };
 
 /* The verdict on one MAD from a vdevice, for the debug log */
@@ -175,6 +177,17 @@ static atomic_t vrdma_cm_forged = ATOMIC_INIT(0);
  */
 #define VRDMA_CM_SIDR_TIMEOUT_MS	4096
 #define VRDMA_CM_SIDR_RETRIES		15
+
+/*
+ * Incoming SIDR requests a vdevice may hold unanswered, of its
+ * VRDMA_CM_CONN_MAX: a peer cannot fill them all.  ib_cm keeps such a
+ * request until it is answered or destroyed, and the peer gives up after
+ * its last retry (cma's 16 tries of 4096 ms), so one unanswered for
+ * longer is answered "rejected" and its slot freed when the next one
+ * comes or the vdevice answers any.
+ */
+#define VRDMA_CM_SIDR_IN_MAX		16
+#define VRDMA_CM_SIDR_IN_TTL		(70 * HZ)
 
 /* The Q_Keys with the high bit set are privileged (IBTA 10.2.5) */
 #define VRDMA_CM_QKEY_PRIVILEGED	0x80000000U
@@ -844,6 +857,46 @@ err_unlock:
 }
 
 /*
+ * Ends the incoming SIDR requests of @vdev offered longer ago than the
+ * peer retries (VRDMA_CM_SIDR_IN_TTL): destroying the parent's cm_id
+ * answers the peer "rejected", and the vdevice's late answer finds none.
+ * Context: process, without the vdevice's conn_lock; sleeps.
+ */
+static void vrdma_cm_sidr_expire(struct vrdma_dev *vdev)
+{
+	struct vrdma_cm_conn *c, *next;
+	LIST_HEAD(gone);
+
+	mutex_lock(&vdev->cm.conn_lock);
+	list_for_each_entry_safe(c, next, &vdev->cm.conns, node) {
+		if (!c->sidr || !c->incoming ||
+		    time_before(jiffies, c->since + VRDMA_CM_SIDR_IN_TTL))
+			continue;
+		vrdma_cm_unlink(c);
+		list_add_tail(&c->node, &gone);
+	}
+	mutex_unlock(&vdev->cm.conn_lock);
+	list_for_each_entry_safe(c, next, &gone, node) {
+		list_del(&c->node);
+		/* no event comes on a SIDR request received */
+		ib_destroy_cm_id(c->pid);
+		vrdma_cm_free(c, 0);
+	}
+}
+
+/* The incoming SIDR requests @vdev holds unanswered */
+static unsigned int vrdma_cm_sidr_offered(struct vrdma_dev *vdev)
+{
+	struct vrdma_cm_conn *c;
+	unsigned int n = 0;
+
+	lockdep_assert_held(&vdev->cm.conn_lock);
+	list_for_each_entry(c, &vdev->cm.conns, node)
+		n += c->sidr && c->incoming;
+	return n;
+}
+
+/*
  * The vdevice answers a SIDR request the proxy offered it (@m names the
  * proxy's request ID).  A success must name a live UD QP of its own and a
  * Q_Key that is not privileged; any other status is passed on without
@@ -856,20 +909,22 @@ static enum vrdma_cm_verdict vrdma_cm_sidr_rep(struct vrdma_dev *vdev,
 	struct ib_cm_sidr_rep_param rep = {};
 	const u8 *mad = m->data;
 	u32 xid = vrdma_mad_be32(mad, VRDMA_SIDR_REP_REQUEST_ID);
+	enum vrdma_cm_verdict v = VRDMA_CM_CARRIED;
 	struct vrdma_cm_conn *c;
-	int ret;
+	int ret = 0;
 
+	vrdma_cm_sidr_expire(vdev);
 	rep.status = vrdma_mad_u8(mad, VRDMA_SIDR_REP_STATUS);
 	rep.qp_num = vrdma_mad_qpn(mad, VRDMA_SIDR_REP_QPN);
 	rep.qkey = vrdma_mad_be32(mad, VRDMA_SIDR_REP_QKEY);
-	if (rep.status > IB_SIDR_UNSUPPORTED_VERSION)
-		return VRDMA_CM_BAD_SIDR_REP;
-	if (rep.status == IB_SIDR_SUCCESS) {
+	rep.private_data = mad + VRDMA_SIDR_REP_PRIVATE_DATA;
+	rep.private_data_len = IB_CM_SIDR_REP_PRIVATE_DATA_SIZE;
+	if (rep.status > IB_SIDR_UNSUPPORTED_VERSION) {
+		v = VRDMA_CM_BAD_SIDR_REP;
+	} else if (rep.status == IB_SIDR_SUCCESS) {
 		if (rep.qkey & VRDMA_CM_QKEY_PRIVILEGED ||
 		    !vrdma_cm_own_qp(vdev, rep.qp_num, true))
-			return VRDMA_CM_BAD_SIDR_REP;
-		rep.private_data = mad + VRDMA_SIDR_REP_PRIVATE_DATA;
-		rep.private_data_len = IB_CM_SIDR_REP_PRIVATE_DATA_SIZE;
+			v = VRDMA_CM_BAD_SIDR_REP;
 		rep.ece.vendor_id =
 			vrdma_mad_be16(mad, VRDMA_SIDR_REP_VENDOR_ID_H) << 8 |
 			vrdma_mad_u8(mad, VRDMA_SIDR_REP_VENDOR_ID_L);
@@ -884,9 +939,14 @@ static enum vrdma_cm_verdict vrdma_cm_sidr_rep(struct vrdma_dev *vdev,
 	c = vrdma_cm_find_sidr(vdev, xid, true);
 	if (!c) {
 		mutex_unlock(&vdev->cm.conn_lock);
-		return VRDMA_CM_NO_CONN;
+		return v == VRDMA_CM_CARRIED ? VRDMA_CM_NO_CONN : v;
 	}
-	ret = ib_send_cm_sidr_rep(c->pid, &rep);
+	/*
+	 * A bad answer ends the request too: the vdevice's ib_cm sends no
+	 * other, and the destruction below answers the peer "rejected".
+	 */
+	if (v == VRDMA_CM_CARRIED)
+		ret = ib_send_cm_sidr_rep(c->pid, &rep);
 	vrdma_cm_unlink(c);
 	mutex_unlock(&vdev->cm.conn_lock);
 	/* no event comes on a SIDR request received: no handler to wait for */
@@ -896,7 +956,7 @@ static enum vrdma_cm_verdict vrdma_cm_sidr_rep(struct vrdma_dev *vdev,
 		vrdma_dbg(vdev, "ib_send_cm_sidr_rep: %d\n", ret);
 		return VRDMA_CM_FAILED;
 	}
-	return VRDMA_CM_CARRIED;
+	return v;
 }
 
 /*
@@ -1577,6 +1637,12 @@ int vrdma_cm_proxy_sidr_accept(struct vrdma_dev *vdev, struct ib_cm_id *pid,
 	int ret;
 
 	lockdep_assert_held(&vrdma_mutex);
+	/*
+	 * A restricted vdevice has no UD QP to answer with (ACLs cannot
+	 * check UD), and the peer's address below is only what it claims.
+	 */
+	if (vrdma_acl_restricted(vdev))
+		return -EACCES;
 	if (!req->sgid_attr || !ev->private_data ||
 	    !vrdma_cm_cma_addr(ev->private_data, VRDMA_CMA_HDR_SRC, &peer) ||
 	    !vrdma_cm_cma_addr(ev->private_data, VRDMA_CMA_HDR_DST, &dst))
@@ -1598,10 +1664,13 @@ int vrdma_cm_proxy_sidr_accept(struct vrdma_dev *vdev, struct ib_cm_id *pid,
 	c->sidr = true;
 	c->sgid = req->sgid_attr->gid;
 	c->dgid = peer;
+	c->since = jiffies;
 	vrdma_cm_new_peer_id(c);
 
+	vrdma_cm_sidr_expire(vdev);
 	mutex_lock(&vdev->cm.conn_lock);
-	if (vdev->cm.nconns >= VRDMA_CM_CONN_MAX) {
+	if (vdev->cm.nconns >= VRDMA_CM_CONN_MAX ||
+	    vrdma_cm_sidr_offered(vdev) >= VRDMA_CM_SIDR_IN_MAX) {
 		ret = -ENOSPC;
 		goto err_unlock;
 	}
