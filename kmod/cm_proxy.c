@@ -634,6 +634,56 @@ static int vrdma_cm_handler(struct ib_cm_id *pid,
 static void vrdma_cm_refuse_req(struct vrdma_dev *vdev,
 				const struct vrdma_gsi_mad *m);
 
+/*
+ * Starts @c, a request of the vdevice to carry (@dup: a retry of one
+ * carried already): a slot of the vdevice's quota and the parent's cm_id
+ * it goes out on (@c->pid).  On failure @c is not linked.
+ */
+static enum vrdma_cm_verdict vrdma_cm_start(struct vrdma_cm_conn *c, bool dup)
+{
+	struct vrdma_dev *vdev = c->vdev;
+	struct ib_cm_id *pid;
+
+	lockdep_assert_held(&vdev->cm.conn_lock);
+	if (dup)
+		return VRDMA_CM_DUP;
+	if (vdev->cm.nconns >= VRDMA_CM_CONN_MAX)
+		return VRDMA_CM_QUOTA;
+	if (vrdma_cm_link(c))
+		return VRDMA_CM_FAILED;
+	pid = ib_create_cm_id(vdev->parent_ibdev, vrdma_cm_handler,
+			      (void *)(unsigned long)c->handle);
+	if (IS_ERR(pid)) {
+		vrdma_cm_unlink(c);
+		return VRDMA_CM_FAILED;
+	}
+	c->pid = pid;
+	return VRDMA_CM_CARRIED;
+}
+
+/*
+ * The end of vrdma_cm_start(): @ret is what sending @c's request on the
+ * parent (@what) returned.  Called with the vdevice's conn_lock held,
+ * which it releases.
+ */
+static enum vrdma_cm_verdict vrdma_cm_sent(struct vrdma_cm_conn *c, int ret,
+					   const char *what)
+{
+	struct vrdma_dev *vdev = c->vdev;
+
+	if (!ret) {
+		mutex_unlock(&vdev->cm.conn_lock);
+		return VRDMA_CM_CARRIED;
+	}
+	vrdma_cm_unlink(c);
+	mutex_unlock(&vdev->cm.conn_lock);
+	/* no handler runs for an ID that sent nothing */
+	ib_destroy_cm_id(c->pid);
+	vrdma_cm_free(c, 0);
+	vrdma_dbg(vdev, "%s: %d\n", what, ret);
+	return VRDMA_CM_FAILED;
+}
+
 /* Carries a REQ of the vdevice on the parent. */
 static enum vrdma_cm_verdict vrdma_cm_req(struct vrdma_dev *vdev,
 					  const struct vrdma_gsi_mad *m)
@@ -675,26 +725,10 @@ static enum vrdma_cm_verdict vrdma_cm_req(struct vrdma_dev *vdev,
 	}
 
 	mutex_lock(&vdev->cm.conn_lock);
-	if (vrdma_cm_find(vdev, c->vid)) {
-		v = VRDMA_CM_DUP;
+	v = vrdma_cm_start(c, !!vrdma_cm_find(vdev, c->vid));
+	if (v != VRDMA_CM_CARRIED)
 		goto err_unlock;
-	}
-	if (vdev->cm.nconns >= VRDMA_CM_CONN_MAX) {
-		v = VRDMA_CM_QUOTA;
-		goto err_unlock;
-	}
-	if (vrdma_cm_link(c)) {
-		v = VRDMA_CM_FAILED;
-		goto err_unlock;
-	}
-	pid = ib_create_cm_id(vdev->parent_ibdev, vrdma_cm_handler,
-			      (void *)(unsigned long)c->handle);
-	if (IS_ERR(pid)) {
-		vrdma_cm_unlink(c);
-		v = VRDMA_CM_FAILED;
-		goto err_unlock;
-	}
-	c->pid = pid;
+	pid = c->pid;
 
 	req.primary_path = &path;
 	req.ppath_sgid_attr = sgid_attr;
@@ -720,17 +754,7 @@ static enum vrdma_cm_verdict vrdma_cm_req(struct vrdma_dev *vdev,
 	req.ece.attr_mod = vrdma_mad_be32(mad, VRDMA_MAD_ATTR_MOD);
 	ret = ib_send_cm_req(pid, &req);
 	rdma_put_gid_attr(sgid_attr);
-	if (ret) {
-		vrdma_cm_unlink(c);
-		mutex_unlock(&vdev->cm.conn_lock);
-		/* no handler runs for an ID that sent nothing */
-		ib_destroy_cm_id(pid);
-		vrdma_cm_free(c, 0);
-		vrdma_dbg(vdev, "ib_send_cm_req: %d\n", ret);
-		return VRDMA_CM_FAILED;
-	}
-	mutex_unlock(&vdev->cm.conn_lock);
-	return VRDMA_CM_CARRIED;
+	return vrdma_cm_sent(c, ret, "ib_send_cm_req");
 
 err_unlock:
 	mutex_unlock(&vdev->cm.conn_lock);
@@ -805,26 +829,10 @@ static enum vrdma_cm_verdict vrdma_cm_sidr_req(struct vrdma_dev *vdev,
 	}
 
 	mutex_lock(&vdev->cm.conn_lock);
-	if (vrdma_cm_find_sidr(vdev, c->vid, false)) {
-		v = VRDMA_CM_DUP;
+	v = vrdma_cm_start(c, !!vrdma_cm_find_sidr(vdev, c->vid, false));
+	if (v != VRDMA_CM_CARRIED)
 		goto err_unlock;
-	}
-	if (vdev->cm.nconns >= VRDMA_CM_CONN_MAX) {
-		v = VRDMA_CM_QUOTA;
-		goto err_unlock;
-	}
-	if (vrdma_cm_link(c)) {
-		v = VRDMA_CM_FAILED;
-		goto err_unlock;
-	}
-	pid = ib_create_cm_id(vdev->parent_ibdev, vrdma_cm_handler,
-			      (void *)(unsigned long)c->handle);
-	if (IS_ERR(pid)) {
-		vrdma_cm_unlink(c);
-		v = VRDMA_CM_FAILED;
-		goto err_unlock;
-	}
-	c->pid = pid;
+	pid = c->pid;
 
 	req.path = &path;
 	req.sgid_attr = sgid_attr;
@@ -835,17 +843,7 @@ static enum vrdma_cm_verdict vrdma_cm_sidr_req(struct vrdma_dev *vdev,
 	req.private_data_len = IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE;
 	ret = ib_send_cm_sidr_req(pid, &req);
 	rdma_put_gid_attr(sgid_attr);
-	if (ret) {
-		vrdma_cm_unlink(c);
-		mutex_unlock(&vdev->cm.conn_lock);
-		/* no handler runs for an ID that sent nothing */
-		ib_destroy_cm_id(pid);
-		vrdma_cm_free(c, 0);
-		vrdma_dbg(vdev, "ib_send_cm_sidr_req: %d\n", ret);
-		return VRDMA_CM_FAILED;
-	}
-	mutex_unlock(&vdev->cm.conn_lock);
-	return VRDMA_CM_CARRIED;
+	return vrdma_cm_sent(c, ret, "ib_send_cm_sidr_req");
 
 err_unlock:
 	mutex_unlock(&vdev->cm.conn_lock);
@@ -1509,6 +1507,81 @@ static void vrdma_cm_to_vdev_req(struct vrdma_cm_conn *c,
 		       VRDMA_REQ_PRIVATE_DATA_LEN);
 }
 
+/*
+ * The SIDR_REQ of the peer as its ib_cm sent it (cm_format_sidr_req()),
+ * under the proxy's request ID.
+ */
+static void vrdma_cm_to_vdev_sidr_req(struct vrdma_cm_conn *c,
+				      const struct ib_cm_id *pid,
+				      const struct ib_cm_event *ev, u8 *mad)
+{
+	const struct ib_cm_sidr_req_event_param *req = &ev->param.sidr_req_rcvd;
+
+	vrdma_cm_mad_hdr(mad, VRDMA_CM_SIDR_REQ);
+	vrdma_mad_put_be32(mad, VRDMA_SIDR_REQ_REQUEST_ID, c->xid);
+	vrdma_mad_put_be16(mad, VRDMA_SIDR_REQ_PKEY, req->pkey);
+	vrdma_mad_put_be64(mad, VRDMA_SIDR_REQ_SERVICE_ID,
+			   be64_to_cpu(req->service_id));
+	if (ev->private_data)
+		memcpy(mad + VRDMA_SIDR_REQ_PRIVATE_DATA, ev->private_data,
+		       IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE);
+}
+
+/*
+ * Makes @pid, new on a listener, the proxy's: @c (allocated and named by
+ * the caller, freed by it on failure) joins the vdevice's connections
+ * within its quota, and @to_vdev writes the request the vdevice is
+ * offered into its QP1.
+ */
+static int vrdma_cm_offer(struct vrdma_cm_conn *c, struct ib_cm_id *pid,
+			  const struct ib_cm_event *ev,
+			  void (*to_vdev)(struct vrdma_cm_conn *c,
+					  const struct ib_cm_id *pid,
+					  const struct ib_cm_event *ev, u8 *mad))
+{
+	struct vrdma_dev *vdev = c->vdev;
+	u8 *mad;
+	int ret;
+
+	mad = kzalloc(IB_MGMT_MAD_SIZE, GFP_KERNEL);
+	if (!mad)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&c->node);
+	c->incoming = true;
+	c->since = jiffies;
+	vrdma_cm_new_peer_id(c);
+	if (c->sidr)
+		vrdma_cm_sidr_expire(vdev);
+
+	mutex_lock(&vdev->cm.conn_lock);
+	if (vdev->cm.nconns >= VRDMA_CM_CONN_MAX ||
+	    (c->sidr && vrdma_cm_sidr_offered(vdev) >= VRDMA_CM_SIDR_IN_MAX)) {
+		ret = -ENOSPC;
+		goto out_unlock;
+	}
+	ret = vrdma_cm_link(c);
+	if (ret)
+		goto out_unlock;
+	c->pid = pid;
+	to_vdev(c, pid, ev, mad);
+	ret = vrdma_cm_deliver(c, mad);
+	if (ret) {
+		/* nobody found it meanwhile: the lock was held throughout */
+		vrdma_cm_unlink(c);
+		goto out_unlock;
+	}
+	/*
+	 * No event of @pid comes before this handler returns (none at all on
+	 * a SIDR request), and the vdevice's answer waits for the lock.
+	 */
+	pid->context = (void *)(unsigned long)c->handle;
+	pid->cm_handler = vrdma_cm_handler;
+out_unlock:
+	mutex_unlock(&vdev->cm.conn_lock);
+	kfree(mad);
+	return ret;
+}
+
 /**
  * vrdma_cm_proxy_accept() - offer an incoming connection to a vdevice
  * @vdev: the vdevice that publishes the port of @pid's service ID and
@@ -1530,7 +1603,6 @@ int vrdma_cm_proxy_accept(struct vrdma_dev *vdev, struct ib_cm_id *pid,
 {
 	const struct ib_cm_req_event_param *req = &ev->param.req_rcvd;
 	struct vrdma_cm_conn *c;
-	u8 *mad;
 	int ret;
 
 	lockdep_assert_held(&vrdma_mutex);
@@ -1543,70 +1615,15 @@ int vrdma_cm_proxy_accept(struct vrdma_dev *vdev, struct ib_cm_id *pid,
 			      &req->primary_path->dgid))
 		return -EACCES;
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
-	mad = kzalloc(IB_MGMT_MAD_SIZE, GFP_KERNEL);
-	if (!c || !mad) {
-		ret = -ENOMEM;
-		goto err_free;
-	}
-	INIT_LIST_HEAD(&c->node);
+	if (!c)
+		return -ENOMEM;
 	c->vdev = vdev;
-	c->incoming = true;
 	c->sgid = req->primary_path->sgid;
 	c->dgid = req->primary_path->dgid;
-	vrdma_cm_new_peer_id(c);
-
-	mutex_lock(&vdev->cm.conn_lock);
-	if (vdev->cm.nconns >= VRDMA_CM_CONN_MAX) {
-		ret = -ENOSPC;
-		goto err_unlock;
-	}
-	ret = vrdma_cm_link(c);
+	ret = vrdma_cm_offer(c, pid, ev, vrdma_cm_to_vdev_req);
 	if (ret)
-		goto err_unlock;
-	c->pid = pid;
-	vrdma_cm_to_vdev_req(c, pid, ev, mad);
-	ret = vrdma_cm_deliver(c, mad);
-	if (ret) {
-		/* nobody found it meanwhile: the lock was held throughout */
-		vrdma_cm_unlink(c);
-		mutex_unlock(&vdev->cm.conn_lock);
-		goto err_free;
-	}
-	/*
-	 * No event of @pid comes before this handler returns, and the
-	 * vdevice's answer waits for the lock.
-	 */
-	pid->context = (void *)(unsigned long)c->handle;
-	pid->cm_handler = vrdma_cm_handler;
-	mutex_unlock(&vdev->cm.conn_lock);
-	kfree(mad);
-	return 0;
-
-err_unlock:
-	mutex_unlock(&vdev->cm.conn_lock);
-err_free:
-	kfree(mad);
-	kfree(c);
+		kfree(c);
 	return ret;
-}
-
-/*
- * The SIDR_REQ of the peer as its ib_cm sent it (cm_format_sidr_req()),
- * under the proxy's request ID.
- */
-static void vrdma_cm_to_vdev_sidr_req(struct vrdma_cm_conn *c,
-				      const struct ib_cm_event *ev, u8 *mad)
-{
-	const struct ib_cm_sidr_req_event_param *req = &ev->param.sidr_req_rcvd;
-
-	vrdma_cm_mad_hdr(mad, VRDMA_CM_SIDR_REQ);
-	vrdma_mad_put_be32(mad, VRDMA_SIDR_REQ_REQUEST_ID, c->xid);
-	vrdma_mad_put_be16(mad, VRDMA_SIDR_REQ_PKEY, req->pkey);
-	vrdma_mad_put_be64(mad, VRDMA_SIDR_REQ_SERVICE_ID,
-			   be64_to_cpu(req->service_id));
-	if (ev->private_data)
-		memcpy(mad + VRDMA_SIDR_REQ_PRIVATE_DATA, ev->private_data,
-		       IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE);
 }
 
 /**
@@ -1633,7 +1650,6 @@ int vrdma_cm_proxy_sidr_accept(struct vrdma_dev *vdev, struct ib_cm_id *pid,
 	const struct ib_cm_sidr_req_event_param *req = &ev->param.sidr_req_rcvd;
 	union ib_gid peer, dst;
 	struct vrdma_cm_conn *c;
-	u8 *mad;
 	int ret;
 
 	lockdep_assert_held(&vrdma_mutex);
@@ -1653,50 +1669,15 @@ int vrdma_cm_proxy_sidr_accept(struct vrdma_dev *vdev, struct ib_cm_id *pid,
 	if (!vrdma_cm_path_ok(vdev, &req->sgid_attr->gid, &peer))
 		return -EACCES;
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
-	mad = kzalloc(IB_MGMT_MAD_SIZE, GFP_KERNEL);
-	if (!c || !mad) {
-		ret = -ENOMEM;
-		goto err_free;
-	}
-	INIT_LIST_HEAD(&c->node);
+	if (!c)
+		return -ENOMEM;
 	c->vdev = vdev;
-	c->incoming = true;
 	c->sidr = true;
 	c->sgid = req->sgid_attr->gid;
 	c->dgid = peer;
-	c->since = jiffies;
-	vrdma_cm_new_peer_id(c);
-
-	vrdma_cm_sidr_expire(vdev);
-	mutex_lock(&vdev->cm.conn_lock);
-	if (vdev->cm.nconns >= VRDMA_CM_CONN_MAX ||
-	    vrdma_cm_sidr_offered(vdev) >= VRDMA_CM_SIDR_IN_MAX) {
-		ret = -ENOSPC;
-		goto err_unlock;
-	}
-	ret = vrdma_cm_link(c);
+	ret = vrdma_cm_offer(c, pid, ev, vrdma_cm_to_vdev_sidr_req);
 	if (ret)
-		goto err_unlock;
-	c->pid = pid;
-	vrdma_cm_to_vdev_sidr_req(c, ev, mad);
-	ret = vrdma_cm_deliver(c, mad);
-	if (ret) {
-		vrdma_cm_unlink(c);
-		mutex_unlock(&vdev->cm.conn_lock);
-		goto err_free;
-	}
-	/* no event of @pid ever comes: ib_cm only answers it */
-	pid->context = (void *)(unsigned long)c->handle;
-	pid->cm_handler = vrdma_cm_handler;
-	mutex_unlock(&vdev->cm.conn_lock);
-	kfree(mad);
-	return 0;
-
-err_unlock:
-	mutex_unlock(&vdev->cm.conn_lock);
-err_free:
-	kfree(mad);
-	kfree(c);
+		kfree(c);
 	return ret;
 }
 
