@@ -310,13 +310,15 @@ int vrdma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	if (udata)
 		return -EINVAL;
 	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH) ||
-	    attr->type != RDMA_AH_ATTR_TYPE_ROCE)
+	    attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
+	    !rdma_ah_read_grh(attr)->sgid_attr)
 		return -EINVAL;
 	ret = vrdma_kobj_get(vdev);
 	if (ret)
 		return ret;
 	vah->shadow = NULL;
 	vah->kdgid = rdma_ah_read_grh(attr)->dgid;
+	vah->ksgid = rdma_ah_read_grh(attr)->sgid_attr->gid;
 	memcpy(vah->kdmac, attr->roce.dmac, ETH_ALEN);
 	return 0;
 }
@@ -569,6 +571,7 @@ static struct vrdma_gsi_mad *vrdma_gsi_copy(struct vrdma_gsi *gsi,
 	if (!mad)
 		return NULL;
 	mad->dgid = to_vah(ud->ah)->kdgid;
+	mad->sgid = to_vah(ud->ah)->ksgid;
 	memcpy(mad->dmac, to_vah(ud->ah)->kdmac, ETH_ALEN);
 	mad->len = len;
 	for (len = 0, i = 0; i < wr->num_sge; i++) {

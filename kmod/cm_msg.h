@@ -15,6 +15,7 @@
 
 #include <linux/build_bug.h>
 #include <linux/string.h>
+#include <rdma/ib_cm.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
 
@@ -135,7 +136,24 @@ enum vrdma_cm_transport {
 
 /* ServiceIDResolutionRequest (12.6.12) */
 #define VRDMA_SIDR_REQ_REQUEST_ID	(VRDMA_MAD_HDR_LEN + 0)
+#define VRDMA_SIDR_REQ_PKEY		(VRDMA_MAD_HDR_LEN + 4)
 #define VRDMA_SIDR_REQ_SERVICE_ID	(VRDMA_MAD_HDR_LEN + 8)
+#define VRDMA_SIDR_REQ_PRIVATE_DATA	(VRDMA_MAD_HDR_LEN + 16)
+
+/*
+ * ServiceIDResolutionResponse (12.6.13); the QPN is 24 bits, followed by
+ * the low byte of the ECE vendor ID (its high bytes at offset 6)
+ */
+#define VRDMA_SIDR_REP_REQUEST_ID	(VRDMA_MAD_HDR_LEN + 0)
+#define VRDMA_SIDR_REP_STATUS		(VRDMA_MAD_HDR_LEN + 4)
+#define VRDMA_SIDR_REP_INFO_LEN		(VRDMA_MAD_HDR_LEN + 5)
+#define VRDMA_SIDR_REP_VENDOR_ID_H	(VRDMA_MAD_HDR_LEN + 6)
+#define VRDMA_SIDR_REP_QPN		(VRDMA_MAD_HDR_LEN + 8)
+#define VRDMA_SIDR_REP_VENDOR_ID_L	(VRDMA_MAD_HDR_LEN + 11)
+#define VRDMA_SIDR_REP_SERVICE_ID	(VRDMA_MAD_HDR_LEN + 12)
+#define VRDMA_SIDR_REP_QKEY		(VRDMA_MAD_HDR_LEN + 20)
+#define VRDMA_SIDR_REP_INFO		(VRDMA_MAD_HDR_LEN + 24)
+#define VRDMA_SIDR_REP_PRIVATE_DATA	(VRDMA_MAD_HDR_LEN + 96)
 
 /* ReadyToUse, DisconnectRequest, DisconnectReply (12.6.9-12.6.11) */
 #define VRDMA_RTU_PRIVATE_DATA		(VRDMA_MAD_HDR_LEN + 8)
@@ -150,6 +168,12 @@ static_assert(VRDMA_REJ_ARI + 72 == VRDMA_REJ_PRIVATE_DATA);
 static_assert(VRDMA_REJ_PRIVATE_DATA + 148 <= IB_MGMT_MAD_SIZE);
 static_assert(VRDMA_RTU_PRIVATE_DATA + 224 <= IB_MGMT_MAD_SIZE);
 static_assert(VRDMA_DREQ_PRIVATE_DATA + 220 <= IB_MGMT_MAD_SIZE);
+static_assert(VRDMA_SIDR_REQ_PRIVATE_DATA + IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE <=
+	      IB_MGMT_MAD_SIZE);
+static_assert(VRDMA_SIDR_REP_INFO + IB_CM_SIDR_REP_INFO_LENGTH ==
+	      VRDMA_SIDR_REP_PRIVATE_DATA);
+static_assert(VRDMA_SIDR_REP_PRIVATE_DATA + IB_CM_SIDR_REP_PRIVATE_DATA_SIZE <=
+	      IB_MGMT_MAD_SIZE);
 
 static inline u8 vrdma_mad_u8(const u8 *mad, unsigned int off)
 {

@@ -53,6 +53,22 @@
  * change while the vdevice lives (ib_cm registers the agent when the
  * device is added and cannot be unloaded under vrdma, which links to it).
  * A REQ under another number is dropped and counted (forged).
+ *
+ * SIDR (rdma_cm over UD: RDMA_PS_UDP) takes the same ways, one request
+ * and its reply, each a struct vrdma_cm_conn (@sidr) while pending:
+ *
+ *   SIDR_REQ (QP1 send)  ----->  checked as a REQ, ib_send_cm_sidr_req()
+ *   SIDR_REP (QP1 recv)  <-----  IB_CM_SIDR_REP_RECEIVED, for its request ID
+ *   SIDR_REQ (QP1 recv)  <-----  IB_CM_SIDR_REQ_RECEIVED on a published
+ *                                port, under the proxy's request ID
+ *   SIDR_REP (QP1 send)  ----->  a live UD QP of the vdevice, a Q_Key that
+ *                                is not privileged: ib_send_cm_sidr_rep()
+ *
+ * A SIDR_REQ names no GID: its source is that of the AH it was sent with,
+ * its destination the AH's.  ib_cm finds the cm_id a SIDR_REP answers by
+ * its request ID alone, in the table of every device, so the vdevice's
+ * SIDR_REQ must be its ib_cm's, by the TID, as a REQ.  The proxy's own
+ * probe never gets that far.  Tested on rxe with Linux 7.3 only.
  */
 #include <linux/completion.h>
 #include <linux/debugfs.h>
@@ -91,6 +107,10 @@
  * @incoming: the peer asked for it (a REQ on a published port)
  * @answered: @vid and @vqpn are known; false only for an incoming
  *	connection the vdevice has not answered yet
+ * @sidr: not a connection but one service ID resolution (SIDR_REQ,
+ *	SIDR_REP) in flight: @vid is the vdevice's request ID when it asked,
+ *	@xid the proxy's when the peer did (@incoming)
+ * @since: when the proxy offered an incoming SIDR request (jiffies)
  */
 struct vrdma_cm_conn {
 	struct list_head node;
@@ -106,6 +126,8 @@ struct vrdma_cm_conn {
 	union ib_gid dgid;
 	bool incoming;
 	bool answered;
+	bool sidr;
+	unsigned long since;
 };
 
 /* The verdict on one MAD from a vdevice, for the debug log */
@@ -122,6 +144,7 @@ enum vrdma_cm_verdict {
 	VRDMA_CM_FORGED,	/* a REQ not of the vdevice's ib_cm */
 	VRDMA_CM_UNPROVEN,	/* a REQ while ib_cm's agent is not known */
 	VRDMA_CM_BAD_REP,	/* a REP naming what the vdevice does not own */
+	VRDMA_CM_BAD_SIDR_REP,	/* a SIDR_REP naming what it does not own */
 };
 
 static const char *const vrdma_cm_verdict_name[] = {
@@ -137,6 +160,7 @@ static const char *const vrdma_cm_verdict_name[] = {
 	[VRDMA_CM_FORGED] = "forged: not the vdevice's CM",
 	[VRDMA_CM_UNPROVEN] = "refused: the vdevice's CM is not known",
 	[VRDMA_CM_BAD_REP] = "REP refused",
+	[VRDMA_CM_BAD_SIDR_REP] = "SIDR REP refused",
 };
 
 /* REQs dropped as forged or unproven, for debugfs */
@@ -144,6 +168,29 @@ static atomic_t vrdma_cm_forged = ATOMIC_INIT(0);
 
 /* The most CM retries a REQ can ask for (a 4-bit field) */
 #define VRDMA_CM_MAX_RETRIES	15
+
+/*
+ * The SIDR retries of the proxy's own requests on the parent, as cma asks
+ * of ib_cm for its own (cma_resolve_ib_udp(): CMA_CM_RESPONSE_TIMEOUT,
+ * CMA_MAX_CM_RETRIES): the vdevice's retries of the same request are
+ * dropped as duplicates meanwhile.
+ */
+#define VRDMA_CM_SIDR_TIMEOUT_MS	4096
+#define VRDMA_CM_SIDR_RETRIES		15
+
+/*
+ * Incoming SIDR requests a vdevice may hold unanswered, of its
+ * VRDMA_CM_CONN_MAX: a peer cannot fill them all.  ib_cm keeps such a
+ * request until it is answered or destroyed, and the peer gives up after
+ * its last retry (cma's 16 tries of 4096 ms), so one unanswered for
+ * longer is answered "rejected" and its slot freed when the next one
+ * comes or the vdevice answers any.
+ */
+#define VRDMA_CM_SIDR_IN_MAX		16
+#define VRDMA_CM_SIDR_IN_TTL		(70 * HZ)
+
+/* The Q_Keys with the high bit set are privileged (IBTA 10.2.5) */
+#define VRDMA_CM_QKEY_PRIVILEGED	0x80000000U
 
 /* How long the proxy waits for its probe of ib_cm's agent to be sent */
 #define VRDMA_CM_PROBE_WAIT	(2 * HZ)
@@ -189,26 +236,49 @@ static bool vrdma_cm_path_ok(struct vrdma_dev *vdev, const union ib_gid *sgid,
 }
 
 /*
- * The RDMA CM's header in the private data names the REQ's own source
- * address: the peer's cma reports it to the application as the caller.
+ * The address at @off (VRDMA_CMA_HDR_SRC or _DST) of the RDMA CM's header
+ * at @hdr, as a GID: IPv4-mapped for IPv4.  False if it is no header of
+ * cma's.
  */
-static bool vrdma_cm_cma_hdr_ok(const u8 *mad, const union ib_gid *sgid)
+static bool vrdma_cm_cma_addr(const u8 *hdr, unsigned int off,
+			      union ib_gid *gid)
 {
-	const u8 *hdr = mad + VRDMA_REQ_PRIVATE_DATA;
 	u8 ipv = hdr[VRDMA_CMA_HDR_IP_VERSION] >> 4;
 
 	if (hdr[0] != VRDMA_CMA_VERSION)
 		return false;
-	if (ipv == 4)
-		return ipv6_addr_v4mapped((const struct in6_addr *)sgid->raw) &&
-		       !memcmp(hdr + VRDMA_CMA_HDR_SRC + 12, &sgid->raw[12], 4);
-	if (ipv == 6)
-		return !memcmp(hdr + VRDMA_CMA_HDR_SRC, sgid->raw, 16);
+	if (ipv == 4) {
+		__be32 a;
+
+		memcpy(&a, hdr + off + 12, sizeof(a));
+		ipv6_addr_set_v4mapped(a, (struct in6_addr *)gid->raw);
+		return true;
+	}
+	if (ipv == 6) {
+		memcpy(gid->raw, hdr + off, sizeof(gid->raw));
+		return true;
+	}
 	return false;
 }
 
-/* @qpn is a live RC or UC QP of the vdevice (the core's QP table). */
-static bool vrdma_cm_own_qp(struct vrdma_dev *vdev, u32 qpn)
+/*
+ * The RDMA CM's header @hdr in a request's private data names the
+ * request's own source address: the peer's cma reports it to the
+ * application as the caller.
+ */
+static bool vrdma_cm_cma_hdr_ok(const u8 *hdr, const union ib_gid *sgid)
+{
+	union ib_gid src;
+
+	return vrdma_cm_cma_addr(hdr, VRDMA_CMA_HDR_SRC, &src) &&
+	       !memcmp(&src, sgid, sizeof(src));
+}
+
+/*
+ * @qpn is a live QP of the vdevice (the core's QP table): a UD QP for a
+ * SIDR reply (@ud), else an RC or UC QP.
+ */
+static bool vrdma_cm_own_qp(struct vrdma_dev *vdev, u32 qpn, bool ud)
 {
 	struct rdma_restrack_entry *res;
 	struct ib_qp *qp;
@@ -218,7 +288,10 @@ static bool vrdma_cm_own_qp(struct vrdma_dev *vdev, u32 qpn)
 	if (IS_ERR(res))
 		return false;
 	qp = container_of(res, struct ib_qp, res);
-	ok = qp->qp_type == IB_QPT_RC || qp->qp_type == IB_QPT_UC;
+	if (ud)
+		ok = qp->qp_type == IB_QPT_UD;
+	else
+		ok = qp->qp_type == IB_QPT_RC || qp->qp_type == IB_QPT_UC;
 	rdma_restrack_put(res);
 	return ok;
 }
@@ -244,12 +317,13 @@ static bool vrdma_cm_req_ok(struct vrdma_dev *vdev,
 		return false;
 	if (memcmp(&dgid, &m->dgid, sizeof(dgid)))
 		return false;
-	if (!vrdma_cm_cma_hdr_ok(mad, &sgid))
+	if (!vrdma_cm_cma_hdr_ok(mad + VRDMA_REQ_PRIVATE_DATA, &sgid))
 		return false;
 	if (vrdma_mad_be16(mad, VRDMA_REQ_ALT_LOCAL_LID) ||
 	    memchr_inv(mad + VRDMA_REQ_ALT_LOCAL_GID, 0, sizeof(dgid.raw)))
 		return false;
-	return vrdma_cm_own_qp(vdev, vrdma_mad_qpn(mad, VRDMA_REQ_LOCAL_QPN));
+	return vrdma_cm_own_qp(vdev, vrdma_mad_qpn(mad, VRDMA_REQ_LOCAL_QPN),
+			       false);
 }
 
 /*
@@ -307,7 +381,7 @@ static struct vrdma_cm_conn *vrdma_cm_find(struct vrdma_dev *vdev, u32 vid)
 
 	lockdep_assert_held(&vdev->cm.conn_lock);
 	list_for_each_entry(c, &vdev->cm.conns, node)
-		if (c->answered && c->vid == vid)
+		if (!c->sidr && c->answered && c->vid == vid)
 			return c;
 	return NULL;
 }
@@ -320,7 +394,24 @@ static struct vrdma_cm_conn *vrdma_cm_find_offer(struct vrdma_dev *vdev,
 
 	lockdep_assert_held(&vdev->cm.conn_lock);
 	list_for_each_entry(c, &vdev->cm.conns, node)
-		if (!c->answered && c->xid == xid)
+		if (!c->sidr && !c->answered && c->xid == xid)
+			return c;
+	return NULL;
+}
+
+/*
+ * The SIDR request in flight under request ID @id: the vdevice's own
+ * (@incoming false), or one the proxy offered it
+ */
+static struct vrdma_cm_conn *vrdma_cm_find_sidr(struct vrdma_dev *vdev,
+						u32 id, bool incoming)
+{
+	struct vrdma_cm_conn *c;
+
+	lockdep_assert_held(&vdev->cm.conn_lock);
+	list_for_each_entry(c, &vdev->cm.conns, node)
+		if (c->sidr && c->incoming == incoming &&
+		    (incoming ? c->xid : c->vid) == id)
 			return c;
 	return NULL;
 }
@@ -354,32 +445,49 @@ static void vrdma_cm_unlink(struct vrdma_cm_conn *c)
 	vrdma_obj_dec(VRDMA_OBJ_CMCONN);
 }
 
+/*
+ * A RoCE v2 path from @sgid to @dgid, for the parent's ib_cm: the
+ * selectors ib_cm wants and the destination MAC of the vdevice's AH @m
+ * (the address it resolved, checked against @dgid by the caller).
+ */
+static void vrdma_cm_roce_path(const struct vrdma_gsi_mad *m,
+			       const union ib_gid *sgid,
+			       const union ib_gid *dgid,
+			       struct sa_path_rec *path)
+{
+	memset(path, 0, sizeof(*path));
+	path->rec_type = SA_PATH_REC_TYPE_ROCE_V2;
+	path->sgid = *sgid;
+	path->dgid = *dgid;
+	path->reversible = 1;
+	path->pkey = cpu_to_be16(0xffff);
+	path->mtu_selector = IB_SA_EQ;
+	path->rate_selector = IB_SA_EQ;
+	path->packet_life_time_selector = IB_SA_EQ;
+	sa_path_set_dmac(path, (u8 *)m->dmac);
+	path->roce.route_resolved = true;
+}
+
 /* The RoCE v2 path of a REQ, for the parent's ib_cm */
 static void vrdma_cm_req_path(const struct vrdma_gsi_mad *m,
 			      struct sa_path_rec *path)
 {
 	const u8 *mad = m->data;
 	u8 ack = vrdma_mad_u8(mad, VRDMA_REQ_ACK_TIMEOUT) >> 3;
+	union ib_gid sgid, dgid;
 
-	memset(path, 0, sizeof(*path));
-	path->rec_type = SA_PATH_REC_TYPE_ROCE_V2;
-	vrdma_mad_gid(mad, VRDMA_REQ_PRIMARY_LOCAL_GID, &path->sgid);
-	vrdma_mad_gid(mad, VRDMA_REQ_PRIMARY_REMOTE_GID, &path->dgid);
+	vrdma_mad_gid(mad, VRDMA_REQ_PRIMARY_LOCAL_GID, &sgid);
+	vrdma_mad_gid(mad, VRDMA_REQ_PRIMARY_REMOTE_GID, &dgid);
+	vrdma_cm_roce_path(m, &sgid, &dgid, path);
 	path->flow_label = cpu_to_be32(vrdma_mad_be32(mad, VRDMA_REQ_FLOW_LABEL) >> 12);
 	path->hop_limit = vrdma_mad_u8(mad, VRDMA_REQ_HOP_LIMIT);
 	path->traffic_class = vrdma_mad_u8(mad, VRDMA_REQ_TCLASS);
-	path->reversible = 1;
 	path->pkey = cpu_to_be16(vrdma_mad_be16(mad, VRDMA_REQ_PKEY));
 	path->sl = vrdma_mad_u8(mad, VRDMA_REQ_SL) >> 4;
-	path->mtu_selector = IB_SA_EQ;
 	path->mtu = vrdma_mad_u8(mad, VRDMA_REQ_MTU_RNR) >> 4;
-	path->rate_selector = IB_SA_EQ;
 	path->rate = vrdma_mad_u8(mad, VRDMA_REQ_RATE) & 0x3f;
-	path->packet_life_time_selector = IB_SA_EQ;
 	/* ib_cm sends the packet life time + 1 as the local ACK timeout */
 	path->packet_life_time = ack ? ack - 1 : 0;
-	sa_path_set_dmac(path, (u8 *)m->dmac);
-	path->roce.route_resolved = true;
 }
 
 /* The probe's cm_id is destroyed by its maker; nothing to do. */
@@ -391,24 +499,23 @@ static int vrdma_cm_probe_handler(struct ib_cm_id *id,
 
 /*
  * Learns the number of the vdevice's ib_cm's MAD agent: a SIDR request
- * from a cm_id of the vdevice, along the path of the REQ @m (which has
- * passed vrdma_cm_req_ok(): its source GID is the vdevice's), with a
- * random service ID.  ib_cm posts it on the vdevice's QP1 at once (or from
+ * from a cm_id of the vdevice, along @from, the path of a request that
+ * passed the checks (its source GID is the vdevice's), with a random
+ * service ID.  ib_cm posts it on the vdevice's QP1 at once (or from
  * the MAD layer's overflow queue when a send completes, which this QP does
  * at once too); vrdma_cm_probe_sent() catches it there.
  * Context: the QP1's work item (one at a time per vdevice); sleeps.
  */
 static int vrdma_cm_learn_tid(struct vrdma_dev *vdev,
-			      const struct vrdma_gsi_mad *m)
+			      const struct sa_path_rec *from)
 {
 	struct ib_cm_sidr_req_param param = {};
 	DECLARE_COMPLETION_ONSTACK(done);
+	struct sa_path_rec path = *from;
 	const struct ib_gid_attr *attr;
-	struct sa_path_rec path;
 	struct ib_cm_id *id;
 	int ret;
 
-	vrdma_cm_req_path(m, &path);
 	path.pkey = cpu_to_be16(0xffff);
 	attr = rdma_find_gid_by_port(&vdev->ibdev, &path.sgid,
 				     IB_GID_TYPE_ROCE_UDP_ENCAP, 1, NULL);
@@ -483,9 +590,13 @@ static bool vrdma_cm_probe_sent(struct vrdma_dev *vdev,
 	return probe;
 }
 
-/* A REQ @m sent by the vdevice's ib_cm, learning its agent's number first */
+/*
+ * A request @m (REQ or SIDR_REQ, along @path) sent by the vdevice's ib_cm,
+ * learning its agent's number first
+ */
 static enum vrdma_cm_verdict vrdma_cm_req_sender(struct vrdma_dev *vdev,
-						 const struct vrdma_gsi_mad *m)
+						 const struct vrdma_gsi_mad *m,
+						 const struct sa_path_rec *path)
 {
 	u32 hi = vrdma_mad_be64(m->data, VRDMA_MAD_TID) >> 32;
 	bool known;
@@ -496,7 +607,7 @@ static enum vrdma_cm_verdict vrdma_cm_req_sender(struct vrdma_dev *vdev,
 	known = vdev->cm.tid_known;
 	spin_unlock_irq(&vdev->cm.lock);
 	if (!known) {
-		ret = vrdma_cm_learn_tid(vdev, m);
+		ret = vrdma_cm_learn_tid(vdev, path);
 		if (ret) {
 			vrdma_dbg(vdev, "ib_cm's MAD agent not learnt: %d\n", ret);
 			return VRDMA_CM_UNPROVEN;
@@ -523,6 +634,56 @@ static int vrdma_cm_handler(struct ib_cm_id *pid,
 static void vrdma_cm_refuse_req(struct vrdma_dev *vdev,
 				const struct vrdma_gsi_mad *m);
 
+/*
+ * Starts @c, a request of the vdevice to carry (@dup: a retry of one
+ * carried already): a slot of the vdevice's quota and the parent's cm_id
+ * it goes out on (@c->pid).  On failure @c is not linked.
+ */
+static enum vrdma_cm_verdict vrdma_cm_start(struct vrdma_cm_conn *c, bool dup)
+{
+	struct vrdma_dev *vdev = c->vdev;
+	struct ib_cm_id *pid;
+
+	lockdep_assert_held(&vdev->cm.conn_lock);
+	if (dup)
+		return VRDMA_CM_DUP;
+	if (vdev->cm.nconns >= VRDMA_CM_CONN_MAX)
+		return VRDMA_CM_QUOTA;
+	if (vrdma_cm_link(c))
+		return VRDMA_CM_FAILED;
+	pid = ib_create_cm_id(vdev->parent_ibdev, vrdma_cm_handler,
+			      (void *)(unsigned long)c->handle);
+	if (IS_ERR(pid)) {
+		vrdma_cm_unlink(c);
+		return VRDMA_CM_FAILED;
+	}
+	c->pid = pid;
+	return VRDMA_CM_CARRIED;
+}
+
+/*
+ * The end of vrdma_cm_start(): @ret is what sending @c's request on the
+ * parent (@what) returned.  Called with the vdevice's conn_lock held,
+ * which it releases.
+ */
+static enum vrdma_cm_verdict vrdma_cm_sent(struct vrdma_cm_conn *c, int ret,
+					   const char *what)
+{
+	struct vrdma_dev *vdev = c->vdev;
+
+	if (!ret) {
+		mutex_unlock(&vdev->cm.conn_lock);
+		return VRDMA_CM_CARRIED;
+	}
+	vrdma_cm_unlink(c);
+	mutex_unlock(&vdev->cm.conn_lock);
+	/* no handler runs for an ID that sent nothing */
+	ib_destroy_cm_id(c->pid);
+	vrdma_cm_free(c, 0);
+	vrdma_dbg(vdev, "%s: %d\n", what, ret);
+	return VRDMA_CM_FAILED;
+}
+
 /* Carries a REQ of the vdevice on the parent. */
 static enum vrdma_cm_verdict vrdma_cm_req(struct vrdma_dev *vdev,
 					  const struct vrdma_gsi_mad *m)
@@ -538,7 +699,8 @@ static enum vrdma_cm_verdict vrdma_cm_req(struct vrdma_dev *vdev,
 
 	if (!vrdma_cm_req_ok(vdev, m))
 		return VRDMA_CM_BAD_REQ;
-	v = vrdma_cm_req_sender(vdev, m);
+	vrdma_cm_req_path(m, &path);
+	v = vrdma_cm_req_sender(vdev, m, &path);
 	if (v != VRDMA_CM_CARRIED) {
 		atomic_inc(&vrdma_cm_forged);
 		return v;
@@ -552,7 +714,6 @@ static enum vrdma_cm_verdict vrdma_cm_req(struct vrdma_dev *vdev,
 	c->vqpn = vrdma_mad_qpn(mad, VRDMA_REQ_LOCAL_QPN);
 	c->answered = true;
 	vrdma_cm_new_peer_id(c);
-	vrdma_cm_req_path(m, &path);
 	c->sgid = path.sgid;
 	c->dgid = path.dgid;
 
@@ -564,26 +725,10 @@ static enum vrdma_cm_verdict vrdma_cm_req(struct vrdma_dev *vdev,
 	}
 
 	mutex_lock(&vdev->cm.conn_lock);
-	if (vrdma_cm_find(vdev, c->vid)) {
-		v = VRDMA_CM_DUP;
+	v = vrdma_cm_start(c, !!vrdma_cm_find(vdev, c->vid));
+	if (v != VRDMA_CM_CARRIED)
 		goto err_unlock;
-	}
-	if (vdev->cm.nconns >= VRDMA_CM_CONN_MAX) {
-		v = VRDMA_CM_QUOTA;
-		goto err_unlock;
-	}
-	if (vrdma_cm_link(c)) {
-		v = VRDMA_CM_FAILED;
-		goto err_unlock;
-	}
-	pid = ib_create_cm_id(vdev->parent_ibdev, vrdma_cm_handler,
-			      (void *)(unsigned long)c->handle);
-	if (IS_ERR(pid)) {
-		vrdma_cm_unlink(c);
-		v = VRDMA_CM_FAILED;
-		goto err_unlock;
-	}
-	c->pid = pid;
+	pid = c->pid;
 
 	req.primary_path = &path;
 	req.ppath_sgid_attr = sgid_attr;
@@ -609,17 +754,7 @@ static enum vrdma_cm_verdict vrdma_cm_req(struct vrdma_dev *vdev,
 	req.ece.attr_mod = vrdma_mad_be32(mad, VRDMA_MAD_ATTR_MOD);
 	ret = ib_send_cm_req(pid, &req);
 	rdma_put_gid_attr(sgid_attr);
-	if (ret) {
-		vrdma_cm_unlink(c);
-		mutex_unlock(&vdev->cm.conn_lock);
-		/* no handler runs for an ID that sent nothing */
-		ib_destroy_cm_id(pid);
-		vrdma_cm_free(c, 0);
-		vrdma_dbg(vdev, "ib_send_cm_req: %d\n", ret);
-		return VRDMA_CM_FAILED;
-	}
-	mutex_unlock(&vdev->cm.conn_lock);
-	return VRDMA_CM_CARRIED;
+	return vrdma_cm_sent(c, ret, "ib_send_cm_req");
 
 err_unlock:
 	mutex_unlock(&vdev->cm.conn_lock);
@@ -627,6 +762,198 @@ err_unlock:
 	kfree(c);
 	if (v == VRDMA_CM_QUOTA)
 		vrdma_cm_refuse_req(vdev, m);
+	return v;
+}
+
+static void vrdma_cm_refuse_sidr(struct vrdma_dev *vdev,
+				 const struct vrdma_gsi_mad *m);
+
+/*
+ * Carries a SIDR_REQ of the vdevice on the parent.  The message names no
+ * GID and no QP: what it asks of is where the AH it was sent with goes,
+ * from that AH's source GID (the core checked it is the vdevice's), which
+ * the vdevice's ACLs must allow, as for a REQ.  Its request ID comes back
+ * in the SIDR_REP the proxy writes into the QP1, and ib_cm looks that up
+ * by that ID alone (cm_sidr_rep_handler()), in the table of every device:
+ * the request must be proven the vdevice's ib_cm's as a REQ is.  The
+ * proxy's own probe of ib_cm's agent never gets here (dropped when it is
+ * posted); a late retry of it is recognised by its service ID.
+ */
+static enum vrdma_cm_verdict vrdma_cm_sidr_req(struct vrdma_dev *vdev,
+					       const struct vrdma_gsi_mad *m)
+{
+	struct ib_cm_sidr_req_param req = {};
+	const struct ib_gid_attr *sgid_attr;
+	const u8 *mad = m->data;
+	enum vrdma_cm_verdict v;
+	struct sa_path_rec path;
+	struct vrdma_cm_conn *c;
+	struct ib_cm_id *pid;
+	u64 sid = vrdma_mad_be64(mad, VRDMA_SIDR_REQ_SERVICE_ID);
+	bool probe;
+	int ret;
+
+	spin_lock_irq(&vdev->cm.lock);
+	probe = vdev->cm.tid_known && sid == vdev->cm.probe_sid;
+	spin_unlock_irq(&vdev->cm.lock);
+	if (probe)
+		return VRDMA_CM_UNCARRIED;
+	if (!vrdma_cm_path_ok(vdev, &m->sgid, &m->dgid) ||
+	    !vrdma_cm_cma_hdr_ok(mad + VRDMA_SIDR_REQ_PRIVATE_DATA, &m->sgid))
+		return VRDMA_CM_BAD_REQ;
+	vrdma_cm_roce_path(m, &m->sgid, &m->dgid, &path);
+	path.pkey = cpu_to_be16(vrdma_mad_be16(mad, VRDMA_SIDR_REQ_PKEY));
+	/* as cma's route for RoCE v2: a routed hop */
+	path.hop_limit = IPV6_DEFAULT_HOPLIMIT;
+	v = vrdma_cm_req_sender(vdev, m, &path);
+	if (v != VRDMA_CM_CARRIED) {
+		atomic_inc(&vrdma_cm_forged);
+		return v;
+	}
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return VRDMA_CM_FAILED;
+	INIT_LIST_HEAD(&c->node);
+	c->vdev = vdev;
+	c->vid = vrdma_mad_be32(mad, VRDMA_SIDR_REQ_REQUEST_ID);
+	c->answered = true;
+	c->sidr = true;
+	c->sgid = m->sgid;
+	c->dgid = m->dgid;
+
+	sgid_attr = rdma_find_gid_by_port(vdev->parent_ibdev, &path.sgid,
+					  IB_GID_TYPE_ROCE_UDP_ENCAP, 1, NULL);
+	if (IS_ERR(sgid_attr)) {
+		kfree(c);
+		return VRDMA_CM_BAD_REQ;
+	}
+
+	mutex_lock(&vdev->cm.conn_lock);
+	v = vrdma_cm_start(c, !!vrdma_cm_find_sidr(vdev, c->vid, false));
+	if (v != VRDMA_CM_CARRIED)
+		goto err_unlock;
+	pid = c->pid;
+
+	req.path = &path;
+	req.sgid_attr = sgid_attr;
+	req.service_id = cpu_to_be64(sid);
+	req.timeout_ms = VRDMA_CM_SIDR_TIMEOUT_MS;
+	req.max_cm_retries = VRDMA_CM_SIDR_RETRIES;
+	req.private_data = mad + VRDMA_SIDR_REQ_PRIVATE_DATA;
+	req.private_data_len = IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE;
+	ret = ib_send_cm_sidr_req(pid, &req);
+	rdma_put_gid_attr(sgid_attr);
+	return vrdma_cm_sent(c, ret, "ib_send_cm_sidr_req");
+
+err_unlock:
+	mutex_unlock(&vdev->cm.conn_lock);
+	rdma_put_gid_attr(sgid_attr);
+	kfree(c);
+	if (v == VRDMA_CM_QUOTA)
+		vrdma_cm_refuse_sidr(vdev, m);
+	return v;
+}
+
+/*
+ * Ends the incoming SIDR requests of @vdev offered longer ago than the
+ * peer retries (VRDMA_CM_SIDR_IN_TTL): destroying the parent's cm_id
+ * answers the peer "rejected", and the vdevice's late answer finds none.
+ * Context: process, without the vdevice's conn_lock; sleeps.
+ */
+static void vrdma_cm_sidr_expire(struct vrdma_dev *vdev)
+{
+	struct vrdma_cm_conn *c, *next;
+	LIST_HEAD(gone);
+
+	mutex_lock(&vdev->cm.conn_lock);
+	list_for_each_entry_safe(c, next, &vdev->cm.conns, node) {
+		if (!c->sidr || !c->incoming ||
+		    time_before(jiffies, c->since + VRDMA_CM_SIDR_IN_TTL))
+			continue;
+		vrdma_cm_unlink(c);
+		list_add_tail(&c->node, &gone);
+	}
+	mutex_unlock(&vdev->cm.conn_lock);
+	list_for_each_entry_safe(c, next, &gone, node) {
+		list_del(&c->node);
+		/* no event comes on a SIDR request received */
+		ib_destroy_cm_id(c->pid);
+		vrdma_cm_free(c, 0);
+	}
+}
+
+/* The incoming SIDR requests @vdev holds unanswered */
+static unsigned int vrdma_cm_sidr_offered(struct vrdma_dev *vdev)
+{
+	struct vrdma_cm_conn *c;
+	unsigned int n = 0;
+
+	lockdep_assert_held(&vdev->cm.conn_lock);
+	list_for_each_entry(c, &vdev->cm.conns, node)
+		n += c->sidr && c->incoming;
+	return n;
+}
+
+/*
+ * The vdevice answers a SIDR request the proxy offered it (@m names the
+ * proxy's request ID).  A success must name a live UD QP of its own and a
+ * Q_Key that is not privileged; any other status is passed on without
+ * either.  The request ends here either way: the parent's ib_cm expects
+ * nothing more on it.
+ */
+static enum vrdma_cm_verdict vrdma_cm_sidr_rep(struct vrdma_dev *vdev,
+					       const struct vrdma_gsi_mad *m)
+{
+	struct ib_cm_sidr_rep_param rep = {};
+	const u8 *mad = m->data;
+	u32 xid = vrdma_mad_be32(mad, VRDMA_SIDR_REP_REQUEST_ID);
+	enum vrdma_cm_verdict v = VRDMA_CM_CARRIED;
+	struct vrdma_cm_conn *c;
+	int ret = 0;
+
+	vrdma_cm_sidr_expire(vdev);
+	rep.status = vrdma_mad_u8(mad, VRDMA_SIDR_REP_STATUS);
+	rep.qp_num = vrdma_mad_qpn(mad, VRDMA_SIDR_REP_QPN);
+	rep.qkey = vrdma_mad_be32(mad, VRDMA_SIDR_REP_QKEY);
+	rep.private_data = mad + VRDMA_SIDR_REP_PRIVATE_DATA;
+	rep.private_data_len = IB_CM_SIDR_REP_PRIVATE_DATA_SIZE;
+	if (rep.status > IB_SIDR_UNSUPPORTED_VERSION) {
+		v = VRDMA_CM_BAD_SIDR_REP;
+	} else if (rep.status == IB_SIDR_SUCCESS) {
+		if (rep.qkey & VRDMA_CM_QKEY_PRIVILEGED ||
+		    !vrdma_cm_own_qp(vdev, rep.qp_num, true))
+			v = VRDMA_CM_BAD_SIDR_REP;
+		rep.ece.vendor_id =
+			vrdma_mad_be16(mad, VRDMA_SIDR_REP_VENDOR_ID_H) << 8 |
+			vrdma_mad_u8(mad, VRDMA_SIDR_REP_VENDOR_ID_L);
+		rep.ece.attr_mod = vrdma_mad_be32(mad, VRDMA_MAD_ATTR_MOD);
+	} else {
+		/* a refusal: nothing of the vdevice's to name */
+		rep.qp_num = 0;
+		rep.qkey = 0;
+	}
+
+	mutex_lock(&vdev->cm.conn_lock);
+	c = vrdma_cm_find_sidr(vdev, xid, true);
+	if (!c) {
+		mutex_unlock(&vdev->cm.conn_lock);
+		return v == VRDMA_CM_CARRIED ? VRDMA_CM_NO_CONN : v;
+	}
+	/*
+	 * A bad answer ends the request too: the vdevice's ib_cm sends no
+	 * other, and the destruction below answers the peer "rejected".
+	 */
+	if (v == VRDMA_CM_CARRIED)
+		ret = ib_send_cm_sidr_rep(c->pid, &rep);
+	vrdma_cm_unlink(c);
+	mutex_unlock(&vdev->cm.conn_lock);
+	/* no event comes on a SIDR request received: no handler to wait for */
+	ib_destroy_cm_id(c->pid);
+	vrdma_cm_free(c, 0);
+	if (ret) {
+		vrdma_dbg(vdev, "ib_send_cm_sidr_rep: %d\n", ret);
+		return VRDMA_CM_FAILED;
+	}
 	return v;
 }
 
@@ -647,7 +974,7 @@ static enum vrdma_cm_verdict vrdma_cm_accept_rep(struct vrdma_cm_conn *c,
 	int ret;
 
 	lockdep_assert_held(&c->vdev->cm.conn_lock);
-	if (!vrdma_cm_own_qp(c->vdev, qpn))
+	if (!vrdma_cm_own_qp(c->vdev, qpn, false))
 		return VRDMA_CM_BAD_REP;
 	rep.qp_num = qpn;
 	rep.starting_psn = vrdma_mad_qpn(mad, VRDMA_REP_STARTING_PSN);
@@ -774,6 +1101,10 @@ static void vrdma_cm_proxy_send(struct vrdma_dev *vdev,
 		v = VRDMA_CM_BAD_HDR;
 	else if (attr == VRDMA_CM_REQ)
 		v = vrdma_cm_req(vdev, m);
+	else if (attr == VRDMA_CM_SIDR_REQ)
+		v = vrdma_cm_sidr_req(vdev, m);
+	else if (attr == VRDMA_CM_SIDR_REP)
+		v = vrdma_cm_sidr_rep(vdev, m);
 	else
 		v = vrdma_cm_conn_msg(vdev, m, attr);
 	vrdma_dbg(vdev, "MAD class 0x%02x attr 0x%04x: %s\n",
@@ -967,6 +1298,60 @@ static void vrdma_cm_refuse_req(struct vrdma_dev *vdev,
 }
 
 /*
+ * The peer's SIDR_REP to a request of the vdevice, as the peer's ib_cm
+ * sent it (cm_format_sidr_rep()), for the vdevice's request ID: ib_cm
+ * finds its cm_id by that ID alone.  The peer's QP number and Q_Key are
+ * passed unchanged: the data path is the parent's.
+ */
+static void vrdma_cm_to_vdev_sidr_rep(struct vrdma_cm_conn *c,
+				      const struct ib_cm_event *ev, u8 *mad)
+{
+	const struct ib_cm_sidr_rep_event_param *rep = &ev->param.sidr_rep_rcvd;
+	u8 info_len = min_t(u8, rep->info_len, IB_CM_SIDR_REP_INFO_LENGTH);
+
+	vrdma_cm_mad_hdr(mad, VRDMA_CM_SIDR_REP);
+	vrdma_mad_put_be32(mad, VRDMA_SIDR_REP_REQUEST_ID, c->vid);
+	mad[VRDMA_SIDR_REP_STATUS] = rep->status;
+	mad[VRDMA_SIDR_REP_INFO_LEN] = info_len;
+	vrdma_mad_put_qpn(mad, VRDMA_SIDR_REP_QPN, rep->qpn);
+	vrdma_mad_put_be64(mad, VRDMA_SIDR_REP_SERVICE_ID,
+			   be64_to_cpu(c->pid->service_id));
+	vrdma_mad_put_be32(mad, VRDMA_SIDR_REP_QKEY, rep->qkey);
+	if (rep->info && info_len)
+		memcpy(mad + VRDMA_SIDR_REP_INFO, rep->info, info_len);
+	if (ev->private_data)
+		memcpy(mad + VRDMA_SIDR_REP_PRIVATE_DATA, ev->private_data,
+		       IB_CM_SIDR_REP_PRIVATE_DATA_SIZE);
+}
+
+/*
+ * Refuses a SIDR_REQ of the vdevice past its quota at once, as a peer
+ * without the resources would: a SIDR_REP "rejected" naming its request
+ * ID.  The request passed the checks: its AH's GIDs are the vdevice's
+ * and its peer's.
+ */
+static void vrdma_cm_refuse_sidr(struct vrdma_dev *vdev,
+				 const struct vrdma_gsi_mad *m)
+{
+	struct vrdma_cm_conn c = { .vdev = vdev };
+	u8 *mad;
+
+	mad = kzalloc(IB_MGMT_MAD_SIZE, GFP_KERNEL);
+	if (!mad)
+		return;
+	c.sgid = m->sgid;
+	c.dgid = m->dgid;
+	vrdma_cm_mad_hdr(mad, VRDMA_CM_SIDR_REP);
+	vrdma_mad_put_be32(mad, VRDMA_SIDR_REP_REQUEST_ID,
+			   vrdma_mad_be32(m->data, VRDMA_SIDR_REQ_REQUEST_ID));
+	mad[VRDMA_SIDR_REP_STATUS] = IB_SIDR_REJECT;
+	vrdma_mad_put_be64(mad, VRDMA_SIDR_REP_SERVICE_ID,
+			   vrdma_mad_be64(m->data, VRDMA_SIDR_REQ_SERVICE_ID));
+	vrdma_cm_deliver(&c, mad);
+	kfree(mad);
+}
+
+/*
  * The parent's ib_cm reports on a connection.  Returning non-zero makes
  * ib_cm destroy @pid; the connection is unlinked and freed first.  The
  * connection is held while the handler runs: the vdevice outlives it
@@ -1030,6 +1415,14 @@ static int vrdma_cm_handler(struct ib_cm_id *pid, const struct ib_cm_event *ev)
 			vrdma_cm_deliver(c, mad);
 		}
 		break;
+	case IB_CM_SIDR_REP_RECEIVED:
+		if (mad) {
+			vrdma_cm_to_vdev_sidr_rep(c, ev, mad);
+			vrdma_cm_deliver(c, mad);
+		}
+		done = true;
+		break;
+	case IB_CM_SIDR_REQ_ERROR:
 	case IB_CM_REQ_ERROR:
 	case IB_CM_REP_ERROR:
 	case IB_CM_TIMEWAIT_EXIT:
@@ -1114,6 +1507,81 @@ static void vrdma_cm_to_vdev_req(struct vrdma_cm_conn *c,
 		       VRDMA_REQ_PRIVATE_DATA_LEN);
 }
 
+/*
+ * The SIDR_REQ of the peer as its ib_cm sent it (cm_format_sidr_req()),
+ * under the proxy's request ID.
+ */
+static void vrdma_cm_to_vdev_sidr_req(struct vrdma_cm_conn *c,
+				      const struct ib_cm_id *pid,
+				      const struct ib_cm_event *ev, u8 *mad)
+{
+	const struct ib_cm_sidr_req_event_param *req = &ev->param.sidr_req_rcvd;
+
+	vrdma_cm_mad_hdr(mad, VRDMA_CM_SIDR_REQ);
+	vrdma_mad_put_be32(mad, VRDMA_SIDR_REQ_REQUEST_ID, c->xid);
+	vrdma_mad_put_be16(mad, VRDMA_SIDR_REQ_PKEY, req->pkey);
+	vrdma_mad_put_be64(mad, VRDMA_SIDR_REQ_SERVICE_ID,
+			   be64_to_cpu(req->service_id));
+	if (ev->private_data)
+		memcpy(mad + VRDMA_SIDR_REQ_PRIVATE_DATA, ev->private_data,
+		       IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE);
+}
+
+/*
+ * Makes @pid, new on a listener, the proxy's: @c (allocated and named by
+ * the caller, freed by it on failure) joins the vdevice's connections
+ * within its quota, and @to_vdev writes the request the vdevice is
+ * offered into its QP1.
+ */
+static int vrdma_cm_offer(struct vrdma_cm_conn *c, struct ib_cm_id *pid,
+			  const struct ib_cm_event *ev,
+			  void (*to_vdev)(struct vrdma_cm_conn *c,
+					  const struct ib_cm_id *pid,
+					  const struct ib_cm_event *ev, u8 *mad))
+{
+	struct vrdma_dev *vdev = c->vdev;
+	u8 *mad;
+	int ret;
+
+	mad = kzalloc(IB_MGMT_MAD_SIZE, GFP_KERNEL);
+	if (!mad)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&c->node);
+	c->incoming = true;
+	c->since = jiffies;
+	vrdma_cm_new_peer_id(c);
+	if (c->sidr)
+		vrdma_cm_sidr_expire(vdev);
+
+	mutex_lock(&vdev->cm.conn_lock);
+	if (vdev->cm.nconns >= VRDMA_CM_CONN_MAX ||
+	    (c->sidr && vrdma_cm_sidr_offered(vdev) >= VRDMA_CM_SIDR_IN_MAX)) {
+		ret = -ENOSPC;
+		goto out_unlock;
+	}
+	ret = vrdma_cm_link(c);
+	if (ret)
+		goto out_unlock;
+	c->pid = pid;
+	to_vdev(c, pid, ev, mad);
+	ret = vrdma_cm_deliver(c, mad);
+	if (ret) {
+		/* nobody found it meanwhile: the lock was held throughout */
+		vrdma_cm_unlink(c);
+		goto out_unlock;
+	}
+	/*
+	 * No event of @pid comes before this handler returns (none at all on
+	 * a SIDR request), and the vdevice's answer waits for the lock.
+	 */
+	pid->context = (void *)(unsigned long)c->handle;
+	pid->cm_handler = vrdma_cm_handler;
+out_unlock:
+	mutex_unlock(&vdev->cm.conn_lock);
+	kfree(mad);
+	return ret;
+}
+
 /**
  * vrdma_cm_proxy_accept() - offer an incoming connection to a vdevice
  * @vdev: the vdevice that publishes the port of @pid's service ID and
@@ -1135,7 +1603,6 @@ int vrdma_cm_proxy_accept(struct vrdma_dev *vdev, struct ib_cm_id *pid,
 {
 	const struct ib_cm_req_event_param *req = &ev->param.req_rcvd;
 	struct vrdma_cm_conn *c;
-	u8 *mad;
 	int ret;
 
 	lockdep_assert_held(&vrdma_mutex);
@@ -1148,50 +1615,69 @@ int vrdma_cm_proxy_accept(struct vrdma_dev *vdev, struct ib_cm_id *pid,
 			      &req->primary_path->dgid))
 		return -EACCES;
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
-	mad = kzalloc(IB_MGMT_MAD_SIZE, GFP_KERNEL);
-	if (!c || !mad) {
-		ret = -ENOMEM;
-		goto err_free;
-	}
-	INIT_LIST_HEAD(&c->node);
+	if (!c)
+		return -ENOMEM;
 	c->vdev = vdev;
-	c->incoming = true;
 	c->sgid = req->primary_path->sgid;
 	c->dgid = req->primary_path->dgid;
-	vrdma_cm_new_peer_id(c);
-
-	mutex_lock(&vdev->cm.conn_lock);
-	if (vdev->cm.nconns >= VRDMA_CM_CONN_MAX) {
-		ret = -ENOSPC;
-		goto err_unlock;
-	}
-	ret = vrdma_cm_link(c);
+	ret = vrdma_cm_offer(c, pid, ev, vrdma_cm_to_vdev_req);
 	if (ret)
-		goto err_unlock;
-	c->pid = pid;
-	vrdma_cm_to_vdev_req(c, pid, ev, mad);
-	ret = vrdma_cm_deliver(c, mad);
-	if (ret) {
-		/* nobody found it meanwhile: the lock was held throughout */
-		vrdma_cm_unlink(c);
-		mutex_unlock(&vdev->cm.conn_lock);
-		goto err_free;
-	}
-	/*
-	 * No event of @pid comes before this handler returns, and the
-	 * vdevice's answer waits for the lock.
-	 */
-	pid->context = (void *)(unsigned long)c->handle;
-	pid->cm_handler = vrdma_cm_handler;
-	mutex_unlock(&vdev->cm.conn_lock);
-	kfree(mad);
-	return 0;
+		kfree(c);
+	return ret;
+}
 
-err_unlock:
-	mutex_unlock(&vdev->cm.conn_lock);
-err_free:
-	kfree(mad);
-	kfree(c);
+/**
+ * vrdma_cm_proxy_sidr_accept() - offer an incoming SIDR request to a vdevice
+ * @vdev: the vdevice that publishes the port of @pid's service ID and
+ *	holds the GID the request is addressed to, registered and linked
+ * @pid: the parent's new cm_id, in its SIDR_REQ handler
+ * @ev: its IB_CM_SIDR_REQ_RECEIVED event
+ *
+ * As vrdma_cm_proxy_accept() for a REQ.  ib_cm does not report the
+ * sender's GID of a SIDR request: the peer is the source address of the
+ * RDMA CM's header in its private data, which the vdevice's cma reads as
+ * the caller's address too; the SIDR_REP goes where the request came
+ * from whatever it says (the parent's cm_id keeps that address).
+ *
+ * Context: process context (ib_cm's work queue), vrdma_mutex held.
+ * Return: 0 if the request is the proxy's, or a negative errno: the
+ * caller's handler returns it, and ib_cm answers "rejected" and destroys
+ * @pid.
+ */
+int vrdma_cm_proxy_sidr_accept(struct vrdma_dev *vdev, struct ib_cm_id *pid,
+			       const struct ib_cm_event *ev)
+{
+	const struct ib_cm_sidr_req_event_param *req = &ev->param.sidr_req_rcvd;
+	union ib_gid peer, dst;
+	struct vrdma_cm_conn *c;
+	int ret;
+
+	lockdep_assert_held(&vrdma_mutex);
+	/*
+	 * A restricted vdevice has no UD QP to answer with (ACLs cannot
+	 * check UD), and the peer's address below is only what it claims.
+	 */
+	if (vrdma_acl_restricted(vdev))
+		return -EACCES;
+	if (!req->sgid_attr || !ev->private_data ||
+	    !vrdma_cm_cma_addr(ev->private_data, VRDMA_CMA_HDR_SRC, &peer) ||
+	    !vrdma_cm_cma_addr(ev->private_data, VRDMA_CMA_HDR_DST, &dst))
+		return -EPROTONOSUPPORT;
+	/* the header names the GID the request came to */
+	if (memcmp(&dst, &req->sgid_attr->gid, sizeof(dst)))
+		return -EINVAL;
+	if (!vrdma_cm_path_ok(vdev, &req->sgid_attr->gid, &peer))
+		return -EACCES;
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	c->vdev = vdev;
+	c->sidr = true;
+	c->sgid = req->sgid_attr->gid;
+	c->dgid = peer;
+	ret = vrdma_cm_offer(c, pid, ev, vrdma_cm_to_vdev_sidr_req);
+	if (ret)
+		kfree(c);
 	return ret;
 }
 

@@ -5,9 +5,10 @@
  * vrdma what it listens on (there is no driver hook), so incoming
  * connections need the operator's word on which ports to take.
  *
- * Each published port is a listener of vrdma's on the parent's ib_cm, for
- * the service ID cma forms for the TCP port space; one listener per
- * (parent, port), shared by every vdevice that publishes the port there.
+ * Each published port is a pair of listeners of vrdma's on the parent's
+ * ib_cm, for the service IDs cma forms for the TCP port space (connected
+ * QPs: REQ) and the UDP one (UD QPs: SIDR_REQ); one pair per (parent,
+ * port), shared by every vdevice that publishes the port there.
  * ib_cm keeps one listener per service ID and device: ib_cm_insert_listen()
  * refuses (EINVAL) a service ID that another handler, such as the host's
  * cma, already listens on, which is how a port the host uses is found and
@@ -16,7 +17,8 @@
  * A request that reaches a listener goes to the one vdevice that
  * publishes its port on that parent and holds the GID it is addressed to
  * (the publishing refuses two such vdevices), through the CM proxy
- * (vrdma_cm_proxy_accept()), which checks the vdevice's ACLs and quota.
+ * (vrdma_cm_proxy_accept(), vrdma_cm_proxy_sidr_accept()), which checks
+ * the vdevice's ACLs and quota.
  * Any other is rejected on the parent and counted.
  *
  * Everything here runs under vrdma_mutex: the listener list, each
@@ -42,7 +44,9 @@
  * @node: entry in vrdma_cm_listens
  * @parent: the parent ib_device
  * @port: the RDMA CM port
- * @id: the listening cm_id on @parent
+ * @id: the listening cm_id on @parent, TCP port space
+ * @uid: the one for the UDP port space, or NULL when its creation failed
+ *	(the listener is then on its way to vrdma_cm_listens_gone)
  * @users: the vdevices that publish @port on @parent
  */
 struct vrdma_cm_listen {
@@ -50,6 +54,7 @@ struct vrdma_cm_listen {
 	struct ib_device *parent;
 	u16 port;
 	struct ib_cm_id *id;
+	struct ib_cm_id *uid;
 	unsigned int users;
 };
 
@@ -68,9 +73,9 @@ static DEFINE_MUTEX(vrdma_cm_reap_mutex);
 /* Incoming requests rejected on a listener, for debugfs */
 static atomic_t vrdma_cm_in_rejected = ATOMIC_INIT(0);
 
-static __be64 vrdma_cm_port_sid(u16 port)
+static __be64 vrdma_cm_port_sid(u64 ps, u16 port)
 {
-	return cpu_to_be64(RDMA_IB_IP_PS_TCP | port);
+	return cpu_to_be64(ps | port);
 }
 
 static bool vrdma_cm_port_in(const u16 *ports, unsigned int n, u16 port);
@@ -104,10 +109,11 @@ static struct vrdma_dev *vrdma_cm_port_owner(struct ib_device *parent,
 
 /*
  * A request on a published port, for the vdevice it is addressed to (the
- * receiver's primary path: its source GID is the local one).  A non-zero
- * return makes ib_cm send a REJ and destroy the new cm_id.  A delivered
- * connection has the proxy's handler from then on; any other event on a
- * listener's connection cannot come.
+ * receiver's primary path: its source GID is the local one; for a SIDR
+ * request, the GID it came to).  A non-zero return makes ib_cm send a REJ
+ * (a SIDR_REP "rejected") and destroy the new cm_id.  A delivered request
+ * has the proxy's handler from then on; any other event on a listener's
+ * request cannot come.
  */
 static int vrdma_cm_listen_handler(struct ib_cm_id *id,
 				   const struct ib_cm_event *ev)
@@ -116,15 +122,26 @@ static int vrdma_cm_listen_handler(struct ib_cm_id *id,
 	struct vrdma_dev *vdev;
 	int ret = -ECONNREFUSED;
 
-	if (ev->event != IB_CM_REQ_RECEIVED)
+	const struct ib_gid_attr *to;
+
+	if (ev->event != IB_CM_REQ_RECEIVED &&
+	    ev->event != IB_CM_SIDR_REQ_RECEIVED)
 		return ret;
 	vrdma_delay(VRDMA_DELAY_CM_LISTEN);
 	mutex_lock(&vrdma_mutex);
-	if ((sid & ~0xffffULL) == RDMA_IB_IP_PS_TCP) {
+	if (ev->event == IB_CM_REQ_RECEIVED &&
+	    (sid & ~0xffffULL) == RDMA_IB_IP_PS_TCP) {
 		vdev = vrdma_cm_port_owner(id->device, sid & 0xffff,
 					   &ev->param.req_rcvd.primary_path->sgid);
 		if (vdev)
 			ret = vrdma_cm_proxy_accept(vdev, id, ev);
+	} else if (ev->event == IB_CM_SIDR_REQ_RECEIVED &&
+		   (sid & ~0xffffULL) == RDMA_IB_IP_PS_UDP) {
+		to = ev->param.sidr_req_rcvd.sgid_attr;
+		vdev = to ? vrdma_cm_port_owner(id->device, sid & 0xffff,
+						&to->gid) : NULL;
+		if (vdev)
+			ret = vrdma_cm_proxy_sidr_accept(vdev, id, ev);
 	}
 	mutex_unlock(&vrdma_mutex);
 	if (ret)
@@ -159,21 +176,35 @@ static int vrdma_cm_listen_get(struct ib_device *parent, u16 port,
 	if (!l)
 		return -ENOMEM;
 	id = ib_cm_insert_listen(parent, vrdma_cm_listen_handler,
-				 vrdma_cm_port_sid(port));
-	if (IS_ERR(id)) {
-		kfree(l);
-		if (PTR_ERR(id) != -EINVAL)
-			return PTR_ERR(id);
-		NL_SET_ERR_MSG(extack,
-			       "the host already listens on an RDMA CM port to publish, on the parent");
-		return -EADDRINUSE;
-	}
+				 vrdma_cm_port_sid(RDMA_IB_IP_PS_TCP, port));
+	if (IS_ERR(id))
+		goto err_free;
 	l->parent = parent;
 	l->port = port;
 	l->id = id;
+	id = ib_cm_insert_listen(parent, vrdma_cm_listen_handler,
+				 vrdma_cm_port_sid(RDMA_IB_IP_PS_UDP, port));
+	if (IS_ERR(id)) {
+		/*
+		 * The TCP listener may hold a request already: it is
+		 * destroyed without vrdma_mutex, by the caller's reaping.
+		 */
+		list_add_tail(&l->node, &vrdma_cm_listens_gone);
+		goto err_refused;
+	}
+	l->uid = id;
 	l->users = 1;
 	list_add_tail(&l->node, &vrdma_cm_listens);
 	return 0;
+
+err_free:
+	kfree(l);
+err_refused:
+	if (PTR_ERR(id) != -EINVAL)
+		return PTR_ERR(id);
+	NL_SET_ERR_MSG(extack,
+		       "the host already listens on an RDMA CM port to publish, on the parent");
+	return -EADDRINUSE;
 }
 
 static void vrdma_cm_listen_put(struct ib_device *parent, u16 port)
@@ -205,6 +236,8 @@ void vrdma_cm_listens_reap(void)
 	list_splice_init(&vrdma_cm_listens_gone, &gone);
 	mutex_unlock(&vrdma_mutex);
 	list_for_each_entry_safe(l, next, &gone, node) {
+		if (l->uid)
+			ib_destroy_cm_id(l->uid);
 		ib_destroy_cm_id(l->id);
 		kfree(l);
 	}

@@ -299,9 +299,13 @@ struct vrdma_srq {
 
 struct vrdma_ah {
 	struct ib_ah ibah;
-	/* NULL for a kernel AH (cm_gsi.c), whose destination is @kdgid */
+	/*
+	 * NULL for a kernel AH (cm_gsi.c), whose destination is @kdgid and
+	 * source @ksgid (a GID of the vdevice: the core checked its index)
+	 */
 	struct ib_ah *shadow;
 	union ib_gid kdgid;
+	union ib_gid ksgid;
 	u8 kdmac[ETH_ALEN];
 };
 
@@ -696,6 +700,7 @@ int vrdma_destroy_ah(struct ib_ah *ibah, u32 flags);
  * struct vrdma_gsi_mad - a MAD the vdevice's QP1 sent, for the proxy
  * @node: entry in the QP's queue of MADs for the proxy
  * @dgid: the destination GID of the send's AH
+ * @sgid: its source GID, one of the vdevice's
  * @dmac: its destination MAC address
  * @len: bytes in @data
  * @data: the MAD as the vdevice's MAD layer built it: untrusted
@@ -703,6 +708,7 @@ int vrdma_destroy_ah(struct ib_ah *ibah, u32 flags);
 struct vrdma_gsi_mad {
 	struct list_head node;
 	union ib_gid dgid;
+	union ib_gid sgid;
 	u8 dmac[ETH_ALEN];
 	u32 len;
 	u8 data[IB_MGMT_MAD_SIZE];
@@ -738,6 +744,8 @@ void vrdma_cm_proxy_init(struct vrdma_dev *vdev);
 void vrdma_cm_proxy_stop(struct vrdma_dev *vdev);
 struct ib_cm_id;
 struct ib_cm_event;
+int vrdma_cm_proxy_sidr_accept(struct vrdma_dev *vdev, struct ib_cm_id *pid,
+			       const struct ib_cm_event *ev);
 int vrdma_cm_proxy_accept(struct vrdma_dev *vdev, struct ib_cm_id *pid,
 			  const struct ib_cm_event *ev);
 void vrdma_cm_debugfs_init(void);

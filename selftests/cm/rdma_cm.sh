@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# librdmacm inside a container: rping and ucmatose from a
-# container's vdevice to a plain host's native device, through the RDMA CM.
+# librdmacm inside a container: rping, ucmatose and udaddy (UD: SIDR)
+# from a container's vdevice to a plain host's native device, through the
+# RDMA CM.
 #
 # The control path, on every kernel (rxe0 on veth0, as the guest has it):
 #   netns C:  macvlan mvc (on veth0) 10.72.5.2/24, vC on rxe0 with "cm on"
@@ -48,10 +49,14 @@
 #             in A: the tenant, as tenancy.sh sets it up
 #   netns B:  macvlan mvb 10.72.1.3/24, rxeB, vBe on rxeB in B: a second
 #             tenant the same way
-#   - rping, ucmatose and ib_send_bw -R from A to the host
-#   - incoming connections on published ports (vAe 7461,7466,7477, vBe
-#     7463,7464,7467,7478): the host's rping and ib_send_bw -R to A, A's
-#     rping, ucmatose and ib_send_bw -R to B (perftest's servers bound to
+#   - rping, ucmatose, udaddy and ib_send_bw -R from A to the host
+#     (udaddy: UD QPs whose peers the RDMA CM resolves with SIDR_REQ and
+#     SIDR_REP; its port, 7174, is fixed; each udaddy check ends with no
+#     proxy connection and the kernel objects at their count)
+#   - incoming connections on published ports (vAe 7461,7466,7477,7174,
+#     vBe 7463,7464,7467,7478,7174): the host's rping, udaddy and
+#     ib_send_bw -R to A, A's rping, ucmatose, udaddy and ib_send_bw -R to
+#     B (perftest's servers bound to
 #     the tenant's address: trixie's perftest, see perf_pair);
 #     bookworm's ib_send_bw -R server in A, which listens on every
 #     address, fails on a published port and leaves nothing behind;
@@ -78,6 +83,11 @@
 #     is every device's, would reject vC's connection.  The proxy drops
 #     it (the upper half of its TID is not vAe's ib_cm's) and counts it;
 #     vC's request is still waiting
+#   - forged SIDR (A's udaddy server listening on 7174): A writes through
+#     umad on vAe a SIDR_REQ to the host, dropped as forged (its TID is
+#     umad's), and SIDR_REPs naming its own RC QP, a QP number vAe has
+#     not, and its own UD QP with a privileged Q_Key, each refused (the
+#     proxy's debug message); the host's udaddy then reaches A's server
 #   - then a live rping connection
 #     ended by deleting vAe, by deleting rxeA (vAe's parent; with vAe's
 #     release held open by the debugfs delay "released", so that ib_cm's
@@ -114,6 +124,8 @@ IPN=10.72.1.9
 IPC=10.72.5.2
 HOST5=10.72.5.1
 IPD=10.72.6.2
+# in A's subnet, answering ARP but not RoCE (a macvlan in H)
+NOWHERE=10.72.1.8
 CONTROL=(cm_flag_shown cm_clients_attach_opted_in cm_listen_on_own_address
 	 cm_no_flag_enodev cm_publish_needs_cm cm_publish_shown
 	 cm_publish_bounded cm_publish_twin_refused cm_publish_host_port_refused
@@ -122,15 +134,18 @@ CONTROL=(cm_flag_shown cm_clients_attach_opted_in cm_listen_on_own_address
 	 cm_publish_released_on_del
 	 cm_send_error_holds_vdev cm_netns_death)
 TRAFFIC=(native_ns_rping vdev_rping_to_host vdev_ucmatose_to_host
-	 vdev_perftest_to_host
+	 udaddy_to_host vdev_perftest_to_host
 	 host_rping_to_vdev vdev_rping_to_vdev vdev_ucmatose_to_vdev
+	 udaddy_host_to_vdev udaddy_vdev_to_vdev cm_forged_sidr_req_dropped
+	 cm_forged_sidr_rep_dropped
 	 cm_wildcard_listen_published host_perftest_to_vdev vdev_perftest_to_vdev
 	 cm_choice_by_address
 	 cm_unpublished_not_delivered cm_other_tenant_not_delivered
 	 cm_unpublish_under_request cm_peer_gives_up vdev_del_live_incoming
 	 parent_del_live_incoming netns_death_live_incoming
-	 cm_forged_req_dropped cm_forged_conn_msgs_dropped vdev_del_live_connection parent_del_live_connection
-	 netns_death_live_connection)
+	 cm_forged_req_dropped cm_forged_conn_msgs_dropped vdev_del_live_connection
+	 vdev_del_pending_sidr parent_del_live_connection parent_del_pending_sidr
+	 netns_death_live_connection netns_death_pending_sidr)
 
 ktap_plan ctl_setup "${CONTROL[@]}" setup "${TRAFFIC[@]}" no_leak cm_unload \
 	klog_clean
@@ -575,7 +590,7 @@ else
 fi
 
 setup() {
-	require_cmd rping ucmatose || return 1
+	require_cmd rping ucmatose udaddy || return 1
 	new_ns A a && new_ns N n || return 1
 	# init_net answers ARP for its addresses on every interface: veth1
 	# would answer A's request for the host's address, and A's RoCE would
@@ -612,7 +627,11 @@ setup() {
 		in_init rdma dev set rxeN netns "$N" || return 1
 	fi
 	wait_for 30 has_gid "$N" rxeN "$IPN" || return 1
-	in_init "$VRDMACTL" dev add vAe parent rxeA netns "$A" cm on || return 1
+	# gids shared: udaddy's UD QPs need it (security.rst, "Addresses per
+	# tenant"), and rxeA, on A's own macvlan, holds only A's addresses
+	macvlan_in "$H" mvq "$NOWHERE" || return 1
+	in_init "$VRDMACTL" dev add vAe parent rxeA netns "$A" cm on \
+		gids shared || return 1
 	cleanup_push "$VRDMACTL" dev del vAe
 	tenant_b && wait_for 30 has_gid "$A" vAe "$IPA"
 }
@@ -637,7 +656,9 @@ tenant_b() {
 	fi
 	wait_for 30 has_gid init rxeB "$IPB" || return 1
 	if vdev_absent vBe; then
-		in_init "$VRDMACTL" dev add vBe parent rxeB netns "$B" cm on ||
+		# shared, as vAe (setup)
+		in_init "$VRDMACTL" dev add vBe parent rxeB netns "$B" cm on \
+			gids shared ||
 			return 1
 		cleanup_push "$VRDMACTL" dev del vBe
 	fi
@@ -821,9 +842,11 @@ wildcard_listen_published() {
 # and by the death of B.
 incoming() {
 	local rj0
-	if ! in_init "$VRDMACTL" dev set vAe cm-publish 7461,7466,7477 ||
-	   ! in_init "$VRDMACTL" dev set vBe cm-publish 7463,7464,7467,7478; then
+	if ! in_init "$VRDMACTL" dev set vAe cm-publish 7461,7466,7477,$UDADDY_PORT ||
+	   ! in_init "$VRDMACTL" dev set vBe cm-publish 7463,7464,7467,7478,$UDADDY_PORT; then
 		for t in host_rping_to_vdev vdev_rping_to_vdev vdev_ucmatose_to_vdev \
+			 udaddy_host_to_vdev udaddy_vdev_to_vdev \
+			 cm_forged_sidr_req_dropped cm_forged_sidr_rep_dropped \
 			 cm_wildcard_listen_published host_perftest_to_vdev \
 			 vdev_perftest_to_vdev cm_choice_by_address \
 			 cm_unpublished_not_delivered cm_other_tenant_not_delivered \
@@ -855,6 +878,9 @@ incoming() {
 	else
 		ktap_fail vdev_ucmatose_to_vdev "$(grep -m1 -iE 'error|fail|ret' "$T/v2v_ucma.cli")"
 	fi
+	udaddy_pair udaddy_host_to_vdev "$A" "$IPA" init "$HOST"
+	udaddy_pair udaddy_vdev_to_vdev "$B" "$IPB" "$A" "$IPA"
+	forged_sidr
 	wildcard_listen_published
 	perf_pair host_perftest_to_vdev "$A" vAe "$IPA" init rxeH "$HOST" 7477
 	perf_pair vdev_perftest_to_vdev "$B" vBe "$IPB" "$A" vAe "$IPA" 7478
@@ -882,6 +908,90 @@ incoming() {
 		live_incoming netns_death_live_incoming netns_kill "$B"
 	else
 		ktap_fail netns_death_live_incoming "rxeB and vBe not made again"
+	fi
+}
+
+# udaddy's RDMA CM port (UDP port space), fixed in udaddy.c
+UDADDY_PORT=7174
+
+# udaddy_pair NAME SNS SADDR CNS CADDR - udaddy's server in SNS bound to
+# SADDR, its client in CNS from CADDR, ten datagrams each way over UD QPs
+# whose addresses the RDMA CM resolved with a SIDR_REQ and its SIDR_REP.
+# Reports NAME: both end with status 0, the proxy carries nothing any
+# more and the kernel objects are back at their count.
+udaddy_pair() {
+	local name=$1 sns=$2 saddr=$3 cns=$4 caddr=$5 k0
+	k0=$(kobj)
+	if cm_pair "$name" "$sns" "$cns" "udaddy -b $saddr -C 10" \
+		"udaddy -s $saddr -b $caddr -C 10" "$saddr" "$UDADDY_PORT" &&
+	   wait_for 10 cmconn_is 0 && wait_for 10 kobj_is "$k0"; then
+		ktap_ok "$name" "$(grep -m1 -E 'complete|status' "$T/$name.cli")"
+	else
+		ktap_diag "proxy: $(dmesg | grep -E 'v[AB]e: vrdma_cm' | tail -n 8 | tr '\n' ' ')"
+		ktap_fail "$name" "proxy connections $(cmconn), kernel objects $(kobj) (were $k0); client: $(tail -n 3 "$T/$name.cli" | tr '\n' ' ')"
+	fi
+}
+
+# sidr_rep_refused - the SIDR_REPs from vAe the proxy refused (its debug
+# messages, on while the traffic checks run)
+sidr_rep_refused() {
+	dmesg | grep -cE 'vAe: .*attr 0x0018: SIDR REP refused'
+}
+
+# sidr_rep_refused_over N - more than N of those (for wait_for).
+sidr_rep_refused_over() {
+	[ "$(sidr_rep_refused)" -gt "$1" ]
+}
+
+# forged_sidr - with A's udaddy server listening on its published port,
+# A writes through umad on vAe: a SIDR_REQ to the host (ib_cm's agent
+# number not in its TID: dropped as forged, cm_forged_sidr_req_dropped),
+# and SIDR_REPs naming a QP that is not a UD QP of vAe's (the forger's RC
+# QP, a QP number vAe has not) or a UD QP of its own with a privileged
+# Q_Key (each refused, cm_forged_sidr_rep_dropped).  The host's udaddy
+# client then reaches A's server as if nothing had happened.
+forged_sidr() {
+	local umad idx n0 r0 out m sent="" sp crc src
+	umad=$(umad_node vAe)
+	idx=$(gid_index "$A" vAe "$IPA")
+	if [ -z "$umad" ] || [ -z "$idx" ]; then
+		ktap_fail cm_forged_sidr_req_dropped "umad '$umad', GID index '$idx'"
+		ktap_fail cm_forged_sidr_rep_dropped "umad '$umad', GID index '$idx'"
+		return
+	fi
+	spawn_in_ns "$A" timeout 60 udaddy -b "$IPA" -C 4 >"$T/fsidr.srv" 2>&1
+	sp=$!
+	wait_for 20 cm_listening "$A" "$IPA" "$UDADDY_PORT"
+	n0=$(forged)
+	r0=$(sidr_rep_refused)
+	out=$(in_ns "$A" "$FORGE" "$umad" vAe "$idx" "$IPA" "$HOST" \
+		"$UDADDY_PORT" 5eed sidr_req)
+	wait_for 10 forged_over "$n0"
+	if [ "$out" = sent ] && forged_over "$n0"; then
+		ktap_ok cm_forged_sidr_req_dropped "forged MADs dropped: $n0 -> $(forged)"
+	else
+		ktap_diag "proxy: $(dmesg | grep -F 'vAe: vrdma_cm' | tail -n 6 | tr '\n' ' ')"
+		ktap_fail cm_forged_sidr_req_dropped "forger: $out; forged MADs dropped: $n0 -> $(forged)"
+	fi
+	for m in "sidr_rep" "sidr_rep fffff0" "sidr_rep_qkey"; do
+		# shellcheck disable=SC2086  # the message and its QPN
+		out=$(in_ns "$A" "$FORGE" "$umad" vAe "$idx" "$IPA" "$HOST" \
+			"$UDADDY_PORT" 5eed $m)
+		sent+="$m: $out; "
+	done
+	wait_for 10 sidr_rep_refused_over $((r0 + 2))
+	in_ns init timeout 40 udaddy -s "$IPA" -b "$HOST" -C 4 >"$T/fsidr.cli" 2>&1
+	crc=$?
+	[ "$crc" -eq 0 ] || kill "$sp" 2>/dev/null
+	wait "$sp"
+	src=$?
+	if [ "$sent" = "sidr_rep: sent; sidr_rep fffff0: sent; sidr_rep_qkey: sent; " ] &&
+	   [ "$(sidr_rep_refused)" -ge $((r0 + 3)) ] && [ "$crc" -eq 0 ] &&
+	   [ "$src" -eq 0 ] && wait_for 10 cmconn_is 0; then
+		ktap_ok cm_forged_sidr_rep_dropped "refused: $r0 -> $(sidr_rep_refused); the host's client then: $(grep -m1 -E 'complete|status' "$T/fsidr.cli")"
+	else
+		ktap_diag "proxy: $(dmesg | grep -F 'vAe: vrdma_cm' | tail -n 8 | tr '\n' ' ')"
+		ktap_fail cm_forged_sidr_rep_dropped "forger: $sent refused: $r0 -> $(sidr_rep_refused); client status $crc: $(tail -n 2 "$T/fsidr.cli" | tr '\n' ' '); server status $src"
 	fi
 }
 
@@ -982,13 +1092,19 @@ netns_kill() {
 	[ -z "$pids" ] || kill -9 $pids
 }
 
+# live_end NAME PORT CMD... - NAME_pending_sidr too: with the connection
+# up, A's udaddy asks NOWHERE, where nobody answers, so that a SIDR
+# request of vAe's is pending on the parent as CMD runs; it must end with
+# the connection.  (NAME ends in _live_connection, replaced there.)
+#
 # live_end NAME PORT CMD... - an rping connection from vAe in A to the
 # host on PORT; after two pings, CMD ends it from the tenant's side.
 # Reports NAME: the client ends, the host's rping ends (disconnected),
 # vAe is gone, and no proxy connection or kernel object is left.
 live_end() {
-	local name=$1 port=$2 lsrv lcli
+	local name=$1 port=$2 lsrv lcli lud sname sidr=
 	shift 2
+	sname=${name%_live_connection}_pending_sidr
 	spawn_in_ns init timeout 120 rping -s -a "$HOST" -p "$port" -v \
 		>"$T/$name.srv" 2>&1
 	lsrv=$!
@@ -1002,15 +1118,27 @@ live_end() {
 		-p "$port" -v >"$T/$name.cli" 2>&1
 	lcli=$!
 	if wait_for 40 sh -c "[ \$(grep -c 'ping data' '$T/$name.cli') -ge 2 ]" &&
-	   [ "$(cmconn)" = 1 ] && "$@" && wait_gone 30 "$lcli" &&
+	   [ "$(cmconn)" = 1 ]; then
+		spawn_in_ns "$A" timeout 100 udaddy -s "$NOWHERE" -b "$IPA" -C 1 \
+			>"$T/$name.ud" 2>&1
+		lud=$!
+		wait_for 20 cmconn_is 2 && sidr=1
+	fi
+	if [ "$(cmconn)" = $((1 + ${sidr:-0})) ] && "$@" &&
+	   wait_gone 30 "$lcli" &&
 	   wait_gone 30 "$lsrv" && wait_for 30 cmconn_is 0 &&
 	   wait_for 20 kobj_is "$kobj0" && wait_for 30 vdev_absent vAe; then
 		ktap_ok "$name" "client: $(grep -c 'ping data' "$T/$name.cli") pings, then: $(grep -v 'ping data' "$T/$name.cli" | tail -n 2 | tr '\n' ' '); host: $(tail -n 1 "$T/$name.srv")"
 	else
 		ktap_fail "$name" "proxy connections $(cmconn), kernel objects $(kobj) (at rest $kobj0); client: $(tail -n 3 "$T/$name.cli" | tr '\n' ' '); host: $(tail -n 3 "$T/$name.srv" | tr '\n' ' ')"
 	fi
-	kill "$lcli" "$lsrv" 2>/dev/null
-	wait "$lcli" "$lsrv" 2>/dev/null
+	if [ -n "$sidr" ] && cmconn_is 0 && kobj_is "$kobj0" && vdev_absent vAe; then
+		ktap_ok "$sname" "a SIDR request pending with it: proxy connections 2 -> 0"
+	else
+		ktap_fail "$sname" "SIDR request pending: ${sidr:-never}; proxy connections $(cmconn), kernel objects $(kobj) (at rest $kobj0); udaddy: $(tail -n 2 "$T/$name.ud" 2>/dev/null | tr '\n' ' ')"
+	fi
+	kill "$lcli" "$lsrv" ${lud:+"$lud"} 2>/dev/null
+	wait "$lcli" "$lsrv" ${lud:+"$lud"} 2>/dev/null
 }
 
 FORGE=$TOP/selftests/progs/cm_forge
@@ -1198,6 +1326,7 @@ else
 	else
 		ktap_fail vdev_ucmatose_to_host "$(grep -m1 -iE 'error|fail|ret' "$T/vdev_ucma.cli")"
 	fi
+	udaddy_pair udaddy_to_host init "$HOST" "$A" "$IPA"
 	perftest_to_host
 	incoming
 	forged_req
@@ -1207,19 +1336,21 @@ else
 	# disconnected (the proxy's cm_id on the parent sends a DREQ),
 	# nothing is left behind.
 	live_end vdev_del_live_connection 7474 in_init "$VRDMACTL" dev del vAe
-	if in_init "$VRDMACTL" dev add vAe parent rxeA netns "$A" cm on &&
+	if in_init "$VRDMACTL" dev add vAe parent rxeA netns "$A" cm on gids shared &&
 	   wait_for 30 has_gid "$A" vAe "$IPA"; then
 		live_end parent_del_live_connection 7475 parent_del_late rxeA
 	else
 		ktap_fail parent_del_live_connection "vAe not made again"
+		ktap_fail parent_del_pending_sidr "vAe not made again"
 	fi
 	if in_ns "$A" rdma link add rxeA type rxe netdev mva &&
 	   wait_for 30 has_gid init rxeA "$IPA" &&
-	   in_init "$VRDMACTL" dev add vAe parent rxeA netns "$A" cm on &&
+	   in_init "$VRDMACTL" dev add vAe parent rxeA netns "$A" cm on gids shared &&
 	   wait_for 30 has_gid "$A" vAe "$IPA"; then
 		live_end netns_death_live_connection 7476 netns_kill "$A"
 	else
 		ktap_fail netns_death_live_connection "rxeA and vAe not made again"
+		ktap_fail netns_death_pending_sidr "rxeA and vAe not made again"
 	fi
 fi
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cm_forge UMAD DEVICE SGID_INDEX SRC DST PORT COMM_ID [MSG] - a CM message
- * written through umad, naming a comm ID that is not the sender's.
+ * cm_forge UMAD DEVICE SGID_INDEX SRC DST PORT COMM_ID [MSG [QPN]] - a CM
+ * message written through umad, naming a comm ID that is not the sender's.
  *
  * What a tenant with a umad node of its vdevice can do: creates an RC QP
  * on DEVICE (so that the request names a live QP of the device), registers
@@ -13,6 +13,11 @@
  * instead, on the connection whose local comm ID is COMM_ID and that has
  * no peer yet (remote comm ID 0: a request still unanswered): what
  * another tenant's connection looks like to a forger who read its ID.
+ * MSG sidr_req writes a SIDR_REQ to PORT of DST in the UDP port space
+ * under request ID COMM_ID; sidr_rep a successful SIDR_REP answering
+ * request COMM_ID with QP number QPN (hex; default the forger's RC QP, of
+ * the wrong type), sidr_rep_qkey one naming a UD QP of the forger's own
+ * with a privileged Q_Key.
  * The QP is kept 3 s, for the proxy to check the message.  Prints "sent"
  * or what failed; exit status 0 when the message was written, 2 for bad
  * arguments, 1 for a failure.
@@ -40,8 +45,12 @@
 #define CM_REJ		0x0012
 #define CM_RTU		0x0014
 #define CM_DREQ		0x0015
+#define CM_SIDR_REQ	0x0017
+#define CM_SIDR_REP	0x0018
+#define CM_SIDR_QKEY	0x10018	/* a SIDR_REP with a privileged Q_Key */
 #define REJ_TIMEOUT	1	/* the reason ib_cm gives up a REQ with */
 #define RDMA_PS_TCP	0x0106
+#define RDMA_PS_UDP	0x0111
 
 static void put8(uint8_t *mad, int off, uint8_t v)
 {
@@ -103,6 +112,38 @@ static void build_conn_msg(uint8_t *mad, uint16_t attr, uint32_t comm_id,
 		put32(mad, HDR + 8, qpn << 8);	/* remote QPN */
 }
 
+/* cma's header at @cma: version 0, IPv4, port, source, destination */
+static void build_cma_hdr(uint8_t *cma, struct in_addr src,
+			  struct in_addr dst, uint16_t port)
+{
+	cma[1] = 4 << 4;
+	put16(cma, 2, port);
+	memcpy(cma + 4 + 12, &src, 4);
+	memcpy(cma + 20 + 12, &dst, 4);
+}
+
+/* A SIDR_REQ (IBTA 12.6.12) as ib_cm and cma would build it */
+static void build_sidr_req(uint8_t *mad, uint32_t req_id, struct in_addr src,
+			   struct in_addr dst, uint16_t port)
+{
+	build_hdr(mad, CM_SIDR_REQ);
+	put32(mad, HDR + 0, req_id);
+	put16(mad, HDR + 4, 0xffff);		/* P_Key */
+	put64(mad, HDR + 8, (uint64_t)RDMA_PS_UDP << 16 | port);
+	build_cma_hdr(mad + HDR + 16, src, dst, port);
+}
+
+/* A successful SIDR_REP (IBTA 12.6.13) to request @req_id */
+static void build_sidr_rep(uint8_t *mad, uint32_t req_id, uint32_t qpn,
+			   uint32_t qkey, uint16_t port)
+{
+	build_hdr(mad, CM_SIDR_REP);
+	put32(mad, HDR + 0, req_id);		/* status 0: success */
+	put32(mad, HDR + 8, qpn << 8);
+	put64(mad, HDR + 12, (uint64_t)RDMA_PS_UDP << 16 | port);
+	put32(mad, HDR + 20, qkey);
+}
+
 /* A REQ (IBTA 12.6.5) as the kernel's ib_cm and cma would build it */
 static void build_req(uint8_t *mad, uint32_t comm_id, uint32_t qpn,
 		      struct in_addr src, struct in_addr dst, uint16_t port)
@@ -126,11 +167,7 @@ static void build_req(uint8_t *mad, uint32_t comm_id, uint32_t qpn,
 	v4_gid(mad + HDR + 72, dst);
 	put8(mad, HDR + 93, 64);		/* hop limit */
 	put8(mad, HDR + 95, 19 << 3);		/* local ACK timeout */
-	/* cma's header: version 0, IPv4, port, source, destination */
-	cma[1] = 4 << 4;
-	put16(cma, 2, port);
-	memcpy(cma + 4 + 12, &src, 4);
-	memcpy(cma + 20 + 12, &dst, 4);
+	build_cma_hdr(cma, src, dst, port);
 }
 
 int main(int argc, char **argv)
@@ -149,26 +186,31 @@ int main(int argc, char **argv)
 	struct ibv_cq *cq;
 	static const struct {
 		const char *name;
-		uint16_t attr;
+		uint32_t attr;
 	} msgs[] = {
 		{ "req", CM_REQ }, { "rej", CM_REJ }, { "dreq", CM_DREQ },
-		{ "rtu", CM_RTU },
+		{ "rtu", CM_RTU }, { "sidr_req", CM_SIDR_REQ },
+		{ "sidr_rep", CM_SIDR_REP }, { "sidr_rep_qkey", CM_SIDR_QKEY },
 	};
-	uint16_t attr = 0;
+	uint32_t attr = 0, qpn = 0;
 	uint32_t comm_id;
 	int fd, sgid;
 	uint16_t port;
 	size_t i;
 	char *end;
 
-	for (i = 0; argc == 9 && i < sizeof(msgs) / sizeof(msgs[0]); i++)
+	for (i = 0; argc >= 9 && i < sizeof(msgs) / sizeof(msgs[0]); i++)
 		if (!strcmp(argv[8], msgs[i].name))
 			attr = msgs[i].attr;
 	if (argc == 8)
 		attr = CM_REQ;
+	if (argc == 10 && attr == CM_SIDR_REP)
+		qpn = strtoul(argv[9], NULL, 16);
+	else if (argc > 9)
+		attr = 0;
 	if (!attr || inet_pton(AF_INET, argv[4], &src) != 1 ||
 	    inet_pton(AF_INET, argv[5], &dst) != 1) {
-		fprintf(stderr, "usage: cm_forge UMAD DEVICE SGID_INDEX SRC DST PORT COMM_ID [req|rej|dreq|rtu]\n");
+		fprintf(stderr, "usage: cm_forge UMAD DEVICE SGID_INDEX SRC DST PORT COMM_ID [req|rej|dreq|rtu|sidr_req|sidr_rep [QPN]|sidr_rep_qkey]\n");
 		return 2;
 	}
 	sgid = atoi(argv[3]);
@@ -184,11 +226,15 @@ int main(int argc, char **argv)
 		printf("open %s: %s\n", argv[2], strerror(errno));
 		return 1;
 	}
+	if (attr == CM_SIDR_QKEY)
+		qpa.qp_type = IBV_QPT_UD;
 	qp = qp_with_pd_cq(ctx, 1, &qpa, &pd, &cq);
 	if (!qp) {
-		printf("RC QP: %s\n", strerror(errno));
+		printf("QP: %s\n", strerror(errno));
 		return 1;
 	}
+	if (!qpn)
+		qpn = qp->qp_num;
 
 	fd = open(argv[1], O_RDWR);
 	if (fd < 0) {
@@ -216,6 +262,14 @@ int main(int argc, char **argv)
 	if (attr == CM_REQ)
 		build_req((uint8_t *)um->data, comm_id, qp->qp_num, src, dst,
 			  port);
+	else if (attr == CM_SIDR_REQ)
+		build_sidr_req((uint8_t *)um->data, comm_id, src, dst, port);
+	else if (attr == CM_SIDR_REP)
+		build_sidr_rep((uint8_t *)um->data, comm_id, qpn, 0x01234567,
+			       port);
+	else if (attr == CM_SIDR_QKEY)
+		build_sidr_rep((uint8_t *)um->data, comm_id, qpn, 0x80010000,
+			       port);
 	else
 		build_conn_msg((uint8_t *)um->data, attr, comm_id, qp->qp_num);
 	if (write(fd, um, sizeof(*um) + MAD_SIZE) != (ssize_t)(sizeof(*um) + MAD_SIZE)) {
