@@ -238,6 +238,10 @@ pid_gone() {
 # pair_once KIND TOOL ARGS... - one perftest server/client pair; the client's
 # output is left in $CLI_OUT.  With WINDOW_ON=1 the parent's packet counter
 # is watched meanwhile and its window ends up in $WIN ("window=.. pkts=..").
+#
+# Each side's "timeout --foreground" keeps it in the bench's process
+# group: a harness that stops the whole bench (bench_runs' timeout) stops
+# them too, before the bench's teardown deletes the parent under them.
 pair_once() {
 	local kind=$1 tool=$2 spid wpid src crc wfile wout t0=$EPOCHREALTIME
 	shift 2
@@ -255,9 +259,9 @@ pair_once() {
 	(
 		echo "# [${NS_S[$kind]}] $tool -d ${DEV_S[$kind]} $* -p $PORT &" >&"$KTAP_FD"
 		if [ "${NS_S[$kind]}" = init ]; then
-			exec timeout 300 "$tool" -d "${DEV_S[$kind]}" -x "$GIDX" "$@" -p "$PORT"
+			exec timeout --foreground 300 "$tool" -d "${DEV_S[$kind]}" -x "$GIDX" "$@" -p "$PORT"
 		else
-			exec ip netns exec "${NS_S[$kind]}" timeout 300 \
+			exec ip netns exec "${NS_S[$kind]}" timeout --foreground 300 \
 				"$tool" -d "${DEV_S[$kind]}" -x "$GIDX" "$@" -p "$PORT"
 		fi
 	) > "$OUT/tmp.srv" 2>&1 &
@@ -268,7 +272,7 @@ pair_once() {
 		[ -n "${wpid:-}" ] && kill "$wpid"
 		return 1
 	fi
-	in_ns "${NS_C[$kind]}" timeout 300 "${CLI_WRAP[@]}" "$tool" -d "${DEV_C[$kind]}" \
+	in_ns "${NS_C[$kind]}" timeout --foreground 300 "${CLI_WRAP[@]}" "$tool" -d "${DEV_C[$kind]}" \
 		-x "$GIDX" "$@" -p "$PORT" "${ADDR[$kind]}" > "$CLI_OUT" 2>&1
 	crc=$?
 	# A client that failed before it reached the server leaves the server

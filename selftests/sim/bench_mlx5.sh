@@ -18,7 +18,11 @@
 # shellcheck source=selftests/lib/lib.sh
 . "$(dirname "$0")/lib/lib.sh"
 
-ktap_plan bench_runs mlx5_rows mlx5_wqes mlx5_data_phase_without_syscalls
+# shellcheck source=selftests/lib/vdev.sh
+. "$(dirname "$0")/lib/vdev.sh"
+
+ktap_plan bench_runs bench_left_nothing mlx5_rows mlx5_wqes \
+	mlx5_data_phase_without_syscalls
 
 tmpdir T
 # Kept in the results share, when there is one, for a post-mortem.
@@ -27,7 +31,14 @@ rm -rf "$OUT"
 export BENCH_OUT=$OUT BENCH_REPS=1 BENCH_PARTS=mlx5 \
 	BENCH_MLX5_LAT_ITERS=50 BENCH_MLX5_BW_ITERS=50
 
+BEFORE=$(vrdma_objects)
 bench_runs 600 "$T/out"
+# The bench's teardown took its vdevices and its mlx5 parent away
+left_nothing() {
+	wait_for 60 vrdma_objects_is "$BEFORE" || return 1
+	! rdma dev show mlx0 >/dev/null 2>&1
+}
+ktap_check bench_left_nothing left_nothing
 
 J=$OUT/results.json
 
