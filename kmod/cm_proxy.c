@@ -631,8 +631,8 @@ static void vrdma_cm_new_peer_id(struct vrdma_cm_conn *c)
 
 static int vrdma_cm_handler(struct ib_cm_id *pid,
 			    const struct ib_cm_event *ev);
-static void vrdma_cm_refuse_req(struct vrdma_dev *vdev,
-				const struct vrdma_gsi_mad *m);
+static void vrdma_cm_refuse(struct vrdma_dev *vdev,
+			    const struct vrdma_gsi_mad *m, bool sidr);
 
 /*
  * Starts @c, a request of the vdevice to carry (@dup: a retry of one
@@ -761,12 +761,9 @@ err_unlock:
 	rdma_put_gid_attr(sgid_attr);
 	kfree(c);
 	if (v == VRDMA_CM_QUOTA)
-		vrdma_cm_refuse_req(vdev, m);
+		vrdma_cm_refuse(vdev, m, false);
 	return v;
 }
-
-static void vrdma_cm_refuse_sidr(struct vrdma_dev *vdev,
-				 const struct vrdma_gsi_mad *m);
 
 /*
  * Carries a SIDR_REQ of the vdevice on the parent.  The message names no
@@ -850,7 +847,7 @@ err_unlock:
 	rdma_put_gid_attr(sgid_attr);
 	kfree(c);
 	if (v == VRDMA_CM_QUOTA)
-		vrdma_cm_refuse_sidr(vdev, m);
+		vrdma_cm_refuse(vdev, m, true);
 	return v;
 }
 
@@ -1272,32 +1269,6 @@ static void vrdma_cm_to_vdev_drep(struct vrdma_cm_conn *c,
 }
 
 /*
- * Refuses a REQ of the vdevice as a peer without the resources for it
- * would: a REJ, reason "no resources", into its QP1, so that the caller
- * learns at once, not after every retry of its ib_cm.  The REQ was
- * checked (vrdma_cm_req_ok()): the GIDs are the vdevice's and its peer's.
- */
-static void vrdma_cm_refuse_req(struct vrdma_dev *vdev,
-				const struct vrdma_gsi_mad *m)
-{
-	struct vrdma_cm_conn c = { .vdev = vdev };
-	u8 *mad;
-
-	mad = kzalloc(IB_MGMT_MAD_SIZE, GFP_KERNEL);
-	if (!mad)
-		return;
-	c.vid = vrdma_mad_be32(m->data, VRDMA_REQ_LOCAL_COMM_ID);
-	vrdma_mad_gid(m->data, VRDMA_REQ_PRIMARY_LOCAL_GID, &c.sgid);
-	vrdma_mad_gid(m->data, VRDMA_REQ_PRIMARY_REMOTE_GID, &c.dgid);
-	vrdma_cm_mad_hdr(mad, VRDMA_CM_REJ);
-	vrdma_mad_put_be32(mad, VRDMA_CM_REMOTE_COMM_ID, c.vid);
-	mad[VRDMA_REJ_MSG_REJECTED] = VRDMA_REJ_FOR_REQ << 6;
-	vrdma_mad_put_be16(mad, VRDMA_REJ_REASON, IB_CM_REJ_NO_RESOURCES);
-	vrdma_cm_deliver(&c, mad);
-	kfree(mad);
-}
-
-/*
  * The peer's SIDR_REP to a request of the vdevice, as the peer's ib_cm
  * sent it (cm_format_sidr_rep()), for the vdevice's request ID: ib_cm
  * finds its cm_id by that ID alone.  The peer's QP number and Q_Key are
@@ -1325,13 +1296,15 @@ static void vrdma_cm_to_vdev_sidr_rep(struct vrdma_cm_conn *c,
 }
 
 /*
- * Refuses a SIDR_REQ of the vdevice past its quota at once, as a peer
- * without the resources would: a SIDR_REP "rejected" naming its request
- * ID.  The request passed the checks: its AH's GIDs are the vdevice's
- * and its peer's.
+ * Refuses a request of the vdevice past its quota at once, as a peer
+ * without the resources for it would, so that the caller learns now, not
+ * after every retry of its ib_cm: a REJ "no resources" for a REQ, a
+ * SIDR_REP "rejected" for a SIDR_REQ (@sidr), into its QP1.  The request
+ * passed the checks (vrdma_cm_req_ok(), vrdma_cm_sidr_req()): the GIDs are
+ * the vdevice's and its peer's.
  */
-static void vrdma_cm_refuse_sidr(struct vrdma_dev *vdev,
-				 const struct vrdma_gsi_mad *m)
+static void vrdma_cm_refuse(struct vrdma_dev *vdev,
+			    const struct vrdma_gsi_mad *m, bool sidr)
 {
 	struct vrdma_cm_conn c = { .vdev = vdev };
 	u8 *mad;
@@ -1339,14 +1312,28 @@ static void vrdma_cm_refuse_sidr(struct vrdma_dev *vdev,
 	mad = kzalloc(IB_MGMT_MAD_SIZE, GFP_KERNEL);
 	if (!mad)
 		return;
-	c.sgid = m->sgid;
-	c.dgid = m->dgid;
-	vrdma_cm_mad_hdr(mad, VRDMA_CM_SIDR_REP);
-	vrdma_mad_put_be32(mad, VRDMA_SIDR_REP_REQUEST_ID,
-			   vrdma_mad_be32(m->data, VRDMA_SIDR_REQ_REQUEST_ID));
-	mad[VRDMA_SIDR_REP_STATUS] = IB_SIDR_REJECT;
-	vrdma_mad_put_be64(mad, VRDMA_SIDR_REP_SERVICE_ID,
-			   vrdma_mad_be64(m->data, VRDMA_SIDR_REQ_SERVICE_ID));
+	if (sidr) {
+		c.sgid = m->sgid;
+		c.dgid = m->dgid;
+		vrdma_cm_mad_hdr(mad, VRDMA_CM_SIDR_REP);
+		vrdma_mad_put_be32(mad, VRDMA_SIDR_REP_REQUEST_ID,
+				   vrdma_mad_be32(m->data,
+						  VRDMA_SIDR_REQ_REQUEST_ID));
+		mad[VRDMA_SIDR_REP_STATUS] = IB_SIDR_REJECT;
+		vrdma_mad_put_be64(mad, VRDMA_SIDR_REP_SERVICE_ID,
+				   vrdma_mad_be64(m->data,
+						  VRDMA_SIDR_REQ_SERVICE_ID));
+	} else {
+		vrdma_mad_gid(m->data, VRDMA_REQ_PRIMARY_LOCAL_GID, &c.sgid);
+		vrdma_mad_gid(m->data, VRDMA_REQ_PRIMARY_REMOTE_GID, &c.dgid);
+		vrdma_cm_mad_hdr(mad, VRDMA_CM_REJ);
+		vrdma_mad_put_be32(mad, VRDMA_CM_REMOTE_COMM_ID,
+				   vrdma_mad_be32(m->data,
+						  VRDMA_REQ_LOCAL_COMM_ID));
+		mad[VRDMA_REJ_MSG_REJECTED] = VRDMA_REJ_FOR_REQ << 6;
+		vrdma_mad_put_be16(mad, VRDMA_REJ_REASON,
+				   IB_CM_REJ_NO_RESOURCES);
+	}
 	vrdma_cm_deliver(&c, mad);
 	kfree(mad);
 }
@@ -1388,6 +1375,8 @@ static int vrdma_cm_handler(struct ib_cm_id *pid, const struct ib_cm_event *ev)
 		}
 		break;
 	case IB_CM_REJ_RECEIVED:
+		vrdma_dbg(vdev, "connection %08x rejected by the peer, reason %d\n",
+			  c->vid, ev->param.rej_rcvd.reason);
 		if (mad) {
 			if (c->answered)
 				vrdma_cm_to_vdev_rej(c, ev, mad);
