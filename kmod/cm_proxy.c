@@ -170,6 +170,14 @@ static atomic_t vrdma_cm_forged = ATOMIC_INIT(0);
 #define VRDMA_CM_MAX_RETRIES	15
 
 /*
+ * The most retries of a vdevice's REQ the proxy sends on the parent
+ * (debugfs cm_max_retries; the REQ's own number when lower).  A test sets
+ * it to reach the end of a request no peer answers (IB_CM_REQ_ERROR) in
+ * seconds, not after cma's 15 retries of some 4 s each.
+ */
+static u8 vrdma_cm_max_retries = VRDMA_CM_MAX_RETRIES;
+
+/*
  * The SIDR retries of the proxy's own requests on the parent, as cma asks
  * of ib_cm for its own (cma_resolve_ib_udp(): CMA_CM_RESPONSE_TIMEOUT,
  * CMA_MAX_CM_RETRIES): the vdevice's retries of the same request are
@@ -748,7 +756,9 @@ static enum vrdma_cm_verdict vrdma_cm_req(struct vrdma_dev *vdev,
 		vrdma_mad_u8(mad, VRDMA_REQ_LTIMEOUT_RETRY) >> 3;
 	req.retry_count = vrdma_mad_u8(mad, VRDMA_REQ_LTIMEOUT_RETRY) & 7;
 	req.rnr_retry_count = vrdma_mad_u8(mad, VRDMA_REQ_MTU_RNR) & 7;
-	req.max_cm_retries = vrdma_mad_u8(mad, VRDMA_REQ_MAXRETRY_SRQ) >> 4;
+	req.max_cm_retries = min_t(u8,
+				   vrdma_mad_u8(mad, VRDMA_REQ_MAXRETRY_SRQ) >> 4,
+				   READ_ONCE(vrdma_cm_max_retries));
 	req.srq = (vrdma_mad_u8(mad, VRDMA_REQ_MAXRETRY_SRQ) >> 3) & 1;
 	req.ece.vendor_id = vrdma_mad_be32(mad, VRDMA_REQ_VENDOR_ID) & 0xffffff;
 	req.ece.attr_mod = vrdma_mad_be32(mad, VRDMA_MAD_ATTR_MOD);
@@ -1702,14 +1712,17 @@ static int vrdma_cm_show(struct seq_file *m, void *unused)
 DEFINE_SHOW_ATTRIBUTE(vrdma_cm);
 
 /**
- * vrdma_cm_debugfs_init() - create /sys/kernel/debug/vrdma/cm
+ * vrdma_cm_debugfs_init() - create /sys/kernel/debug/vrdma/cm and
+ * cm_max_retries
  *
- * After vrdma_debugfs_init(), whose removal of the directory removes it.
+ * After vrdma_debugfs_init(), whose removal of the directory removes them.
  */
 void vrdma_cm_debugfs_init(void)
 {
 	debugfs_create_file("cm", 0400, vrdma_debugfs_root, NULL,
 			    &vrdma_cm_fops);
+	debugfs_create_u8("cm_max_retries", 0600, vrdma_debugfs_root,
+			  &vrdma_cm_max_retries);
 }
 
 static const struct vrdma_gsi_ops vrdma_cm_gsi_ops = {

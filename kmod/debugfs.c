@@ -9,6 +9,8 @@
  *                                       across an unload and reload
  *   /sys/kernel/debug/vrdma/cm         the CM proxy: its connections
  *                                       (cm_proxy.c adds it)
+ *   /sys/kernel/debug/vrdma/cm_max_retries  the most retries of a REQ the
+ *                                       proxy carries (cm_proxy.c)
  *   /sys/kernel/debug/vrdma/fail/POINT  how many of the next passes through
  *                                       POINT fail (fault injection)
  *   /sys/kernel/debug/vrdma/delay/POINT how long, in ms, the next pass

@@ -230,6 +230,7 @@ vdevs_is() {
 }
 
 DELAY=/sys/kernel/debug/vrdma/delay
+CM_RETRIES=/sys/kernel/debug/vrdma/cm_max_retries
 CMLISTEN=/sys/kernel/debug/vrdma/cm_listen
 
 # no_listener - vrdma listens on no published port (for wait_for).
@@ -545,12 +546,16 @@ else
 	# reaches the proxy's handler from ib_cm's send completion, which
 	# holds no reference on the cm_id; destroying the connection meanwhile
 	# (here: deleting vC) must wait for that handler, which the delay
-	# point keeps inside for 8 s, before the vdevice is freed.
+	# point keeps inside for 8 s, before the vdevice is freed.  One retry
+	# on the parent (cm_max_retries), not cma's 15: the same failed send
+	# some 60 s sooner.
 	if [ -z "$rxe_ns" ]; then
 		ktap_skip cm_send_error_holds_vdev "rxe of $(uname -r) routes in init_net only (7.1): a request from C's address would stall rxe0's QP1"
 	elif in_init "$VRDMACTL" dev add vC parent "$PARENT" netns "$C" cm on &&
 	     wait_for 30 has_gid "$C" vC "$IPC"; then
 		nv=$(vdevs)
+		echo 1 >"$CM_RETRIES"
+		cleanup_push sh -c "echo 15 >$CM_RETRIES"
 		echo 8000 >"$DELAY/cm_event"
 		spawn_in_ns "$C" timeout 150 rping -c -a "$HOST5" -I "$IPC" -p 7487 -C 1 -v \
 			>"$T/se" 2>&1
@@ -574,6 +579,7 @@ else
 		fi
 		kill "$sp" 2>/dev/null
 		wait "$sp" 2>/dev/null
+		echo 15 >"$CM_RETRIES"
 	else
 		ktap_fail cm_send_error_holds_vdev "vC not made again"
 	fi
