@@ -12,8 +12,10 @@
 #   KERNELS=all  the full suite (or the NAMEs) on every supported kernel
 #   neither      the full suite (or the NAMEs) on the default kernel; then,
 #                without NAMEs, on each other supported kernel the tests
-#                that selftests/TESTS gives it: "all" ones, and "ends" ones
-#                on the oldest and the newest
+#                that selftests/TESTS gives it: "all" ones, "ends" ones
+#                on the oldest and the newest, "newest" ones on the newest
+#                (the default kernel's full suite leaves those out unless
+#                it is the newest)
 #   KDIR         the default kernel's tree, if set (make check-debug's)
 #
 # The first kernel boots from the tree, whose modules (vrdma.ko,
@@ -57,7 +59,7 @@ manifest_ok() {
 			echo "check: selftests/TESTS: bad entry '$name $scope $rest'" >&2
 			bad=1
 		fi
-		case $scope in all | ends | default | default2) ;; *)
+		case $scope in all | ends | newest | default | default2) ;; *)
 			echo "check: selftests/TESTS: $name: unknown scope '$scope'" >&2
 			bad=1 ;;
 		esac
@@ -89,6 +91,7 @@ esac
 
 name=${KERNEL:-default}
 plan=()
+newest=
 if [ "$name" != default ]; then
 	plan+=("$("$KERNELS_SH" release "$name")|$TESTS")
 else
@@ -105,12 +108,15 @@ else
 		# the oldest and the newest supported kernel
 		ends=$(printf '%s\n' "$first" "$others" | grep . | sort -V |
 			sed -n '1p;$p')
+		newest=$(tail -n 1 <<< "$ends")
 		while read -r rel; do
 			if [ -z "$rel" ] || [ "$rel" = "$first" ]; then
 				continue
 			fi
 			if [ "${KERNELS:-}" = all ]; then
 				plan+=("$rel|$TESTS")
+			elif [ "$rel" = "$newest" ]; then
+				plan+=("$rel|$(manifest_tests all ends newest)")
 			elif grep -qxF "$rel" <<< "$ends"; then
 				plan+=("$rel|$(manifest_tests all ends)")
 			else
@@ -216,7 +222,11 @@ if [ "$several" = 1 ] && [ -z "${CHECK_SERIAL:-}" ]; then
 	if [ -z "${plan[0]#*|}" ]; then
 		# the full suite, in two boots
 		first_what="full suite but default2 tests"
-		plan[0]="$first_rel|$(manifest_tests all ends default)"
+		if [ "$first_rel" = "$newest" ]; then
+			plan[0]="$first_rel|$(manifest_tests all ends newest default)"
+		else
+			plan[0]="$first_rel|$(manifest_tests all ends default)"
+		fi
 		first_then="$first_rel|$(manifest_tests default2)"
 	fi
 	mkdir -p "$TOP/build"
