@@ -41,13 +41,42 @@ klog_bad_since() {	# print lines of concern after line $1 of dmesg
 	dmesg | tail -n "+$(($1 + 1))" | grep -aF -f "$KLOG_PATTERNS"
 }
 
+# objects_held - the non-zero object counts of vrdma and rdmasim, those
+# loaded ("vrdma: vdev=1 ... rdmasim: pd=1 ..."): what a script must leave
+# as it found it.
+objects_held() {
+	local f
+	for f in /sys/kernel/debug/vrdma/objects /sys/kernel/debug/rdmasim/objects; do
+		[ -r "$f" ] || continue
+		awk -v m="${f#/sys/kernel/debug/}" '
+			$2 != 0 { out = out " " $1 "=" $2 }
+			END { if (out != "") print m ":" out }' "$f"
+	done | tr '\n' ' '
+}
+
+# objects_audit NAME BEFORE - a diagnostic when the objects held after NAME
+# (waited for up to 10 s: teardown may lag its script) are not those held
+# before it, so that a leak is pinned on the script that left it.  Not a
+# verdict: each script's own checks and the final leak_audit are.
+objects_audit() {
+	local now tries=20
+	while [ "$tries" -gt 0 ]; do
+		now=$(objects_held)
+		[ "$now" = "$2" ] && return 0
+		tries=$((tries - 1))
+		sleep 0.5
+	done
+	echo "# objects not at rest after $1: before: ${2:-none}; after: ${now:-none}"
+}
+
 # run_one INDEX NAME KTAP|RAW CMD...
 run_one() {
 	local idx=$1 name=$2 kind=$3 log rc mark plan=-1 n=0 np=0 nf=0 ns=0 t0
-	local reason='' directive='' line
+	local reason='' directive='' line held
 	shift 3
 	log=$RESULTS/$name.log
 	mark=$(klog_lines)
+	held=$(objects_held)
 	t0=$EPOCHREALTIME
 
 	if [ "$kind" = KTAP ]; then
@@ -130,6 +159,7 @@ run_one() {
 	echo "# $name took $(awk -v a="$t0" -v b="$EPOCHREALTIME" \
 		'BEGIN { printf "%.1f", b - a }') s; $(awk \
 		'/^MemAvailable:/ { printf "%d MiB available", $2 / 1024 }' /proc/meminfo)"
+	objects_audit "$name" "$held"
 	local bad
 	bad=$(klog_bad_since "$mark")
 	if [ -n "$bad" ]; then
