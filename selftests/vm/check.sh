@@ -15,7 +15,7 @@
 #                that selftests/TESTS gives it: "all" ones, "ends" ones
 #                on the oldest and the newest, "newest" ones on the newest
 #                (the default kernel's full suite leaves those out unless
-#                it is the newest)
+#                it is the newest or KERNELS=all)
 #   KDIR         the default kernel's tree, if set (make check-debug's)
 #
 # The first kernel boots from the tree, whose modules (vrdma.ko,
@@ -222,7 +222,7 @@ if [ "$several" = 1 ] && [ -z "${CHECK_SERIAL:-}" ]; then
 	if [ -z "${plan[0]#*|}" ]; then
 		# the full suite, in two boots
 		first_what="full suite but default2 tests"
-		if [ "$first_rel" = "$newest" ]; then
+		if [ "$first_rel" = "$newest" ] || [ "${KERNELS:-}" = all ]; then
 			plan[0]="$first_rel|$(manifest_tests all ends newest default)"
 		else
 			plan[0]="$first_rel|$(manifest_tests all ends default)"
