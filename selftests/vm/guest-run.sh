@@ -42,8 +42,8 @@ klog_bad_since() {	# print lines of concern after line $1 of dmesg
 }
 
 # objects_held - the non-zero object counts of vrdma and rdmasim, those
-# loaded ("vrdma: vdev=1 ... rdmasim: pd=1 ..."): what a script must leave
-# as it found it.
+# loaded ("vrdma/objects: vdev=1 ... rdmasim/objects: pd=1 ..."): what a
+# script must leave as it found it.
 objects_held() {
 	local f
 	for f in /sys/kernel/debug/vrdma/objects /sys/kernel/debug/rdmasim/objects; do
