@@ -4,7 +4,7 @@
 # Fuzzing the two ways user space reaches vrdma, bounded in count and time
 # and seedable, with a leak and kernel log audit at the end.
 #
-#   netlink: selftests/lib/nlfuzz.py sends NLFUZZ_COUNT (100000) randomised
+#   netlink: selftests/lib/nlfuzz.py sends NLFUZZ_COUNT (50000) randomised
 #            and malformed requests to the vrdma family; vdevices it
 #            manages to create land in netns F and are removed after.
 #   verbs:   selftests/progs/verbs_fuzz runs VERBS_FUZZ_COUNT (10000)
@@ -20,7 +20,7 @@
 # shellcheck source=selftests/lib/vdev.sh
 . "$(dirname "$0")/lib/vdev.sh"
 
-NLFUZZ_COUNT=${NLFUZZ_COUNT:-100000}
+NLFUZZ_COUNT=${NLFUZZ_COUNT:-50000}
 VERBS_FUZZ_COUNT=${VERBS_FUZZ_COUNT:-10000}
 VERBS_FUZZ_COMPARE=${VERBS_FUZZ_COMPARE:-1000}
 FUZZ_SEED=${FUZZ_SEED:-1}

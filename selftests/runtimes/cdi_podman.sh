@@ -156,11 +156,11 @@ pingpong() {
 		"$IMAGE" ibv_devices && awk '$2 ~ /^[0-9a-f]+$/ && length($2) == 16 { print $1 }' "$T/out")
 	ktap_diag "pod A at $ip_a with $VDEV_A, pod B with $vdev_b"
 	run_shown podman run -d --name "pp-$$" --network "container:$A-infra" --device "vrdma.io/pod=$A-infra" "${UNPRIV[@]}" \
-		"$IMAGE" ibv_rc_pingpong -d "$VDEV_A" -g 1 || return 1
+		"$IMAGE" ibv_rc_pingpong -d "$VDEV_A" -g 1 -n "$PP_ITERS" || return 1
 	cleanup_push podman rm -f "pp-$$"
 	wait_for 30 server_listening "pp-$$" || return 1
 	run_shown podman run --rm --network "container:$B-infra" --device "vrdma.io/pod=$B-infra" "${UNPRIV[@]}" \
-		"$IMAGE" ibv_rc_pingpong -d "$vdev_b" -g 1 "$ip_a" || return 1
+		"$IMAGE" ibv_rc_pingpong -d "$vdev_b" -g 1 -n "$PP_ITERS" "$ip_a" || return 1
 	grep -q 'bytes in' "$T/out" || return 1
 	rc=$(podman wait "pp-$$")
 	run_shown podman logs "pp-$$"

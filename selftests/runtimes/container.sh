@@ -201,14 +201,14 @@ charged() {	# CGROUP DEV - rdma.current shows one handle and some objects
 	grep -qE "^$2 hca_handle=1 hca_object=[1-9]" "$1/rdma.current"
 }
 
-ctr_exec "$PID_A" "$CGA" timeout 120 ibv_rc_pingpong -d vA -g "$GIDX" -p "$PORT" \
+ctr_exec "$PID_A" "$CGA" timeout 120 ibv_rc_pingpong -d vA -g "$GIDX" -n "$PP_ITERS" -p "$PORT" \
 	>"$T/srv" 2>&1 &
 SRV=$!
 current=
 if wait_for 60 port_listening "$A" "$PORT" && wait_for 20 charged "$CGA" vA; then
 	current=$(cat "$CGA/rdma.current")
 fi
-ctr_exec "$PID_B" "$CGB" timeout 120 ibv_rc_pingpong -d vB -g "$GIDX" -p "$PORT" \
+ctr_exec "$PID_B" "$CGB" timeout 120 ibv_rc_pingpong -d vB -g "$GIDX" -n "$PP_ITERS" -p "$PORT" \
 	"$OOB_NET.$LINK.1" >"$T/cli" 2>&1
 CRC=$?
 wait "$SRV"

@@ -334,13 +334,13 @@ pingpong() {
 		ctr b1 "$POD_B" "$B" b1 || return 1
 	ip=$(cri podip "$POD_A") && [ -n "$ip" ] || return 1
 	ktap_diag "pod $A at $ip with $VA, pod $B with $VB"
-	echo "# [cri] exec ${A1:0:12} ibv_rc_pingpong -d $VA -g 1 &" >&"$KTAP_FD"
-	cri exec "$A1" 60 ibv_rc_pingpong -d "$VA" -g 1 >"$T/srv" 2>&1 &
+	echo "# [cri] exec ${A1:0:12} ibv_rc_pingpong -d $VA -g 1 -n $PP_ITERS &" >&"$KTAP_FD"
+	cri exec "$A1" 60 ibv_rc_pingpong -d "$VA" -g 1 -n "$PP_ITERS" >"$T/srv" 2>&1 &
 	srv=$!
 	wait_for 30 listening "$(cat "$STATE"/*.json | jq -r --arg id "$POD_A" \
 		'select(.containerID == $id) | .netns')" 18515 ||
 		{ kill "$srv"; return 1; }
-	cexec "$b1" ibv_rc_pingpong -d "$VB" -g 1 "$ip" && grep -q 'bytes in' "$T/out" || return 1
+	cexec "$b1" ibv_rc_pingpong -d "$VB" -g 1 -n "$PP_ITERS" "$ip" && grep -q 'bytes in' "$T/out" || return 1
 	wait "$srv"
 	rc=$?
 	sed 's/^/#   server: /' "$T/srv" >&"$KTAP_FD"

@@ -127,11 +127,11 @@ pingpong_podman() {
 		run_shown ip -n "$P2" link set oob2 up || return 1
 	run_shown podman run -d --name "pp-$$" --network "ns:/run/netns/$P1" \
 		--device "/dev/infiniband/$node1" "$IMAGE" \
-		ibv_rc_pingpong -d vr-pod1 -g 1 || return 1
+		ibv_rc_pingpong -d vr-pod1 -g 1 -n "$PP_ITERS" || return 1
 	cleanup_push podman rm -f "pp-$$"
 	wait_for 60 port_listening "$P1" 18515 || return 1
 	run_shown podman run --rm --network "ns:/run/netns/$P2" --device "/dev/infiniband/$node2" \
-		"$IMAGE" ibv_rc_pingpong -d vr-pod2 -g 1 10.98.1.1 || return 1
+		"$IMAGE" ibv_rc_pingpong -d vr-pod2 -g 1 -n "$PP_ITERS" 10.98.1.1 || return 1
 	grep -q 'bytes in' "$T/out" || return 1
 	rc=$(podman wait "pp-$$")
 	run_shown podman logs "pp-$$"
