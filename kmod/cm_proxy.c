@@ -1164,6 +1164,30 @@ static void vrdma_cm_mad_hdr(u8 *mad, u16 attr)
 	vrdma_mad_put_be16(mad, VRDMA_MAD_ATTR_ID, attr);
 }
 
+/*
+ * The header of a message on a connection the proxy carries, as the peer's
+ * ib_cm would send it to the vdevice: from the proxy's comm ID to the
+ * vdevice's
+ */
+static void vrdma_cm_conn_hdr(const struct vrdma_cm_conn *c, u8 *mad,
+			      u16 attr)
+{
+	vrdma_cm_mad_hdr(mad, attr);
+	vrdma_mad_put_be32(mad, VRDMA_CM_LOCAL_COMM_ID, c->xid);
+	vrdma_mad_put_be32(mad, VRDMA_CM_REMOTE_COMM_ID, c->vid);
+}
+
+/*
+ * The private data the peer sent with @ev, at @off; an event without any
+ * leaves the field zero, as the peer's ib_cm sent it
+ */
+static void vrdma_cm_put_private(u8 *mad, unsigned int off,
+				 const struct ib_cm_event *ev, size_t len)
+{
+	if (ev->private_data)
+		memcpy(mad + off, ev->private_data, len);
+}
+
 static int vrdma_cm_deliver(struct vrdma_cm_conn *c, const u8 *mad)
 {
 	struct ib_grh grh;
@@ -1183,9 +1207,7 @@ static void vrdma_cm_to_vdev_rep(struct vrdma_cm_conn *c,
 {
 	const struct ib_cm_rep_event_param *rep = &ev->param.rep_rcvd;
 
-	vrdma_cm_mad_hdr(mad, VRDMA_CM_REP);
-	vrdma_mad_put_be32(mad, VRDMA_CM_LOCAL_COMM_ID, c->xid);
-	vrdma_mad_put_be32(mad, VRDMA_CM_REMOTE_COMM_ID, c->vid);
+	vrdma_cm_conn_hdr(c, mad, VRDMA_CM_REP);
 	vrdma_mad_put_be32(mad, VRDMA_REP_LOCAL_QKEY, rep->remote_qkey);
 	vrdma_mad_put_qpn(mad, VRDMA_REP_LOCAL_QPN, rep->remote_qpn);
 	vrdma_mad_put_qpn(mad, VRDMA_REP_STARTING_PSN, rep->starting_psn);
@@ -1196,9 +1218,8 @@ static void vrdma_cm_to_vdev_rep(struct vrdma_cm_conn *c,
 					rep->flow_control;
 	mad[VRDMA_REP_RNR_SRQ] = rep->rnr_retry_count << 5 | rep->srq << 4;
 	vrdma_mad_put_be64(mad, VRDMA_REP_LOCAL_CA_GUID, c->xguid);
-	if (ev->private_data)
-		memcpy(mad + VRDMA_REP_PRIVATE_DATA, ev->private_data,
-		       IB_CM_REP_PRIVATE_DATA_SIZE);
+	vrdma_cm_put_private(mad, VRDMA_REP_PRIVATE_DATA, ev,
+			     IB_CM_REP_PRIVATE_DATA_SIZE);
 }
 
 static void vrdma_cm_to_vdev_rej(struct vrdma_cm_conn *c,
@@ -1207,9 +1228,7 @@ static void vrdma_cm_to_vdev_rej(struct vrdma_cm_conn *c,
 	const struct ib_cm_rej_event_param *rej = &ev->param.rej_rcvd;
 	u8 ari_len = min_t(u8, rej->ari_length, IB_CM_REJ_ARI_LENGTH);
 
-	vrdma_cm_mad_hdr(mad, VRDMA_CM_REJ);
-	vrdma_mad_put_be32(mad, VRDMA_CM_LOCAL_COMM_ID, c->xid);
-	vrdma_mad_put_be32(mad, VRDMA_CM_REMOTE_COMM_ID, c->vid);
+	vrdma_cm_conn_hdr(c, mad, VRDMA_CM_REJ);
 	/*
 	 * What the peer rejects is the vdevice's REQ, or the REP it answered
 	 * an incoming one with.
@@ -1220,9 +1239,8 @@ static void vrdma_cm_to_vdev_rej(struct vrdma_cm_conn *c,
 	vrdma_mad_put_be16(mad, VRDMA_REJ_REASON, rej->reason);
 	if (rej->ari && ari_len)
 		memcpy(mad + VRDMA_REJ_ARI, rej->ari, ari_len);
-	if (ev->private_data)
-		memcpy(mad + VRDMA_REJ_PRIVATE_DATA, ev->private_data,
-		       IB_CM_REJ_PRIVATE_DATA_SIZE);
+	vrdma_cm_put_private(mad, VRDMA_REJ_PRIVATE_DATA, ev,
+			     IB_CM_REJ_PRIVATE_DATA_SIZE);
 }
 
 /*
@@ -1247,35 +1265,26 @@ static void vrdma_cm_to_vdev_withdraw(struct vrdma_cm_conn *c, u8 *mad)
 static void vrdma_cm_to_vdev_rtu(struct vrdma_cm_conn *c,
 				 const struct ib_cm_event *ev, u8 *mad)
 {
-	vrdma_cm_mad_hdr(mad, VRDMA_CM_RTU);
-	vrdma_mad_put_be32(mad, VRDMA_CM_LOCAL_COMM_ID, c->xid);
-	vrdma_mad_put_be32(mad, VRDMA_CM_REMOTE_COMM_ID, c->vid);
-	if (ev->private_data)
-		memcpy(mad + VRDMA_RTU_PRIVATE_DATA, ev->private_data,
-		       IB_CM_RTU_PRIVATE_DATA_SIZE);
+	vrdma_cm_conn_hdr(c, mad, VRDMA_CM_RTU);
+	vrdma_cm_put_private(mad, VRDMA_RTU_PRIVATE_DATA, ev,
+			     IB_CM_RTU_PRIVATE_DATA_SIZE);
 }
 
 static void vrdma_cm_to_vdev_dreq(struct vrdma_cm_conn *c,
 				  const struct ib_cm_event *ev, u8 *mad)
 {
-	vrdma_cm_mad_hdr(mad, VRDMA_CM_DREQ);
-	vrdma_mad_put_be32(mad, VRDMA_CM_LOCAL_COMM_ID, c->xid);
-	vrdma_mad_put_be32(mad, VRDMA_CM_REMOTE_COMM_ID, c->vid);
+	vrdma_cm_conn_hdr(c, mad, VRDMA_CM_DREQ);
 	vrdma_mad_put_qpn(mad, VRDMA_DREQ_REMOTE_QPN, c->vqpn);
-	if (ev->private_data)
-		memcpy(mad + VRDMA_DREQ_PRIVATE_DATA, ev->private_data,
-		       IB_CM_DREQ_PRIVATE_DATA_SIZE);
+	vrdma_cm_put_private(mad, VRDMA_DREQ_PRIVATE_DATA, ev,
+			     IB_CM_DREQ_PRIVATE_DATA_SIZE);
 }
 
 static void vrdma_cm_to_vdev_drep(struct vrdma_cm_conn *c,
 				  const struct ib_cm_event *ev, u8 *mad)
 {
-	vrdma_cm_mad_hdr(mad, VRDMA_CM_DREP);
-	vrdma_mad_put_be32(mad, VRDMA_CM_LOCAL_COMM_ID, c->xid);
-	vrdma_mad_put_be32(mad, VRDMA_CM_REMOTE_COMM_ID, c->vid);
-	if (ev->private_data)
-		memcpy(mad + VRDMA_DREP_PRIVATE_DATA, ev->private_data,
-		       IB_CM_DREP_PRIVATE_DATA_SIZE);
+	vrdma_cm_conn_hdr(c, mad, VRDMA_CM_DREP);
+	vrdma_cm_put_private(mad, VRDMA_DREP_PRIVATE_DATA, ev,
+			     IB_CM_DREP_PRIVATE_DATA_SIZE);
 }
 
 /*
@@ -1300,9 +1309,8 @@ static void vrdma_cm_to_vdev_sidr_rep(struct vrdma_cm_conn *c,
 	vrdma_mad_put_be32(mad, VRDMA_SIDR_REP_QKEY, rep->qkey);
 	if (rep->info && info_len)
 		memcpy(mad + VRDMA_SIDR_REP_INFO, rep->info, info_len);
-	if (ev->private_data)
-		memcpy(mad + VRDMA_SIDR_REP_PRIVATE_DATA, ev->private_data,
-		       IB_CM_SIDR_REP_PRIVATE_DATA_SIZE);
+	vrdma_cm_put_private(mad, VRDMA_SIDR_REP_PRIVATE_DATA, ev,
+			     IB_CM_SIDR_REP_PRIVATE_DATA_SIZE);
 }
 
 /*
@@ -1501,9 +1509,8 @@ static void vrdma_cm_to_vdev_req(struct vrdma_cm_conn *c,
 	/* the receiver took one off the local ACK timeout */
 	mad[VRDMA_REQ_ACK_TIMEOUT] = min_t(u8, path->packet_life_time + 1,
 					   0x1f) << 3;
-	if (ev->private_data)
-		memcpy(mad + VRDMA_REQ_PRIVATE_DATA, ev->private_data,
-		       VRDMA_REQ_PRIVATE_DATA_LEN);
+	vrdma_cm_put_private(mad, VRDMA_REQ_PRIVATE_DATA, ev,
+			     VRDMA_REQ_PRIVATE_DATA_LEN);
 }
 
 /*
@@ -1521,9 +1528,8 @@ static void vrdma_cm_to_vdev_sidr_req(struct vrdma_cm_conn *c,
 	vrdma_mad_put_be16(mad, VRDMA_SIDR_REQ_PKEY, req->pkey);
 	vrdma_mad_put_be64(mad, VRDMA_SIDR_REQ_SERVICE_ID,
 			   be64_to_cpu(req->service_id));
-	if (ev->private_data)
-		memcpy(mad + VRDMA_SIDR_REQ_PRIVATE_DATA, ev->private_data,
-		       IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE);
+	vrdma_cm_put_private(mad, VRDMA_SIDR_REQ_PRIVATE_DATA, ev,
+			     IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE);
 }
 
 /*
