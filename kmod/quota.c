@@ -7,19 +7,8 @@
  */
 #include "vrdma.h"
 
-/* Resource names as vrdmactl spells them, for debug messages */
-static const char *const vrdma_res_names[VRDMA_NR_RES] = {
-	[VRDMA_RES_CTX] = "ctx",
-	[VRDMA_RES_PD] = "pd",
-	[VRDMA_RES_CQ] = "cq",
-	[VRDMA_RES_QP] = "qp",
-	[VRDMA_RES_SRQ] = "srq",
-	[VRDMA_RES_MR] = "mr",
-	[VRDMA_RES_MW] = "mw",
-	[VRDMA_RES_AH] = "ah",
-	[VRDMA_RES_MR_BYTES] = "mr-bytes",
-	[VRDMA_RES_DRV_OBJ] = "drv-obj",
-};
+/* For debug messages */
+static const char *const vrdma_res_names[VRDMA_NR_RES] = VRDMA_RES_NAMES;
 
 /* The parent's capacity per resource, as its device attributes state it. */
 static u64 vrdma_parent_cap(struct vrdma_dev *vdev, enum vrdma_res res)

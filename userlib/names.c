@@ -22,18 +22,7 @@ bool vrdma_res_has(const struct vrdma_res_values *v, enum vrdma_res res)
 	return v->present & (1u << res);
 }
 
-static const char *const res_names[__VRDMA_RES_MAX] = {
-	[VRDMA_RES_CTX]		= "ctx",
-	[VRDMA_RES_PD]		= "pd",
-	[VRDMA_RES_CQ]		= "cq",
-	[VRDMA_RES_QP]		= "qp",
-	[VRDMA_RES_SRQ]		= "srq",
-	[VRDMA_RES_MR]		= "mr",
-	[VRDMA_RES_MW]		= "mw",
-	[VRDMA_RES_AH]		= "ah",
-	[VRDMA_RES_MR_BYTES]	= "mr_bytes",
-	[VRDMA_RES_DRV_OBJ]	= "drv_obj",
-};
+static const char *const res_names[__VRDMA_RES_MAX] = VRDMA_RES_NAMES;
 
 const char *vrdma_res_name(enum vrdma_res res)
 {

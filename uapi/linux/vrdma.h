@@ -252,6 +252,25 @@ enum vrdma_res {
 
 #define VRDMA_RES_MAX (__VRDMA_RES_MAX - 1)
 
+/*
+ * The resources' names, as libvrdma gives them (vrdma_res_name(): the keys
+ * of vrdmactl's JSON) and vrdma's debug messages print them: an
+ * initializer of an array of __VRDMA_RES_MAX strings indexed by enum
+ * vrdma_res
+ */
+#define VRDMA_RES_NAMES {				\
+	[VRDMA_RES_CTX]		= "ctx",		\
+	[VRDMA_RES_PD]		= "pd",			\
+	[VRDMA_RES_CQ]		= "cq",			\
+	[VRDMA_RES_QP]		= "qp",			\
+	[VRDMA_RES_SRQ]		= "srq",		\
+	[VRDMA_RES_MR]		= "mr",			\
+	[VRDMA_RES_MW]		= "mw",			\
+	[VRDMA_RES_AH]		= "ah",			\
+	[VRDMA_RES_MR_BYTES]	= "mr_bytes",		\
+	[VRDMA_RES_DRV_OBJ]	= "drv_obj",		\
+}
+
 /* Most entries in one address ACL (VRDMA_ATTR_SGIDS, VRDMA_ATTR_PEERS) */
 #define VRDMA_ACL_MAX_ENTRIES	16
 
