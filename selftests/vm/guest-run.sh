@@ -33,12 +33,18 @@ FAIL=0
 SKIP=0
 TESTS=0
 
-klog_lines() {
-	dmesg | wc -l
-}
+# KLOG_MARK is how many lines the kernel log had when the last script
+# ended: the next one's lines start there.  One dmesg a script, not two:
+# each takes some 0.7 s under TCG, and a suite runs some 80 scripts.
+KLOG_MARK=$(dmesg | wc -l)
 
-klog_bad_since() {	# print lines of concern after line $1 of dmesg
-	dmesg | tail -n "+$(($1 + 1))" | grep -aF -f "$KLOG_PATTERNS"
+# klog_bad_since MARK - set KLOG_BAD to the kernel log's lines of concern
+# after line MARK, and KLOG_MARK to its length now
+klog_bad_since() {
+	local log
+	log=$(dmesg)
+	KLOG_MARK=$(wc -l <<< "$log")
+	KLOG_BAD=$(tail -n "+$(($1 + 1))" <<< "$log" | grep -aF -f "$KLOG_PATTERNS")
 }
 
 # objects_held - the non-zero object counts of vrdma and rdmasim, those
@@ -75,7 +81,7 @@ run_one() {
 	local reason='' directive='' line held
 	shift 3
 	log=$RESULTS/$name.log
-	mark=$(klog_lines)
+	mark=$KLOG_MARK
 	held=$(objects_held)
 	t0=$EPOCHREALTIME
 
@@ -161,7 +167,8 @@ run_one() {
 		'/^MemAvailable:/ { printf "%d MiB available", $2 / 1024 }' /proc/meminfo)"
 	objects_audit "$name" "$held"
 	local bad
-	bad=$(klog_bad_since "$mark")
+	klog_bad_since "$mark"
+	bad=$KLOG_BAD
 	if [ -n "$bad" ]; then
 		echo "# kernel log lines of concern during $name:"
 		printf '%s\n' "$bad" | sed 's/^/#   /' | head -n 40
