@@ -368,9 +368,9 @@ wqes_since() {
 # client's is the same, for DEV's peer)
 traffic_cmd() {
 	case $1 in
-	rc_pingpong) echo "ibv_rc_pingpong -d $2 -g $GIDX -n 200 -s 4096 -c" ;;
+	rc_pingpong) echo "ibv_rc_pingpong -d $2 -g $GIDX -n 100 -s 4096 -c" ;;
 	rc_pingpong_events) echo "ibv_rc_pingpong -d $2 -g $GIDX -n 200 -s 1024 -c -e" ;;
-	ud_pingpong) echo "ibv_ud_pingpong -d $2 -g $GIDX -n 200 -s 1024 -c" ;;
+	ud_pingpong) echo "ibv_ud_pingpong -d $2 -g $GIDX -n 100 -s 1024 -c" ;;
 	srq_pingpong) echo "ibv_srq_pingpong -d $2 -g $GIDX -n 200 -s 1024 -c" ;;
 	send_lat) echo "ib_send_lat -d $2 -x $GIDX -n 200 -s 2 -F" ;;
 	write_bw) echo "ib_write_bw -d $2 -x $GIDX -n 200 -s 65536 -F" ;;
@@ -498,11 +498,11 @@ if new_ns A a && new_ns B b && link_ns "$A" "$B" 1 && vdev_add vA "$A" &&
 		"$OOB_NET.1.1" >"$T/kill.cli" 2>&1
 	cpid=$!
 	w0=$(mlx5_count wqes)
-	wait_for 30 wqes_since "$w0" 2000
+	wait_for 30 wqes_since "$w0" 500
 	w1=$(mlx5_count wqes)
 	kill -9 "$spid" "$cpid"
 	wait "$spid" "$cpid" 2>/dev/null
-	if [ "$((w1 - w0))" -ge 2000 ] && wait_for 20 sim_objects_is "$base" &&
+	if [ "$((w1 - w0))" -ge 500 ] && wait_for 20 sim_objects_is "$base" &&
 		wait_for 20 vrdma_shadows_zero; then
 		ktap_ok kill9_released "killed after $((w1 - w0)) WQEs; rdmasim: $(sim_objects)"
 	else
