@@ -494,11 +494,13 @@ median_of() {	# FILE OP
 }
 
 # The aggressor: one process creating and destroying contexts, PDs, CQs
-# and MRs back to back, within vA's quotas.  It runs at nice 19: CPU time
-# is the cgroup's to share, not vrdma's, and make check's guests have one
-# vCPU, where an aggressor of equal weight halves B's CPU and shows as a
-# 2x slowdown that no lock caused.  Waits on a lock or a queue that A
-# holds still show at any niceness.
+# and MRs back to back, within vA's quotas.  CPU time is the cgroup's to
+# share, not vrdma's, and make check's guests have one vCPU, where an
+# aggressor of B's weight halves B's CPU: a 2x slowdown that no lock
+# caused (cq 2.06x to 2.19x in stop 50's runs).  So A runs at nice 10, a
+# ninth of B's weight, as an operator's cpu.weight would have it: A still
+# runs some 30 ctlbench runs while B measures (at nice 19, 10), and a
+# wait on a lock or a queue that A holds shows as before.
 aggressor() {	# STOPFILE LOG
 	while [ ! -e "$1" ]; do
 		for op in ctx pd cq mr_4k mr_1m; do
@@ -549,7 +551,7 @@ within_limit() {
 # every time.  B's second measure alone comes first, so that every ratio
 # can be computed as soon as a loaded measure is in.
 if bench_ops "$B" vB "$T/idle1" && bench_ops "$B" vB "$T/idle2"; then
-	spawn_in_ns "$A" nice -n 19 bash -c "$(declare -f aggressor); CTLBENCH=$CTLBENCH; aggressor $T/stop $T/agg"
+	spawn_in_ns "$A" nice -n 10 bash -c "$(declare -f aggressor); CTLBENCH=$CTLBENCH; aggressor $T/stop $T/agg"
 	agg=$!
 	# A is loading vA once its first ctlbench run has reported
 	wait_for 60 grep -q '^op=' "$T/agg"
@@ -562,9 +564,10 @@ if bench_ops "$B" vB "$T/idle1" && bench_ops "$B" vB "$T/idle2"; then
 	touch "$T/stop"
 	wait "$agg"
 	runs=$(grep -c '^op=' "$T/agg")
-	ktap_diag "A's load: $runs ctlbench runs of 50 rounds at nice 19 while B measured, on $(nproc) CPUs"
+	ktap_diag "A's load: $runs ctlbench runs of 50 rounds at nice 10 while B measured, on $(nproc) CPUs"
 	ktap_diag "B's control path under A's load, best of $try ratios to B alone:$report"
-	if [ "$loaded_ok" = 0 ] && [ "$runs" -gt 0 ] && within_limit; then
+	# A load of fewer than 5 runs would test nothing
+	if [ "$loaded_ok" = 0 ] && [ "$runs" -ge 5 ] && within_limit; then
 		ktap_ok dos_sweep "worst ratio ${worst}x:$report"
 	else
 		ktap_fail dos_sweep "worst ratio ${worst}x (limit 2x), bench status $loaded_ok, $runs aggressor runs:$report"
