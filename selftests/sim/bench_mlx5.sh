@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The mlx5 part of the benchmark (selftests/bench/mlx5.sh, "make bench"'s
-# mlx5 rows) on every kernel, at a size that only shows it runs: stock
-# libmlx5's ib_send_lat (2 B) and ib_write_bw (64 KiB) natively on
-# rdmasim's mlx5 personality and between two vdevices of it, in one run.
+# mlx5 rows) on the newest kernel (selftests/TESTS), at a size that only
+# shows it runs: stock libmlx5's ib_send_lat (2 B) and ib_write_bw (64
+# KiB) natively on rdmasim's mlx5 personality and between two vdevices of
+# it, in one run.
 # The figures mean nothing at this size, but two of them are facts, not
 # measurements: the double ran the WQEs of both kinds, and the data phase
 # made no system call per message, natively or through a vdevice (the data
