@@ -499,8 +499,9 @@ median_of() {	# FILE OP
 # aggressor of B's weight halves B's CPU: a 2x slowdown that no lock
 # caused (cq 2.06x to 2.19x in stop 50's runs).  So A runs at nice 10, a
 # ninth of B's weight, as an operator's cpu.weight would have it: A still
-# runs some 30 ctlbench runs while B measures (at nice 19, 10), and a
-# wait on a lock or a queue that A holds shows as before.
+# ran 25 ctlbench runs while B measured twice in a 7.3 run (10 at nice
+# 19, in one measure), and a wait on a lock or a queue that A holds
+# shows as before.
 aggressor() {	# STOPFILE LOG
 	while [ ! -e "$1" ]; do
 		for op in ctx pd cq mr_4k mr_1m; do
