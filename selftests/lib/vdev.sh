@@ -15,10 +15,10 @@
 # (translated by value, but the tables mirror each other).
 GIDX=${GIDX:-1}
 OOB_NET=10.98
-# Round trips of a container's ibv_rc_pingpong, 1000 by default: a
-# polling pingpong over rxe takes 9 to 15 ms a round trip in a one-vCPU
-# TCG guest, where the poller and rxe's work share the CPU (-e, with
-# completion events, takes 1.4 ms), and 100 prove the path as well.
+# Round trips of a container's ibv_rc_pingpong (its own default is 1000):
+# a polling pingpong over rxe takes 9 to 15 ms a round trip in a
+# one-vCPU TCG guest, where the poller and rxe's work share the CPU (-e,
+# with completion events, takes 1.4 ms), and 100 prove the path as well.
 PP_ITERS=${PP_ITERS:-100}
 
 # vdev_add NAME NS [ARG...] - create vdevice NAME in netns NS on $PARENT,

@@ -368,9 +368,9 @@ wqes_since() {
 # client's is the same, for DEV's peer)
 traffic_cmd() {
 	case $1 in
-	rc_pingpong) echo "ibv_rc_pingpong -d $2 -g $GIDX -n 100 -s 4096 -c" ;;
+	rc_pingpong) echo "ibv_rc_pingpong -d $2 -g $GIDX -n 200 -s 4096 -c" ;;
 	rc_pingpong_events) echo "ibv_rc_pingpong -d $2 -g $GIDX -n 200 -s 1024 -c -e" ;;
-	ud_pingpong) echo "ibv_ud_pingpong -d $2 -g $GIDX -n 100 -s 1024 -c" ;;
+	ud_pingpong) echo "ibv_ud_pingpong -d $2 -g $GIDX -n 200 -s 1024 -c" ;;
 	srq_pingpong) echo "ibv_srq_pingpong -d $2 -g $GIDX -n 200 -s 1024 -c" ;;
 	send_lat) echo "ib_send_lat -d $2 -x $GIDX -n 200 -s 2 -F" ;;
 	write_bw) echo "ib_write_bw -d $2 -x $GIDX -n 200 -s 65536 -F" ;;

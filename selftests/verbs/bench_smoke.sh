@@ -5,7 +5,7 @@
 # `make bench`), so that it cannot rot: one repetition, one size, few
 # iterations, 1 and 10 vdevices.  The figures mean nothing at this size;
 # the test checks that every part ran (but mlx5, which
-# selftests/sim/bench_mlx5.sh runs on every kernel) and that the JSON, the table and the
+# selftests/sim/bench_mlx5.sh runs on the newest kernel) and that the JSON, the table and the
 # plot are well formed, with positive figures where figures belong (a
 # create time with vrdmactl's start-up subtracted may come out negative
 # for so few vdevices, so only its presence is checked).

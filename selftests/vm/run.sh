@@ -18,7 +18,8 @@
 # VM_MEM, VM_SMP, KERNEL (scripts/kernels.sh: "6.12", a release) or KDIR;
 # BENCH_* variables are passed to the benchmark (see selftests/bench/bench.sh);
 # the knobs of the tests (NLFUZZ_COUNT, VERBS_FUZZ_COUNT, VERBS_FUZZ_COMPARE,
-# FUZZ_SEED, FUZZ_TIME_LIMIT, MODULE_CYCLES, STRESS_SECS, TRAFFIC_ITERS) too,
+# FUZZ_SEED, FUZZ_TIME_LIMIT, MODULE_CYCLES, STRESS_SECS, TRAFFIC_ITERS,
+# PP_ITERS) too,
 # and VM_STEP_TIMES=1 (each result preceded by its step's seconds, lib.sh).
 #
 # Guest topology (one boot runs everything):
@@ -294,10 +295,10 @@ fi
 	printf 'export VRDMA_INSTALL_STAGED=%q\n' "$INSTALL_STAGED"
 	printf 'export VRDMA_IMAGE_PREBUILT=%q\n' "$IMAGE_PREBUILT"
 	# Bounds of selftests/isolation/fuzz.sh and of the other repeated tests
-	# (module.sh, stress.sh, traffic.sh and many_tenants.sh), and lib.sh's step
-	# timer, passed on when set
+	# (module.sh, stress.sh, traffic.sh and many_tenants.sh, the containers'
+	# pingpongs), and lib.sh's step timer, passed on when set
 	for v in NLFUZZ_COUNT VERBS_FUZZ_COUNT VERBS_FUZZ_COMPARE FUZZ_SEED \
-		FUZZ_TIME_LIMIT MODULE_CYCLES STRESS_SECS TRAFFIC_ITERS \
+		FUZZ_TIME_LIMIT MODULE_CYCLES STRESS_SECS TRAFFIC_ITERS PP_ITERS \
 		VM_STEP_TIMES HWCHECK_MLX5_PYVERBS; do
 		if [ -n "${!v:-}" ]; then
 			printf 'export %s=%q\n' "$v" "${!v}"
