@@ -568,7 +568,7 @@ if bench_ops "$B" vB "$T/idle1" && bench_ops "$B" vB "$T/idle2"; then
 	ktap_diag "A's load: $runs ctlbench runs of 50 rounds at nice 10 while B measured, on $(nproc) CPUs"
 	ktap_diag "B's control path under A's load, best of $try ratios to B alone:$report"
 	# B measures once A's first run has reported: one more means A kept
-	# running while B measured (10 to 25 runs in loaded 6.12 and 7.3 runs)
+	# running while B measured (10 to 55 runs in stop 51's runs)
 	if [ "$loaded_ok" = 0 ] && [ "$runs" -ge 2 ] && within_limit; then
 		ktap_ok dos_sweep "worst ratio ${worst}x:$report"
 	else
