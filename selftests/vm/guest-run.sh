@@ -33,31 +33,58 @@ FAIL=0
 SKIP=0
 TESTS=0
 
+# What runs between two scripts uses the shell's builtins where it can:
+# under TCG each fork and exec costs about 0.1 s, and make check runs some
+# 80 scripts.
+
 # KLOG_MARK is how many lines the kernel log had when the last script
-# ended: the next one's lines start there.  One dmesg a script, not two:
-# each takes some 0.7 s under TCG, and a suite runs some 80 scripts.
+# ended: the next one's lines start there.  One dmesg a script, not two.
 KLOG_MARK=$(dmesg | wc -l)
 
 # klog_bad_since MARK - set KLOG_BAD to the kernel log's lines of concern
 # after line MARK, and KLOG_MARK to its length now
 klog_bad_since() {
-	local log
-	log=$(dmesg)
-	KLOG_MARK=$(wc -l <<< "$log")
-	KLOG_BAD=$(tail -n "+$(($1 + 1))" <<< "$log" | grep -aF -f "$KLOG_PATTERNS")
+	local log=()
+
+	mapfile -t log < <(dmesg)
+	KLOG_MARK=${#log[@]}
+	KLOG_BAD=
+	[ "$KLOG_MARK" -gt "$1" ] || return 0
+	KLOG_BAD=$(printf '%s\n' "${log[@]:$1}" | grep -aF -f "$KLOG_PATTERNS")
 }
 
-# objects_held - the non-zero object counts of vrdma and rdmasim, those
-# loaded ("vrdma/objects: vdev=1 ... rdmasim/objects: pd=1 ..."): what a
-# script must leave as it found it.
+# objects_held - set HELD to the non-zero object counts of vrdma and
+# rdmasim, those loaded ("vrdma/objects: vdev=1 ... rdmasim/objects: pd=1
+# ..."): what a script must leave as it found it.
 objects_held() {
-	local f
+	local f name count counts
+
+	HELD=
 	for f in /sys/kernel/debug/vrdma/objects /sys/kernel/debug/rdmasim/objects; do
 		[ -r "$f" ] || continue
-		awk -v m="${f#/sys/kernel/debug/}" '
-			$2 != 0 { out = out " " $1 "=" $2 }
-			END { if (out != "") print m ":" out }' "$f"
-	done | tr '\n' ' '
+		counts=
+		while read -r name count _; do
+			[ "$count" = 0 ] || counts+=" $name=$count"
+		done < "$f"
+		[ -z "$counts" ] || HELD+="${f#/sys/kernel/debug/}:$counts "
+	done
+}
+
+# seconds_since T0 - the time since EPOCHREALTIME was T0, "12.3"
+seconds_since() {
+	local us=$(( ${EPOCHREALTIME//[!0-9]/} - ${1//[!0-9]/} ))
+
+	echo "$((us / 1000000)).$((us / 100000 % 10))"
+}
+
+# mib_available - MemAvailable of /proc/meminfo, in MiB
+mib_available() {
+	local key kib _
+
+	while read -r key kib _; do
+		[ "$key" != MemAvailable: ] || break
+	done < /proc/meminfo
+	echo "$((kib / 1024))"
 }
 
 # objects_audit NAME BEFORE - a diagnostic when the objects held after NAME
@@ -65,24 +92,24 @@ objects_held() {
 # before it, so that a leak is pinned on the script that left it.  Not a
 # verdict: each script's own checks and the final leak_audit are.
 objects_audit() {
-	local now tries=20
+	local tries=20 HELD
 	while [ "$tries" -gt 0 ]; do
-		now=$(objects_held)
-		[ "$now" = "$2" ] && return 0
+		objects_held
+		[ "$HELD" = "$2" ] && return 0
 		tries=$((tries - 1))
 		sleep 0.5
 	done
-	echo "# objects not at rest after $1: before: ${2:-none}; after: ${now:-none}"
+	echo "# objects not at rest after $1: before: ${2:-none}; after: ${HELD:-none}"
 }
 
 # run_one INDEX NAME KTAP|RAW CMD...
 run_one() {
 	local idx=$1 name=$2 kind=$3 log rc mark plan=-1 n=0 np=0 nf=0 ns=0 t0
-	local reason='' directive='' line held
+	local reason='' directive='' line HELD
 	shift 3
 	log=$RESULTS/$name.log
 	mark=$KLOG_MARK
-	held=$(objects_held)
+	objects_held
 	t0=$EPOCHREALTIME
 
 	if [ "$kind" = KTAP ]; then
@@ -162,10 +189,8 @@ run_one() {
 	fi
 	# Time and free memory after each script: what a slow or starved
 	# guest shows first
-	echo "# $name took $(awk -v a="$t0" -v b="$EPOCHREALTIME" \
-		'BEGIN { printf "%.1f", b - a }') s; $(awk \
-		'/^MemAvailable:/ { printf "%d MiB available", $2 / 1024 }' /proc/meminfo)"
-	objects_audit "$name" "$held"
+	echo "# $name took $(seconds_since "$t0") s; $(mib_available) MiB available"
+	objects_audit "$name" "$HELD"
 	local bad
 	klog_bad_since "$mark"
 	bad=$KLOG_BAD
@@ -175,17 +200,20 @@ run_one() {
 	fi
 }
 
-# script_timeout SCRIPT - VM_TEST_TIMEOUT, or more when the script asks for
-# it with a header line "# vm-test-timeout: SECONDS" (scripts that build
-# the tree inside the guest, which TCG makes slow).
+# script_timeout SCRIPT - set TIMEOUT to VM_TEST_TIMEOUT, or more when the
+# script asks for it with a header line "# vm-test-timeout: SECONDS" in its
+# first 40 (scripts that build the tree inside the guest, which TCG makes
+# slow).
 script_timeout() {
-	local own
-	own=$(sed -n '1,40s/^# vm-test-timeout: *\([0-9][0-9]*\)$/\1/p' "$1" | head -n 1)
-	if [ -n "$own" ] && [ "$own" -gt "$VM_TEST_TIMEOUT" ]; then
-		echo "$own"
-	else
-		echo "$VM_TEST_TIMEOUT"
-	fi
+	local line n=0 re='^# vm-test-timeout: *([0-9]+)$'
+
+	TIMEOUT=$VM_TEST_TIMEOUT
+	while [ "$n" -lt 40 ] && IFS= read -r line; do
+		n=$((n + 1))
+		[[ $line =~ $re ]] || continue
+		[ "${BASH_REMATCH[1]}" -le "$TIMEOUT" ] || TIMEOUT=${BASH_REMATCH[1]}
+		return 0
+	done < "$1"
 }
 
 # --- what to run ------------------------------------------------------------
@@ -271,7 +299,8 @@ else
 		for s in "${SCRIPTS[@]}"; do
 			idx=$((idx + 1))
 			script_name "$s"
-			VM_TEST_TIMEOUT=$(script_timeout "$s") \
+			script_timeout "$s"
+			VM_TEST_TIMEOUT=$TIMEOUT \
 				run_one "$idx" "$NAME" KTAP bash "$s"
 		done
 		;;
