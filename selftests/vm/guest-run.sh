@@ -42,15 +42,19 @@ TESTS=0
 KLOG_MARK=$(dmesg | wc -l)
 
 # klog_bad_since MARK - set KLOG_BAD to the kernel log's lines of concern
-# after line MARK, and KLOG_MARK to its length now
+# after line MARK, and KLOG_MARK to its length now.  One awk reads the
+# log: a log held in a bash array took seconds to slice once it had some
+# 2000 lines.
 klog_bad_since() {
-	local log=()
+	local out
 
-	mapfile -t log < <(dmesg)
-	KLOG_MARK=${#log[@]}
-	KLOG_BAD=
-	[ "$KLOG_MARK" -gt "$1" ] || return 0
-	KLOG_BAD=$(printf '%s\n' "${log[@]:$1}" | grep -aF -f "$KLOG_PATTERNS")
+	out=$(dmesg | awk -v from="$1" -v pats="$KLOG_PATTERNS" '
+		BEGIN { while ((getline p < pats) > 0) if (p != "") pat[++n] = p }
+		NR > from { for (i = 1; i <= n; i++) if (index($0, pat[i])) { print; break } }
+		END { print NR }')
+	KLOG_MARK=${out##*$'\n'}
+	KLOG_BAD=${out%"$KLOG_MARK"}
+	KLOG_BAD=${KLOG_BAD%$'\n'}
 }
 
 # objects_held - set HELD to the non-zero object counts of vrdma and
