@@ -692,6 +692,68 @@ static enum vrdma_cm_verdict vrdma_cm_sent(struct vrdma_cm_conn *c, int ret,
 	return VRDMA_CM_FAILED;
 }
 
+/*
+ * Begins carrying a request of the vdevice that passed the caller's
+ * checks: @m, a REQ or a SIDR_REQ (@sidr) whose ID is @vid, along @path.
+ * Proves it the vdevice's ib_cm's, makes its connection and starts it
+ * (vrdma_cm_start()).  On VRDMA_CM_CARRIED the connection is in *@cp, the
+ * vdevice's conn_lock is held (vrdma_cm_sent() releases it) and *@attr is
+ * the parent's source GID, which the caller puts.  Any other verdict
+ * leaves nothing behind; a request past the quota is refused in the QP1.
+ */
+static enum vrdma_cm_verdict
+vrdma_cm_req_begin(struct vrdma_dev *vdev, const struct vrdma_gsi_mad *m,
+		   const struct sa_path_rec *path, bool sidr, u32 vid,
+		   struct vrdma_cm_conn **cp, const struct ib_gid_attr **attr)
+{
+	const struct ib_gid_attr *sgid_attr;
+	enum vrdma_cm_verdict v;
+	struct vrdma_cm_conn *c;
+	bool dup;
+
+	v = vrdma_cm_req_sender(vdev, m, path);
+	if (v != VRDMA_CM_CARRIED) {
+		atomic_inc(&vrdma_cm_forged);
+		return v;
+	}
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return VRDMA_CM_FAILED;
+	INIT_LIST_HEAD(&c->node);
+	c->vdev = vdev;
+	c->vid = vid;
+	c->sidr = sidr;
+	c->answered = true;
+	c->sgid = path->sgid;
+	c->dgid = path->dgid;
+
+	sgid_attr = rdma_find_gid_by_port(vdev->parent_ibdev, &path->sgid,
+					  IB_GID_TYPE_ROCE_UDP_ENCAP, 1, NULL);
+	if (IS_ERR(sgid_attr)) {
+		v = VRDMA_CM_BAD_REQ;
+		goto err_free;
+	}
+
+	mutex_lock(&vdev->cm.conn_lock);
+	dup = sidr ? !!vrdma_cm_find_sidr(vdev, vid, false) :
+		     !!vrdma_cm_find(vdev, vid);
+	v = vrdma_cm_start(c, dup);
+	if (v != VRDMA_CM_CARRIED)
+		goto err_unlock;
+	*cp = c;
+	*attr = sgid_attr;
+	return VRDMA_CM_CARRIED;
+
+err_unlock:
+	mutex_unlock(&vdev->cm.conn_lock);
+	rdma_put_gid_attr(sgid_attr);
+err_free:
+	kfree(c);
+	if (v == VRDMA_CM_QUOTA)
+		vrdma_cm_refuse(vdev, m, sidr);
+	return v;
+}
+
 /* Carries a REQ of the vdevice on the parent. */
 static enum vrdma_cm_verdict vrdma_cm_req(struct vrdma_dev *vdev,
 					  const struct vrdma_gsi_mad *m)
@@ -702,41 +764,19 @@ static enum vrdma_cm_verdict vrdma_cm_req(struct vrdma_dev *vdev,
 	enum vrdma_cm_verdict v;
 	struct sa_path_rec path;
 	struct vrdma_cm_conn *c;
-	struct ib_cm_id *pid;
 	int ret;
 
 	if (!vrdma_cm_req_ok(vdev, m))
 		return VRDMA_CM_BAD_REQ;
 	vrdma_cm_req_path(m, &path);
-	v = vrdma_cm_req_sender(vdev, m, &path);
-	if (v != VRDMA_CM_CARRIED) {
-		atomic_inc(&vrdma_cm_forged);
-		return v;
-	}
-	c = kzalloc(sizeof(*c), GFP_KERNEL);
-	if (!c)
-		return VRDMA_CM_FAILED;
-	INIT_LIST_HEAD(&c->node);
-	c->vdev = vdev;
-	c->vid = vrdma_mad_be32(mad, VRDMA_REQ_LOCAL_COMM_ID);
-	c->vqpn = vrdma_mad_qpn(mad, VRDMA_REQ_LOCAL_QPN);
-	c->answered = true;
-	vrdma_cm_new_peer_id(c);
-	c->sgid = path.sgid;
-	c->dgid = path.dgid;
-
-	sgid_attr = rdma_find_gid_by_port(vdev->parent_ibdev, &path.sgid,
-					  IB_GID_TYPE_ROCE_UDP_ENCAP, 1, NULL);
-	if (IS_ERR(sgid_attr)) {
-		kfree(c);
-		return VRDMA_CM_BAD_REQ;
-	}
-
-	mutex_lock(&vdev->cm.conn_lock);
-	v = vrdma_cm_start(c, !!vrdma_cm_find(vdev, c->vid));
+	v = vrdma_cm_req_begin(vdev, m, &path, false,
+			       vrdma_mad_be32(mad, VRDMA_REQ_LOCAL_COMM_ID),
+			       &c, &sgid_attr);
 	if (v != VRDMA_CM_CARRIED)
-		goto err_unlock;
-	pid = c->pid;
+		return v;
+	/* every lookup that could see them takes the conn_lock, held */
+	c->vqpn = vrdma_mad_qpn(mad, VRDMA_REQ_LOCAL_QPN);
+	vrdma_cm_new_peer_id(c);
 
 	req.primary_path = &path;
 	req.ppath_sgid_attr = sgid_attr;
@@ -762,17 +802,9 @@ static enum vrdma_cm_verdict vrdma_cm_req(struct vrdma_dev *vdev,
 	req.srq = (vrdma_mad_u8(mad, VRDMA_REQ_MAXRETRY_SRQ) >> 3) & 1;
 	req.ece.vendor_id = vrdma_mad_be32(mad, VRDMA_REQ_VENDOR_ID) & 0xffffff;
 	req.ece.attr_mod = vrdma_mad_be32(mad, VRDMA_MAD_ATTR_MOD);
-	ret = ib_send_cm_req(pid, &req);
+	ret = ib_send_cm_req(c->pid, &req);
 	rdma_put_gid_attr(sgid_attr);
 	return vrdma_cm_sent(c, ret, "ib_send_cm_req");
-
-err_unlock:
-	mutex_unlock(&vdev->cm.conn_lock);
-	rdma_put_gid_attr(sgid_attr);
-	kfree(c);
-	if (v == VRDMA_CM_QUOTA)
-		vrdma_cm_refuse(vdev, m, false);
-	return v;
 }
 
 /*
@@ -795,7 +827,6 @@ static enum vrdma_cm_verdict vrdma_cm_sidr_req(struct vrdma_dev *vdev,
 	enum vrdma_cm_verdict v;
 	struct sa_path_rec path;
 	struct vrdma_cm_conn *c;
-	struct ib_cm_id *pid;
 	u64 sid = vrdma_mad_be64(mad, VRDMA_SIDR_REQ_SERVICE_ID);
 	bool probe;
 	int ret;
@@ -812,34 +843,11 @@ static enum vrdma_cm_verdict vrdma_cm_sidr_req(struct vrdma_dev *vdev,
 	path.pkey = cpu_to_be16(vrdma_mad_be16(mad, VRDMA_SIDR_REQ_PKEY));
 	/* as cma's route for RoCE v2: a routed hop */
 	path.hop_limit = IPV6_DEFAULT_HOPLIMIT;
-	v = vrdma_cm_req_sender(vdev, m, &path);
-	if (v != VRDMA_CM_CARRIED) {
-		atomic_inc(&vrdma_cm_forged);
-		return v;
-	}
-	c = kzalloc(sizeof(*c), GFP_KERNEL);
-	if (!c)
-		return VRDMA_CM_FAILED;
-	INIT_LIST_HEAD(&c->node);
-	c->vdev = vdev;
-	c->vid = vrdma_mad_be32(mad, VRDMA_SIDR_REQ_REQUEST_ID);
-	c->answered = true;
-	c->sidr = true;
-	c->sgid = m->sgid;
-	c->dgid = m->dgid;
-
-	sgid_attr = rdma_find_gid_by_port(vdev->parent_ibdev, &path.sgid,
-					  IB_GID_TYPE_ROCE_UDP_ENCAP, 1, NULL);
-	if (IS_ERR(sgid_attr)) {
-		kfree(c);
-		return VRDMA_CM_BAD_REQ;
-	}
-
-	mutex_lock(&vdev->cm.conn_lock);
-	v = vrdma_cm_start(c, !!vrdma_cm_find_sidr(vdev, c->vid, false));
+	v = vrdma_cm_req_begin(vdev, m, &path, true,
+			       vrdma_mad_be32(mad, VRDMA_SIDR_REQ_REQUEST_ID),
+			       &c, &sgid_attr);
 	if (v != VRDMA_CM_CARRIED)
-		goto err_unlock;
-	pid = c->pid;
+		return v;
 
 	req.path = &path;
 	req.sgid_attr = sgid_attr;
@@ -848,17 +856,9 @@ static enum vrdma_cm_verdict vrdma_cm_sidr_req(struct vrdma_dev *vdev,
 	req.max_cm_retries = VRDMA_CM_SIDR_RETRIES;
 	req.private_data = mad + VRDMA_SIDR_REQ_PRIVATE_DATA;
 	req.private_data_len = IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE;
-	ret = ib_send_cm_sidr_req(pid, &req);
+	ret = ib_send_cm_sidr_req(c->pid, &req);
 	rdma_put_gid_attr(sgid_attr);
 	return vrdma_cm_sent(c, ret, "ib_send_cm_sidr_req");
-
-err_unlock:
-	mutex_unlock(&vdev->cm.conn_lock);
-	rdma_put_gid_attr(sgid_attr);
-	kfree(c);
-	if (v == VRDMA_CM_QUOTA)
-		vrdma_cm_refuse(vdev, m, true);
-	return v;
 }
 
 /*
