@@ -95,7 +95,11 @@
 #     after it), and by the
 #     death of A (its processes killed, its name deleted): each time the
 #     host's rping ends on the proxy's DREQ and no connection of the
-#     proxy (parent cm_id) nor kernel object is left
+#     proxy (parent cm_id) nor kernel object is left; each time a SIDR
+#     request of A's udaddy to NOWHERE is pending too, and before vAe is
+#     deleted 63 of them are, with the connection all 64 slots of vAe,
+#     and udaddy's 64th request is refused at once (a SIDR_REP
+#     "rejected", UNREACHABLE with status 2, not the parent's timeout)
 #
 # Every check asserts success.  Before the proxy delivered incoming
 # requests, the host's client was rejected by vrdma's listener
@@ -144,7 +148,8 @@ TRAFFIC=(native_ns_rping vdev_rping_to_host vdev_ucmatose_to_host
 	 cm_unpublish_under_request cm_peer_gives_up vdev_del_live_incoming
 	 parent_del_live_incoming netns_death_live_incoming
 	 cm_forged_req_dropped cm_forged_conn_msgs_dropped vdev_del_live_connection
-	 vdev_del_pending_sidr parent_del_live_connection parent_del_pending_sidr
+	 vdev_del_pending_sidr cm_sidr_past_quota_refused
+	 parent_del_live_connection parent_del_pending_sidr
 	 netns_death_live_connection netns_death_pending_sidr)
 
 ktap_plan ctl_setup "${CONTROL[@]}" setup "${TRAFFIC[@]}" no_leak cm_unload \
@@ -1125,14 +1130,21 @@ netns_kill() {
 # up, A's udaddy asks NOWHERE, where nobody answers, so that a SIDR
 # request of vAe's is pending on the parent as CMD runs; it must end with
 # the connection.  (NAME ends in _live_connection, replaced there.)
+# With LIVE_QUOTA=1, udaddy makes 64 requests: the connection and 63 of
+# them fill vAe's 64 slots (VRDMA_CM_CONN_MAX), and the last is refused
+# at once, a SIDR_REP "rejected" into vAe's QP1 that cma reports as
+# UNREACHABLE with status 2 (IB_SIDR_REJECT), not a timeout after the
+# parent's retries; that is cm_sidr_past_quota_refused, and CMD then
+# ends 64 proxy connections.
 #
 # live_end NAME PORT CMD... - an rping connection from vAe in A to the
 # host on PORT; after two pings, CMD ends it from the tenant's side.
 # Reports NAME: the client ends, the host's rping ends (disconnected),
 # vAe is gone, and no proxy connection or kernel object is left.
 live_end() {
-	local name=$1 port=$2 lsrv lcli lud sname sidr=
+	local name=$1 port=$2 lsrv lcli lud sname sidr='' nud=1 held
 	shift 2
+	[ -z "${LIVE_QUOTA:-}" ] || nud=64
 	sname=${name%_live_connection}_pending_sidr
 	spawn_in_ns init timeout 120 rping -s -a "$HOST" -p "$port" -v \
 		>"$T/$name.srv" 2>&1
@@ -1148,10 +1160,19 @@ live_end() {
 	lcli=$!
 	if wait_for 40 sh -c "[ \$(grep -c 'ping data' '$T/$name.cli') -ge 2 ]" &&
 	   [ "$(cmconn)" = 1 ]; then
-		spawn_in_ns "$A" timeout 100 udaddy -s "$NOWHERE" -b "$IPA" -C 1 \
-			>"$T/$name.ud" 2>&1
+		spawn_in_ns "$A" timeout 100 udaddy -s "$NOWHERE" -b "$IPA" \
+			-c "$nud" -C 1 >"$T/$name.ud" 2>&1
 		lud=$!
-		wait_for 20 cmconn_is 2 && sidr=1
+		held=$((nud < 64 ? 1 + nud : 64))
+		wait_for 60 cmconn_is "$held" && sidr=$((held - 1))
+	fi
+	if [ -n "${LIVE_QUOTA:-}" ]; then
+		if [ -n "$sidr" ] &&
+		   wait_for 20 grep -q 'RDMA_CM_EVENT_UNREACHABLE, error: 2$' "$T/$name.ud"; then
+			ktap_ok cm_sidr_past_quota_refused "$(grep -m1 UNREACHABLE "$T/$name.ud"); proxy connections $(cmconn)"
+		else
+			ktap_fail cm_sidr_past_quota_refused "proxy connections $(cmconn); udaddy: $(tail -n 3 "$T/$name.ud" | tr '\n' ' ')"
+		fi
 	fi
 	if [ "$(cmconn)" = $((1 + ${sidr:-0})) ] && "$@" &&
 	   wait_gone 30 "$lcli" &&
@@ -1162,7 +1183,7 @@ live_end() {
 		ktap_fail "$name" "proxy connections $(cmconn), kernel objects $(kobj) (at rest $kobj0); client: $(tail -n 3 "$T/$name.cli" | tr '\n' ' '); host: $(tail -n 3 "$T/$name.srv" | tr '\n' ' ')"
 	fi
 	if [ -n "$sidr" ] && cmconn_is 0 && kobj_is "$kobj0" && vdev_absent vAe; then
-		ktap_ok "$sname" "a SIDR request pending with it: proxy connections 2 -> 0"
+		ktap_ok "$sname" "$sidr SIDR requests pending with it: proxy connections $((1 + sidr)) -> 0"
 	else
 		ktap_fail "$sname" "SIDR request pending: ${sidr:-never}; proxy connections $(cmconn), kernel objects $(kobj) (at rest $kobj0); udaddy: $(tail -n 2 "$T/$name.ud" 2>/dev/null | tr '\n' ' ')"
 	fi
@@ -1364,7 +1385,8 @@ else
 	# ways: the client learns of it or dies, the host's side is
 	# disconnected (the proxy's cm_id on the parent sends a DREQ),
 	# nothing is left behind.
-	live_end vdev_del_live_connection 7474 in_init "$VRDMACTL" dev del vAe
+	LIVE_QUOTA=1 live_end vdev_del_live_connection 7474 \
+		in_init "$VRDMACTL" dev del vAe
 	if in_init "$VRDMACTL" dev add vAe parent rxeA netns "$A" cm on gids shared &&
 	   wait_for 30 has_gid "$A" vAe "$IPA"; then
 		live_end parent_del_live_connection 7475 parent_del_late rxeA
