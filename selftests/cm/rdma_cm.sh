@@ -52,7 +52,9 @@
 #   - rping, ucmatose, udaddy and ib_send_bw -R from A to the host
 #     (udaddy: UD QPs whose peers the RDMA CM resolves with SIDR_REQ and
 #     SIDR_REP; its port, 7174, is fixed; each udaddy check ends with no
-#     proxy connection and the kernel objects at their count)
+#     proxy connection and the kernel objects at their count); A's
+#     SIDR_REQ leaves with the traffic class and hop limit of A's route
+#     (udaddy -t 32, A's TTL 33), as tcpdump on mva sees it
 #   - incoming connections on published ports (vAe 7461,7466,7477,7174,
 #     vBe 7463,7464,7467,7478,7174): the host's rping, udaddy and
 #     ib_send_bw -R to A, A's rping, ucmatose, udaddy and ib_send_bw -R to
@@ -138,7 +140,7 @@ CONTROL=(cm_flag_shown cm_clients_attach_opted_in cm_listen_on_own_address
 	 cm_publish_released_on_del
 	 cm_send_error_holds_vdev cm_netns_death)
 TRAFFIC=(native_ns_rping vdev_rping_to_host vdev_ucmatose_to_host
-	 udaddy_to_host vdev_perftest_to_host
+	 udaddy_to_host sidr_grh_carried vdev_perftest_to_host
 	 host_rping_to_vdev vdev_rping_to_vdev vdev_ucmatose_to_vdev
 	 udaddy_host_to_vdev udaddy_vdev_to_vdev cm_forged_sidr_req_dropped
 	 cm_forged_sidr_rep_dropped
@@ -966,6 +968,34 @@ udaddy_pair() {
 	fi
 }
 
+# sidr_grh_carried - A's udaddy asks the host with TOS 32 (-t) and A's TTL
+# at 33 (a sysctl of its namespace): the SIDR_REQ the proxy sends on rxeA
+# leaves mva with that traffic class and hop limit, which the vdevice's
+# ib_cm put in its AH from cma's route.  The filter: RoCE v2, the IPv4
+# TOS and TTL, the BTH's destination QP 1 and the MAD's attribute
+# SIDR_REQ (0x0017), at 4 and 36 bytes into the UDP payload (udp[8]).
+sidr_grh_carried() {
+	local cap ttl f="udp dst port 4791 and ip[1] == 32 and ip[8] == 33"
+	f+=" and udp[12:4] & 0xffffff == 1 and udp[44:2] == 0x0017"
+	ttl=$(ns_run "$A" sysctl -n net.ipv4.ip_default_ttl)
+	in_ns "$A" sysctl -qw net.ipv4.ip_default_ttl=33
+	spawn_in_ns "$A" timeout 60 tcpdump -l -n -v -i mva -c 1 "$f" \
+		>"$T/sidr.cap" 2>"$T/sidr.caperr"
+	cap=$!
+	wait_for 10 grep -q "listening on" "$T/sidr.caperr"
+	if cm_pair sidr_grh init "$A" "udaddy -b $HOST -C 2" \
+		"udaddy -s $HOST -b $IPA -t 32 -C 2" "$HOST" "$UDADDY_PORT" &&
+	   wait_for 10 test -s "$T/sidr.cap"; then
+		ktap_ok sidr_grh_carried "$(head -n 1 "$T/sidr.cap")"
+	else
+		ktap_fail sidr_grh_carried "captured: $(head -n 2 "$T/sidr.cap" | tr '\n' ' '); client: $(tail -n 2 "$T/sidr_grh.cli" | tr '\n' ' ')"
+	fi
+	in_ns "$A" sysctl -qw "net.ipv4.ip_default_ttl=${ttl:-64}"
+	kill "$cap" 2>/dev/null
+	wait "$cap" 2>/dev/null
+	wait_for 10 cmconn_is 0
+}
+
 # sidr_rep_refused - the SIDR_REPs from vAe the proxy refused (its debug
 # messages, on while the traffic checks run)
 sidr_rep_refused() {
@@ -1377,6 +1407,7 @@ else
 		ktap_fail vdev_ucmatose_to_host "$(grep -m1 -iE 'error|fail|ret' "$T/vdev_ucma.cli")"
 	fi
 	udaddy_pair udaddy_to_host init "$HOST" "$A" "$IPA"
+	sidr_grh_carried
 	perftest_to_host
 	incoming
 	forged_req
