@@ -305,6 +305,7 @@ int vrdma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	struct vrdma_dev *vdev = to_vdev(ibah->device);
 	const struct rdma_ah_attr *attr = init->ah_attr;
 	struct vrdma_ah *vah = to_vah(ibah);
+	const struct ib_global_route *grh;
 	int ret;
 
 	if (udata)
@@ -316,10 +317,14 @@ int vrdma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	ret = vrdma_kobj_get(vdev);
 	if (ret)
 		return ret;
+	grh = rdma_ah_read_grh(attr);
 	vah->shadow = NULL;
-	vah->kdgid = rdma_ah_read_grh(attr)->dgid;
-	vah->ksgid = rdma_ah_read_grh(attr)->sgid_attr->gid;
+	vah->kdgid = grh->dgid;
+	vah->ksgid = grh->sgid_attr->gid;
 	memcpy(vah->kdmac, attr->roce.dmac, ETH_ALEN);
+	vah->kflow_label = grh->flow_label;
+	vah->khop_limit = grh->hop_limit;
+	vah->ktclass = grh->traffic_class;
 	return 0;
 }
 
@@ -554,6 +559,7 @@ static struct vrdma_gsi_mad *vrdma_gsi_copy(struct vrdma_gsi *gsi,
 					    const struct ib_send_wr *wr)
 {
 	const struct ib_ud_wr *ud = ud_wr(wr);
+	const struct vrdma_ah *vah;
 	struct vrdma_gsi_mad *mad;
 	u32 len = 0;
 	int i;
@@ -570,9 +576,13 @@ static struct vrdma_gsi_mad *vrdma_gsi_copy(struct vrdma_gsi *gsi,
 	mad = kzalloc(sizeof(*mad), GFP_ATOMIC);
 	if (!mad)
 		return NULL;
-	mad->dgid = to_vah(ud->ah)->kdgid;
-	mad->sgid = to_vah(ud->ah)->ksgid;
-	memcpy(mad->dmac, to_vah(ud->ah)->kdmac, ETH_ALEN);
+	vah = to_vah(ud->ah);
+	mad->dgid = vah->kdgid;
+	mad->sgid = vah->ksgid;
+	memcpy(mad->dmac, vah->kdmac, ETH_ALEN);
+	mad->flow_label = vah->kflow_label;
+	mad->hop_limit = vah->khop_limit;
+	mad->tclass = vah->ktclass;
 	mad->len = len;
 	for (len = 0, i = 0; i < wr->num_sge; i++) {
 		memcpy(mad->data + len,

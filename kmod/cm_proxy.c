@@ -841,8 +841,10 @@ static enum vrdma_cm_verdict vrdma_cm_sidr_req(struct vrdma_dev *vdev,
 		return VRDMA_CM_BAD_REQ;
 	vrdma_cm_roce_path(m, &m->sgid, &m->dgid, &path);
 	path.pkey = cpu_to_be16(vrdma_mad_be16(mad, VRDMA_SIDR_REQ_PKEY));
-	/* as cma's route for RoCE v2: a routed hop */
-	path.hop_limit = IPV6_DEFAULT_HOPLIMIT;
+	/* the GRH the vdevice's ib_cm made from its route (tenant's TOS, TTL) */
+	path.flow_label = cpu_to_be32(m->flow_label);
+	path.hop_limit = m->hop_limit;
+	path.traffic_class = m->tclass;
 	v = vrdma_cm_req_begin(vdev, m, &path, true,
 			       vrdma_mad_be32(mad, VRDMA_SIDR_REQ_REQUEST_ID),
 			       &c, &sgid_attr);

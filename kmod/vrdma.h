@@ -301,12 +301,16 @@ struct vrdma_ah {
 	struct ib_ah ibah;
 	/*
 	 * NULL for a kernel AH (cm_gsi.c), whose destination is @kdgid and
-	 * source @ksgid (a GID of the vdevice: the core checked its index)
+	 * source @ksgid (a GID of the vdevice: the core checked its index),
+	 * with the rest of its GRH
 	 */
 	struct ib_ah *shadow;
 	union ib_gid kdgid;
 	union ib_gid ksgid;
 	u8 kdmac[ETH_ALEN];
+	u32 kflow_label;
+	u8 khop_limit;
+	u8 ktclass;
 };
 
 struct vrdma_mr {
@@ -702,6 +706,9 @@ int vrdma_destroy_ah(struct ib_ah *ibah, u32 flags);
  * @dgid: the destination GID of the send's AH
  * @sgid: its source GID, one of the vdevice's
  * @dmac: its destination MAC address
+ * @flow_label: its GRH's flow label
+ * @hop_limit: its GRH's hop limit
+ * @tclass: its GRH's traffic class
  * @len: bytes in @data
  * @data: the MAD as the vdevice's MAD layer built it: untrusted
  */
@@ -710,6 +717,9 @@ struct vrdma_gsi_mad {
 	union ib_gid dgid;
 	union ib_gid sgid;
 	u8 dmac[ETH_ALEN];
+	u32 flow_label;
+	u8 hop_limit;
+	u8 tclass;
 	u32 len;
 	u8 data[IB_MGMT_MAD_SIZE];
 };
