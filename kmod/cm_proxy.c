@@ -841,8 +841,12 @@ static enum vrdma_cm_verdict vrdma_cm_sidr_req(struct vrdma_dev *vdev,
 		return VRDMA_CM_BAD_REQ;
 	vrdma_cm_roce_path(m, &m->sgid, &m->dgid, &path);
 	path.pkey = cpu_to_be16(vrdma_mad_be16(mad, VRDMA_SIDR_REQ_PKEY));
-	/* the GRH the vdevice's ib_cm made from its route (tenant's TOS, TTL) */
-	path.flow_label = cpu_to_be32(m->flow_label);
+	/*
+	 * The GRH the vdevice's ib_cm made from its route (tenant's TOS,
+	 * TTL).  The label is cut to its 20 bits: a parent may OR it with
+	 * the rest of its AH's word (mlx5: the source GID index above them).
+	 */
+	path.flow_label = cpu_to_be32(m->flow_label & IB_GRH_FLOWLABEL_MASK);
 	path.hop_limit = m->hop_limit;
 	path.traffic_class = m->tclass;
 	v = vrdma_cm_req_begin(vdev, m, &path, true,
