@@ -149,8 +149,8 @@ TRAFFIC=(native_ns_rping vdev_rping_to_host vdev_ucmatose_to_host
 	 cm_unpublished_not_delivered cm_other_tenant_not_delivered
 	 cm_unpublish_under_request cm_peer_gives_up vdev_del_live_incoming
 	 parent_del_live_incoming netns_death_live_incoming
-	 cm_forged_req_dropped cm_forged_conn_msgs_dropped vdev_del_live_connection
-	 vdev_del_pending_sidr cm_sidr_past_quota_refused
+	 cm_forged_req_dropped cm_forged_conn_msgs_dropped
+	 cm_sidr_past_quota_refused vdev_del_live_connection vdev_del_pending_sidr
 	 parent_del_live_connection parent_del_pending_sidr
 	 netns_death_live_connection netns_death_pending_sidr)
 
@@ -988,7 +988,7 @@ sidr_grh_carried() {
 	   wait_for 10 test -s "$T/sidr.cap"; then
 		ktap_ok sidr_grh_carried "$(head -n 1 "$T/sidr.cap")"
 	else
-		ktap_fail sidr_grh_carried "captured: $(head -n 2 "$T/sidr.cap" | tr '\n' ' '); client: $(tail -n 2 "$T/sidr_grh.cli" | tr '\n' ' ')"
+		ktap_fail sidr_grh_carried "captured: $(head -n 2 "$T/sidr.cap" | tr '\n' ' '); tcpdump: $(tail -n 2 "$T/sidr.caperr" | tr '\n' ' '); client: $(tail -n 2 "$T/sidr_grh.cli" | tr '\n' ' ')"
 	fi
 	in_ns "$A" sysctl -qw "net.ipv4.ip_default_ttl=${ttl:-64}"
 	kill "$cap" 2>/dev/null
@@ -1180,7 +1180,10 @@ live_end() {
 		>"$T/$name.srv" 2>&1
 	lsrv=$!
 	if ! wait_for 20 cm_listening init "$HOST" "$port"; then
+		[ -z "${LIVE_QUOTA:-}" ] ||
+			ktap_fail cm_sidr_past_quota_refused "no connection to start from"
 		ktap_fail "$name" "the host never listened: $(tail -n 3 "$T/$name.srv")"
+		ktap_fail "$sname" "no connection to start from"
 		kill "$lsrv" 2>/dev/null
 		wait "$lsrv" 2>/dev/null
 		return
