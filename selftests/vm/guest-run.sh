@@ -74,21 +74,22 @@ objects_held() {
 	done
 }
 
-# seconds_since T0 - the time since EPOCHREALTIME was T0, "12.3"
+# seconds_since T0 - set SECONDS_SINCE to the time since EPOCHREALTIME was
+# T0, "12.3"
 seconds_since() {
 	local us=$(( ${EPOCHREALTIME//[!0-9]/} - ${1//[!0-9]/} ))
 
-	echo "$((us / 1000000)).$((us / 100000 % 10))"
+	SECONDS_SINCE=$((us / 1000000)).$((us / 100000 % 10))
 }
 
-# mib_available - MemAvailable of /proc/meminfo, in MiB
+# mib_available - set MIB_AVAILABLE to MemAvailable of /proc/meminfo, in MiB
 mib_available() {
-	local key kib _
+	local key kib=0 _
 
 	while read -r key kib _; do
 		[ "$key" != MemAvailable: ] || break
 	done < /proc/meminfo
-	echo "$((kib / 1024))"
+	MIB_AVAILABLE=$((kib / 1024))
 }
 
 # objects_audit NAME BEFORE - a diagnostic when the objects held after NAME
@@ -193,7 +194,9 @@ run_one() {
 	fi
 	# Time and free memory after each script: what a slow or starved
 	# guest shows first
-	echo "# $name took $(seconds_since "$t0") s; $(mib_available) MiB available"
+	seconds_since "$t0"
+	mib_available
+	echo "# $name took $SECONDS_SINCE s; $MIB_AVAILABLE MiB available"
 	objects_audit "$name" "$HELD"
 	local bad
 	klog_bad_since "$mark"
@@ -215,7 +218,9 @@ script_timeout() {
 	while [ "$n" -lt 40 ] && IFS= read -r line; do
 		n=$((n + 1))
 		[[ $line =~ $re ]] || continue
-		[ "${BASH_REMATCH[1]}" -le "$TIMEOUT" ] || TIMEOUT=${BASH_REMATCH[1]}
+		if [ "${BASH_REMATCH[1]}" -gt "$TIMEOUT" ]; then
+			TIMEOUT=${BASH_REMATCH[1]}
+		fi
 		return 0
 	done < "$1"
 }
