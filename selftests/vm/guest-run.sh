@@ -43,8 +43,7 @@ KLOG_MARK=$(dmesg | wc -l)
 
 # klog_bad_since MARK - set KLOG_BAD to the kernel log's lines of concern
 # after line MARK, and KLOG_MARK to its length now.  One awk reads the
-# log: a log held in a bash array took seconds to slice once it had some
-# 2000 lines.
+# log: bash takes seconds to hold and slice a few thousand lines.
 klog_bad_since() {
 	local out
 
