@@ -8,6 +8,8 @@
 #                        other supported kernel (KERNELS=all: the full suite
 #                        on each; KERNEL=6.12: the full suite on that one only)
 #   make check-debug     the suite on a KASAN/lockdep/kmemleak debug kernel
+#                        of 6.1 (KERNEL=7.3: of 7.3, whose rxe carries the
+#                        RDMA CM proxy's traffic)
 #   make demo            two containers talking RDMA through vdevices
 #   make bench           benchmarks, vdevice against the native parent
 #   make style           checkpatch.pl --strict over the tree
@@ -140,7 +142,8 @@ check:
 
 check-debug:
 	@./scripts/deps.sh --quiet
-	./scripts/check-debug.sh $(if $(T),--tests "$(T)")
+	./scripts/check-debug.sh $(if $(filter-out default,$(KERNEL)),--kernel $(KERNEL)) \
+		$(if $(T),--tests "$(T)")
 
 demo:
 	@./scripts/deps.sh --quiet

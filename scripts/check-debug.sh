@@ -1,28 +1,39 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make check-debug`: the selftest suite on a debug build of the same 6.1
-# kernel, with KASAN, lockdep (PROVE_LOCKING), DEBUG_LIST, UBSAN and
-# kmemleak, ending with a kmemleak scan (selftests/module/kmemleak.sh).
+# `make check-debug`: the selftest suite on a debug build of a supported
+# kernel (Debian's 6.1 by default, or 7.3, the one kernel whose rxe
+# carries a tenant's own address and so the RDMA CM proxy's traffic),
+# with KASAN, lockdep (PROVE_LOCKING), DEBUG_LIST, UBSAN and kmemleak,
+# ending with a kmemleak scan (selftests/module/kmemleak.sh).
 #
-#   scripts/check-debug.sh [--config-only] [--build-only] [--tests "NAMES"]
+#   scripts/check-debug.sh [--kernel 6.1|7.3] [--config-only] [--build-only]
+#                          [--tests "NAMES"]
 #
-# Steps, each cached under .cache/debug-kernel/ (git-ignored) and skipped
-# when its result is there:
-#   1. unpack Debian's /usr/src/linux-source-6.1.tar.xz (package
-#      linux-source-6.1; 'make deps' installs it) into src/
-#   2. config: Debian's /boot/config-$(uname -r) plus
-#      scripts/debug-kernel.config, `make olddefconfig`, then
-#      `make localmodconfig` with scripts/debug-kernel.modules as the lsmod
-#      output (only the modules the test guest loads are built), then every
-#      line of the fragment must have survived (a dependency the fragment
-#      misses would silently drop an option: that is an error here)
+# Steps, each cached under .cache/debug-kernel/ (6.1) or
+# .cache/debug-kernel-7.3/ (git-ignored) and skipped when its result is
+# there:
+#   1. unpack the kernel's Debian source into src/: 6.1 from this host's
+#      /usr/src/linux-source-6.1.tar.xz (package linux-source-6.1; 'make
+#      deps' installs it); 7.3 from linux-source-7.3 of trixie-backports,
+#      downloaded with the apt of the Debian 13 chroot ('make deps' makes
+#      it) and unpacked here, not installed anywhere
+#   2. config: Debian's config of that kernel (/boot/config-* for 6.1,
+#      /lib/modules/7.3.*/config for 7.3) plus scripts/debug-kernel.config,
+#      `make olddefconfig`, then `make localmodconfig` with
+#      scripts/debug-kernel.modules as the lsmod output (only the modules
+#      the test guest loads are built), then every line of the fragment
+#      must have survived (a dependency the fragment misses would silently
+#      drop an option: that is an error here)
 #   3. build bzImage and modules (see Documentation/security.rst for how
-#      long), keyed by the hash of the .config
-#   4. install, as the harness expects them for KVER 6.1.x-vrdma-debug:
-#      /lib/modules/KVER/ (modules_install; 'build' points at the tree) and
-#      /boot/vmlinuz-KVER.  The guest shares the host's root, so this is
-#      also how it finds the modules.  Needs root.
+#      long), keyed by the hash of the .config.  Both are built by this
+#      host's compiler: Debian 12's gcc 12 for 7.3 too, where Debian builds
+#      7.3 with gcc 14 (its source allows gcc 8 and up).  vrdma.ko is
+#      built the same way, so the module and its kernel always match.
+#   4. install, as the harness expects them for KVER (6.1.x-vrdma-debug,
+#      7.3.x-vrdma-debug): /lib/modules/KVER/ (modules_install; 'build'
+#      points at the tree) and /boot/vmlinuz-KVER.  The guest shares the
+#      host's root, so this is also how it finds the modules.  Needs root.
 #   5. build vrdma.ko against the debug tree and run the suite with
 #      KDIR=/lib/modules/KVER/build and longer VM_TIMEOUT and
 #      VM_TEST_TIMEOUT (the debug kernel under TCG is several times
@@ -31,18 +42,17 @@
 #      should go on and show every report, not just the first.
 #
 # --config-only stops after step 2, --build-only after step 4.
-# Environment: JOBS (make -j, default nproc), VM_MEM (default 3G).
+# Environment: JOBS (make -j, default nproc), VM_MEM (default 3G),
+# VRDMA_CACHE (where the Debian 13 chroot is, default /var/cache/vrdma).
 
 set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-CACHE=$TOP/.cache/debug-kernel
-SRC=$CACHE/src
-TARBALL=/usr/src/linux-source-6.1.tar.xz
 FRAGMENT=$TOP/scripts/debug-kernel.config
 MODULES=$TOP/scripts/debug-kernel.modules
-BASE_CONFIG=/boot/config-$(uname -r)
+TRIXIE=${VRDMA_CACHE:-/var/cache/vrdma}/trixie
 JOBS=${JOBS:-$(nproc)}
+SERIES=6.1
 STOP=
 TESTS=
 
@@ -51,6 +61,7 @@ log() { echo "check-debug: $*"; }
 
 while [ $# -gt 0 ]; do
 	case $1 in
+	--kernel) [ $# -ge 2 ] || die "--kernel needs a value"; SERIES=$2; shift ;;
 	--config-only) STOP=config ;;
 	--build-only) STOP=build ;;
 	--tests) [ $# -ge 2 ] || die "--tests needs a value"; TESTS=$2; shift ;;
@@ -59,10 +70,46 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-[ -r "$TARBALL" ] || die "$TARBALL missing: apt-get install linux-source-6.1 ('make deps')"
-[ -r "$BASE_CONFIG" ] ||
-	BASE_CONFIG=$(find /boot -maxdepth 1 -name 'config-6.1.*' | sort -V | tail -n 1)
-[ -r "$BASE_CONFIG" ] || die "no /boot/config-6.1.* to start from"
+case $SERIES in
+6.1)
+	CACHE=$TOP/.cache/debug-kernel
+	TARBALL=/usr/src/linux-source-6.1.tar.xz
+	[ -r "$TARBALL" ] || die "$TARBALL missing: apt-get install linux-source-6.1 ('make deps')"
+	BASE_CONFIG=/boot/config-$(uname -r)
+	[ -r "$BASE_CONFIG" ] ||
+		BASE_CONFIG=$(find /boot -maxdepth 1 -name 'config-6.1.*' | sort -V | tail -n 1)
+	;;
+7.3)
+	CACHE=$TOP/.cache/debug-kernel-$SERIES
+	TARBALL=$CACHE/deb/usr/src/linux-source-$SERIES.tar.xz
+	BASE_CONFIG=$(find /lib/modules -maxdepth 2 -path "/lib/modules/$SERIES.*-amd64/config" |
+		      sort -V | tail -n 1)
+	;;
+*)
+	die "no debug kernel for '$SERIES' (6.1 or 7.3)"
+	;;
+esac
+SRC=$CACHE/src
+if [ -z "$BASE_CONFIG" ] || [ ! -r "$BASE_CONFIG" ]; then
+	die "no Debian config of $SERIES to start from ('make deps' installs the kernel)"
+fi
+
+# --- 0. 7.3's source, from the Debian 13 chroot's apt ----------------------
+if [ "$SERIES" != 6.1 ] && [ ! -r "$TARBALL" ]; then
+	[ -x "$TRIXIE/usr/bin/apt-get" ] || die "no Debian 13 chroot at $TRIXIE ('make deps' makes it)"
+	[ "$(id -u)" = 0 ] || die "downloading linux-source-$SERIES in $TRIXIE needs root"
+	log "downloading linux-source-$SERIES from trixie-backports"
+	rm -rf "$CACHE/deb" "$TRIXIE/var/cache/vrdma-src"
+	mkdir -p "$CACHE/deb" "$TRIXIE/var/cache/vrdma-src"
+	chroot "$TRIXIE" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 \
+		/usr/bin/env -C /var/cache/vrdma-src apt-get -q \
+		-o APT::Sandbox::User=root download "linux-source-$SERIES" \
+		> "$CACHE/apt.log" 2>&1 < /dev/null ||
+		die "downloading linux-source-$SERIES failed (see $CACHE/apt.log)"
+	dpkg-deb -x "$TRIXIE"/var/cache/vrdma-src/linux-source-"$SERIES"_*.deb "$CACHE/deb"
+	rm -rf "$TRIXIE/var/cache/vrdma-src"
+	[ -r "$TARBALL" ] || die "linux-source-$SERIES has no ${TARBALL#"$CACHE/deb"}"
+fi
 
 # --- 1. sources ------------------------------------------------------------
 stamp=$CACHE/src.stamp
