@@ -693,6 +693,34 @@ static enum vrdma_cm_verdict vrdma_cm_sent(struct vrdma_cm_conn *c, int ret,
 }
 
 /*
+ * The parent's GID entry a request of the vdevice leaves from: the one of
+ * @sgid, the request's source GID, on the netdev of the vdevice's entry
+ * that the QP1 sent @m from.  The GID alone is not enough: a parent lists
+ * one address once for each netdev that holds it (another namespace's
+ * VLAN or macvlan on the same link, a tenant with an overlapping range),
+ * and the first of them may be another tenant's link.
+ * Return: the entry, held (rdma_put_gid_attr()), or an ERR_PTR.
+ */
+static const struct ib_gid_attr *
+vrdma_cm_parent_sgid(struct vrdma_dev *vdev, const struct vrdma_gsi_mad *m,
+		     const union ib_gid *sgid)
+{
+	const struct ib_gid_attr *vattr, *attr;
+
+	vattr = rdma_get_gid_attr(&vdev->ibdev, 1, m->sgid_index);
+	if (IS_ERR(vattr))
+		return vattr;
+	/* the entry changed since the send, or the path names another GID */
+	if (vattr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP ||
+	    memcmp(vattr->gid.raw, sgid->raw, sizeof(sgid->raw)))
+		attr = ERR_PTR(-EINVAL);
+	else
+		attr = vrdma_gid_to_parent(vdev, vattr);
+	rdma_put_gid_attr(vattr);
+	return attr;
+}
+
+/*
  * Begins carrying a request of the vdevice that passed the caller's
  * checks: @m, a REQ or a SIDR_REQ (@sidr) whose ID is @vid, along @path.
  * Proves it the vdevice's ib_cm's, makes its connection and starts it
@@ -727,8 +755,7 @@ vrdma_cm_req_begin(struct vrdma_dev *vdev, const struct vrdma_gsi_mad *m,
 	c->sgid = path->sgid;
 	c->dgid = path->dgid;
 
-	sgid_attr = rdma_find_gid_by_port(vdev->parent_ibdev, &path->sgid,
-					  IB_GID_TYPE_ROCE_UDP_ENCAP, 1, NULL);
+	sgid_attr = vrdma_cm_parent_sgid(vdev, m, &path->sgid);
 	if (IS_ERR(sgid_attr)) {
 		v = VRDMA_CM_BAD_REQ;
 		goto err_free;

@@ -90,6 +90,11 @@
 #     umad's), and SIDR_REPs naming its own RC QP, a QP number vAe has
 #     not, and its own UD QP with a privileged Q_Key, each refused (the
 #     proxy's debug message); the host's udaddy then reaches A's server
+#   - A's address held by a second netdev of rxeA's link too, a VLAN of
+#     mva in namespace X, whose GID entry rxeA lists first (made while
+#     rxeA and vAe are made again, below): A's rping to the host leaves
+#     on mva, the link of the vdevice's entry it was sent from, and
+#     connects; nothing answers on X's VLAN
 #   - then a live rping connection
 #     ended by deleting vAe, by deleting rxeA (vAe's parent; with vAe's
 #     release held open by the debugfs delay "released", so that ib_cm's
@@ -152,6 +157,7 @@ TRAFFIC=(native_ns_rping vdev_rping_to_host vdev_ucmatose_to_host
 	 cm_forged_req_dropped cm_forged_conn_msgs_dropped
 	 cm_sidr_past_quota_refused vdev_del_live_connection vdev_del_pending_sidr
 	 parent_del_live_connection parent_del_pending_sidr
+	 cm_req_leaves_on_tenant_link
 	 netns_death_live_connection netns_death_pending_sidr)
 
 ktap_plan ctl_setup "${CONTROL[@]}" setup "${TRAFFIC[@]}" no_leak cm_unload \
@@ -1227,6 +1233,74 @@ live_end() {
 FORGE=$TOP/selftests/progs/cm_forge
 CMDBG=/sys/kernel/debug/vrdma/cm
 
+# first_ndev DEV ADDR - the netdev of the first RoCE v2 entry of ADDR in
+# DEV's GID table (init_net).
+first_ndev() {
+	local p=/sys/class/infiniband/$1/ports/1 i
+	while read -r i; do
+		if [ "$(cat "$p/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ]; then
+			cat "$p/gid_attrs/ndevs/$i"
+			return
+		fi
+	done < <(grep -lxF "$(gid_of "$2")" "$p"/gids/* 2>/dev/null |
+		 sed 's|.*/||' | sort -n)
+	return 1
+}
+
+# first_ndev_is DEV ADDR NDEV - (for wait_for)
+first_ndev_is() {
+	[ "$(first_ndev "$1" "$2")" = "$3" ]
+}
+
+# same_gid_index - A's address is at the same index in vAe's table as in
+# rxeA's: UD QPs need that (gid.c), and the checks after this one use them.
+same_gid_index() {
+	local v r
+	v=$(gid_index "$A" vAe "$IPA") && r=$(gid_index init rxeA "$IPA") &&
+		[ "$v" = "$r" ]
+}
+
+# tenant_link - cm_req_leaves_on_tenant_link: A's address is held by a
+# second netdev of rxeA's link too, a VLAN of mva in namespace X, whose
+# entry comes first in rxeA's GID table (A's address is added again after
+# it).  A's rping to the host must leave on mva, the link of the entry vAe
+# sent it from: the parent's first entry of that address is X's, where
+# nothing answers (VLAN 5).  Afterwards X is gone and A's address is at
+# the same index in vAe and rxeA again.
+tenant_link() {
+	local name=cm_req_leaves_on_tenant_link X first=
+	if ! new_ns X x ||
+	   ! in_ns "$A" ip link add link mva name mvav type vlan id 5 ||
+	   ! in_ns "$A" ip link set mvav netns "$X" ||
+	   ! in_ns "$A" ip addr del "$IPA/24" dev mva ||
+	   ! in_ns "$X" ip addr add "$IPA/24" dev mvav ||
+	   ! in_ns "$X" ip link set mvav up ||
+	   ! wait_for 30 first_ndev_is rxeA "$IPA" mvav ||
+	   ! in_ns "$A" ip addr add "$IPA/24" dev mva ||
+	   ! wait_for 30 has_gid "$A" vAe "$IPA"; then
+		ktap_fail "$name" "setup: rxeA's first entry of $IPA on '$(first_ndev rxeA "$IPA")'"
+	else
+		first=$(first_ndev rxeA "$IPA")
+		if [ "$first" != mvav ]; then
+			ktap_fail "$name" "rxeA's first entry of $IPA is on '$first', not X's mvav"
+		elif cm_pair tenant_link init "$A" \
+			"rping -s -a $HOST -p 7480 -C 3 -v" \
+			"rping -c -a $HOST -I $IPA -p 7480 -C 3 -v" "$HOST" 7480; then
+			ktap_ok "$name" "rxeA's first entry of $IPA on $first; $(grep -c 'ping data' "$T/tenant_link.cli") pings"
+		else
+			ktap_diag "proxy: $(dmesg | grep -F 'vAe: vrdma_cm' | tail -n 6)"
+			ktap_fail "$name" "$(grep -m1 -iE 'error|fail' "$T/tenant_link.cli")"
+		fi
+	fi
+	in_ns "$X" ip link del mvav 2>/dev/null
+	# A's address again, now at the first free index of both tables
+	in_ns "$A" ip addr del "$IPA/24" dev mva 2>/dev/null
+	in_ns "$A" ip addr add "$IPA/24" dev mva
+	if ! wait_for 30 has_gid "$A" vAe "$IPA" || ! wait_for 10 same_gid_index; then
+		ktap_diag "$IPA: index $(gid_index "$A" vAe "$IPA") in vAe, $(gid_index init rxeA "$IPA") in rxeA"
+	fi
+}
+
 # forged - the forged CM MADs the proxy dropped so far.
 forged() {
 	awk '$1 == "forged" { n = $2 } END { print n + 0 }' "$CMDBG"
@@ -1432,8 +1506,10 @@ else
 	   wait_for 30 has_gid init rxeA "$IPA" &&
 	   in_init "$VRDMACTL" dev add vAe parent rxeA netns "$A" cm on gids shared &&
 	   wait_for 30 has_gid "$A" vAe "$IPA"; then
+		tenant_link
 		live_end netns_death_live_connection 7476 netns_kill "$A"
 	else
+		ktap_fail cm_req_leaves_on_tenant_link "rxeA and vAe not made again"
 		ktap_fail netns_death_live_connection "rxeA and vAe not made again"
 		ktap_fail netns_death_pending_sidr "rxeA and vAe not made again"
 	fi
