@@ -321,6 +321,7 @@ int vrdma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	vah->shadow = NULL;
 	vah->kdgid = grh->dgid;
 	vah->ksgid = grh->sgid_attr->gid;
+	vah->ksgid_index = grh->sgid_attr->index;
 	memcpy(vah->kdmac, attr->roce.dmac, ETH_ALEN);
 	vah->kflow_label = grh->flow_label;
 	vah->khop_limit = grh->hop_limit;
@@ -579,6 +580,7 @@ static struct vrdma_gsi_mad *vrdma_gsi_copy(struct vrdma_gsi *gsi,
 	vah = to_vah(ud->ah);
 	mad->dgid = vah->kdgid;
 	mad->sgid = vah->ksgid;
+	mad->sgid_index = vah->ksgid_index;
 	memcpy(mad->dmac, vah->kdmac, ETH_ALEN);
 	mad->flow_label = vah->kflow_label;
 	mad->hop_limit = vah->khop_limit;

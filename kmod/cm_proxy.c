@@ -141,6 +141,7 @@ enum vrdma_cm_verdict {
 	VRDMA_CM_UNCARRIED,	/* valid, not carried (MRA, LAP, SIDR, ...) */
 	VRDMA_CM_FAILED,	/* the parent's ib_cm refused it */
 	VRDMA_CM_QUOTA,		/* too many connections */
+	VRDMA_CM_LONG_LIFE,	/* a REQ's path lives too long */
 	VRDMA_CM_FORGED,	/* a REQ not of the vdevice's ib_cm */
 	VRDMA_CM_UNPROVEN,	/* a REQ while ib_cm's agent is not known */
 	VRDMA_CM_BAD_REP,	/* a REP naming what the vdevice does not own */
@@ -157,6 +158,7 @@ static const char *const vrdma_cm_verdict_name[] = {
 	[VRDMA_CM_UNCARRIED] = "not carried",
 	[VRDMA_CM_FAILED] = "refused by the parent's CM",
 	[VRDMA_CM_QUOTA] = "connection quota",
+	[VRDMA_CM_LONG_LIFE] = "packet life time too long",
 	[VRDMA_CM_FORGED] = "forged: not the vdevice's CM",
 	[VRDMA_CM_UNPROVEN] = "refused: the vdevice's CM is not known",
 	[VRDMA_CM_BAD_REP] = "REP refused",
@@ -196,6 +198,17 @@ static u8 vrdma_cm_max_retries = VRDMA_CM_MAX_RETRIES;
  */
 #define VRDMA_CM_SIDR_IN_MAX		16
 #define VRDMA_CM_SIDR_IN_TTL		(70 * HZ)
+
+/*
+ * The longest packet life time of a vdevice's REQ (4.096 us x 2^18, about
+ * 1 s; cma asks for 16 on RoCE).  ib_cm keeps every connection that ended
+ * in timewait, outside the quota, for about twice that before it frees it,
+ * on the vdevice and on the parent, and a tenant chooses the value: its
+ * path record (rdma_set_option(RDMA_OPTION_IB_PATH)) may say 31, hours.
+ * A REQ that asks for more than one step beyond is refused, and the
+ * parent's ib_cm is never given more.
+ */
+#define VRDMA_CM_PACKET_LIFE_MAX	18
 
 /* The Q_Keys with the high bit set are privileged (IBTA 10.2.5) */
 #define VRDMA_CM_QKEY_PRIVILEGED	0x80000000U
@@ -495,7 +508,8 @@ static void vrdma_cm_req_path(const struct vrdma_gsi_mad *m,
 	path->mtu = vrdma_mad_u8(mad, VRDMA_REQ_MTU_RNR) >> 4;
 	path->rate = vrdma_mad_u8(mad, VRDMA_REQ_RATE) & 0x3f;
 	/* ib_cm sends the packet life time + 1 as the local ACK timeout */
-	path->packet_life_time = ack ? ack - 1 : 0;
+	path->packet_life_time = min_t(u8, ack ? ack - 1 : 0,
+				       VRDMA_CM_PACKET_LIFE_MAX);
 }
 
 /* The probe's cm_id is destroyed by its maker; nothing to do. */
@@ -640,7 +654,24 @@ static void vrdma_cm_new_peer_id(struct vrdma_cm_conn *c)
 static int vrdma_cm_handler(struct ib_cm_id *pid,
 			    const struct ib_cm_event *ev);
 static void vrdma_cm_refuse(struct vrdma_dev *vdev,
-			    const struct vrdma_gsi_mad *m, bool sidr);
+			    const struct vrdma_gsi_mad *m, bool sidr,
+			    u16 reason);
+
+/*
+ * Does @m, a REQ of the vdevice, ask for a packet life time beyond
+ * VRDMA_CM_PACKET_LIFE_MAX + 1?  It names the time by its local ACK
+ * timeout, which ib_cm makes the larger of the vdevice's ACK delay and
+ * the life time + 1, plus one at most (cm_ack_timeout()); when the delay
+ * is the larger, the life time is not known beyond it.
+ */
+static bool vrdma_cm_life_too_long(struct vrdma_dev *vdev,
+				   const struct vrdma_gsi_mad *m)
+{
+	u8 ack = vrdma_mad_u8(m->data, VRDMA_REQ_ACK_TIMEOUT) >> 3;
+	u8 delay = vdev->ibdev.attrs.local_ca_ack_delay;
+
+	return ack > max_t(u8, delay + 1, VRDMA_CM_PACKET_LIFE_MAX + 2);
+}
 
 /*
  * Starts @c, a request of the vdevice to carry (@dup: a retry of one
@@ -693,13 +724,42 @@ static enum vrdma_cm_verdict vrdma_cm_sent(struct vrdma_cm_conn *c, int ret,
 }
 
 /*
+ * The parent's GID entry a request of the vdevice leaves from: the one of
+ * @sgid, the request's source GID, on the netdev of the vdevice's entry
+ * that the QP1 sent @m from.  The GID alone is not enough: a parent lists
+ * one address once for each netdev that holds it (another namespace's
+ * VLAN or macvlan on the same link, a tenant with an overlapping range),
+ * and the first of them may be another tenant's link.
+ * Return: the entry, held (rdma_put_gid_attr()), or an ERR_PTR.
+ */
+static const struct ib_gid_attr *
+vrdma_cm_parent_sgid(struct vrdma_dev *vdev, const struct vrdma_gsi_mad *m,
+		     const union ib_gid *sgid)
+{
+	const struct ib_gid_attr *vattr, *attr;
+
+	vattr = rdma_get_gid_attr(&vdev->ibdev, 1, m->sgid_index);
+	if (IS_ERR(vattr))
+		return vattr;
+	/* the entry changed since the send, or the path names another GID */
+	if (vattr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP ||
+	    memcmp(vattr->gid.raw, sgid->raw, sizeof(sgid->raw)))
+		attr = ERR_PTR(-EINVAL);
+	else
+		attr = vrdma_gid_to_parent(vdev, vattr);
+	rdma_put_gid_attr(vattr);
+	return attr;
+}
+
+/*
  * Begins carrying a request of the vdevice that passed the caller's
  * checks: @m, a REQ or a SIDR_REQ (@sidr) whose ID is @vid, along @path.
  * Proves it the vdevice's ib_cm's, makes its connection and starts it
  * (vrdma_cm_start()).  On VRDMA_CM_CARRIED the connection is in *@cp, the
  * vdevice's conn_lock is held (vrdma_cm_sent() releases it) and *@attr is
  * the parent's source GID, which the caller puts.  Any other verdict
- * leaves nothing behind; a request past the quota is refused in the QP1.
+ * leaves nothing behind; a request past the quota, or a REQ whose path
+ * lives too long, is refused in the QP1.
  */
 static enum vrdma_cm_verdict
 vrdma_cm_req_begin(struct vrdma_dev *vdev, const struct vrdma_gsi_mad *m,
@@ -716,6 +776,11 @@ vrdma_cm_req_begin(struct vrdma_dev *vdev, const struct vrdma_gsi_mad *m,
 		atomic_inc(&vrdma_cm_forged);
 		return v;
 	}
+	/* after the proof: the REJ names the request's ID to the vdevice */
+	if (!sidr && vrdma_cm_life_too_long(vdev, m)) {
+		vrdma_cm_refuse(vdev, m, false, IB_CM_REJ_UNSUPPORTED);
+		return VRDMA_CM_LONG_LIFE;
+	}
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
 		return VRDMA_CM_FAILED;
@@ -727,8 +792,7 @@ vrdma_cm_req_begin(struct vrdma_dev *vdev, const struct vrdma_gsi_mad *m,
 	c->sgid = path->sgid;
 	c->dgid = path->dgid;
 
-	sgid_attr = rdma_find_gid_by_port(vdev->parent_ibdev, &path->sgid,
-					  IB_GID_TYPE_ROCE_UDP_ENCAP, 1, NULL);
+	sgid_attr = vrdma_cm_parent_sgid(vdev, m, &path->sgid);
 	if (IS_ERR(sgid_attr)) {
 		v = VRDMA_CM_BAD_REQ;
 		goto err_free;
@@ -750,7 +814,7 @@ err_unlock:
 err_free:
 	kfree(c);
 	if (v == VRDMA_CM_QUOTA)
-		vrdma_cm_refuse(vdev, m, sidr);
+		vrdma_cm_refuse(vdev, m, sidr, IB_CM_REJ_NO_RESOURCES);
 	return v;
 }
 
@@ -1320,15 +1384,17 @@ static void vrdma_cm_to_vdev_sidr_rep(struct vrdma_cm_conn *c,
 }
 
 /*
- * Refuses a request of the vdevice past its quota at once, as a peer
- * without the resources for it would, so that the caller learns now, not
- * after every retry of its ib_cm: a REJ "no resources" for a REQ, a
- * SIDR_REP "rejected" for a SIDR_REQ (@sidr), into its QP1.  The request
- * passed the checks (vrdma_cm_req_ok(), vrdma_cm_sidr_req()): the GIDs are
- * the vdevice's and its peer's.
+ * Refuses a request of the vdevice at once (past its quota, or a REQ
+ * whose path lives too long), as a peer that cannot take it would, so that
+ * the caller learns now, not after every retry of its ib_cm: a REJ with
+ * @reason for a REQ, a SIDR_REP "rejected" for a SIDR_REQ (@sidr), into
+ * its QP1.  The request passed the checks (vrdma_cm_req_ok(),
+ * vrdma_cm_sidr_req()) and the proof that it is the vdevice's ib_cm's:
+ * the GIDs are the vdevice's and its peer's, the ID its own.
  */
 static void vrdma_cm_refuse(struct vrdma_dev *vdev,
-			    const struct vrdma_gsi_mad *m, bool sidr)
+			    const struct vrdma_gsi_mad *m, bool sidr,
+			    u16 reason)
 {
 	struct vrdma_cm_conn c = { .vdev = vdev };
 	u8 *mad;
@@ -1355,8 +1421,7 @@ static void vrdma_cm_refuse(struct vrdma_dev *vdev,
 				   vrdma_mad_be32(m->data,
 						  VRDMA_REQ_LOCAL_COMM_ID));
 		mad[VRDMA_REJ_MSG_REJECTED] = VRDMA_REJ_FOR_REQ << 6;
-		vrdma_mad_put_be16(mad, VRDMA_REJ_REASON,
-				   IB_CM_REJ_NO_RESOURCES);
+		vrdma_mad_put_be16(mad, VRDMA_REJ_REASON, reason);
 	}
 	vrdma_cm_deliver(&c, mad);
 	kfree(mad);

@@ -301,12 +301,13 @@ struct vrdma_ah {
 	struct ib_ah ibah;
 	/*
 	 * NULL for a kernel AH (cm_gsi.c), whose destination is @kdgid and
-	 * source @ksgid (a GID of the vdevice: the core checked its index),
-	 * with the rest of its GRH
+	 * source @ksgid, the vdevice's GID entry at @ksgid_index (the core
+	 * checked the index), with the rest of its GRH
 	 */
 	struct ib_ah *shadow;
 	union ib_gid kdgid;
 	union ib_gid ksgid;
+	u32 ksgid_index;
 	u8 kdmac[ETH_ALEN];
 	u32 kflow_label;
 	u8 khop_limit;
@@ -705,6 +706,8 @@ int vrdma_destroy_ah(struct ib_ah *ibah, u32 flags);
  * @node: entry in the QP's queue of MADs for the proxy
  * @dgid: the destination GID of the send's AH
  * @sgid: its source GID, one of the vdevice's
+ * @sgid_index: the index of @sgid's entry in the vdevice's GID table when
+ *	the MAD was sent
  * @dmac: its destination MAC address
  * @flow_label: its GRH's flow label
  * @hop_limit: its GRH's hop limit
@@ -716,6 +719,7 @@ struct vrdma_gsi_mad {
 	struct list_head node;
 	union ib_gid dgid;
 	union ib_gid sgid;
+	u32 sgid_index;
 	u8 dmac[ETH_ALEN];
 	u32 flow_label;
 	u8 hop_limit;

@@ -55,6 +55,12 @@
 #     proxy connection and the kernel objects at their count); A's
 #     SIDR_REQ leaves with the traffic class and hop limit of A's route
 #     (udaddy -t 32, A's TTL 33), as tcpdump on mva sees it
+#   - A's own path record (rdma_set_option(RDMA_OPTION_IB_PATH), through
+#     lib/cm_ib_path.py): with packet life time 19 A connects to the host
+#     and the REQ on mva carries a local ACK timeout of 19 at most (the
+#     proxy gives the parent 18 at most); with 31 (hours of timewait) the
+#     request is refused at once (REJ reason 5, "unsupported") and
+#     nothing goes out
 #   - incoming connections on published ports (vAe 7461,7466,7477,7174,
 #     vBe 7463,7464,7467,7478,7174): the host's rping, udaddy and
 #     ib_send_bw -R to A, A's rping, ucmatose, udaddy and ib_send_bw -R to
@@ -90,6 +96,11 @@
 #     umad's), and SIDR_REPs naming its own RC QP, a QP number vAe has
 #     not, and its own UD QP with a privileged Q_Key, each refused (the
 #     proxy's debug message); the host's udaddy then reaches A's server
+#   - A's address held by a second netdev of rxeA's link too, a VLAN of
+#     mva in namespace X, whose GID entry rxeA lists first (made while
+#     rxeA and vAe are made again, below): A's rping to the host leaves
+#     on mva, the link of the vdevice's entry it was sent from, and
+#     connects; nothing answers on X's VLAN
 #   - then a live rping connection
 #     ended by deleting vAe, by deleting rxeA (vAe's parent; with vAe's
 #     release held open by the debugfs delay "released", so that ib_cm's
@@ -140,7 +151,8 @@ CONTROL=(cm_flag_shown cm_clients_attach_opted_in cm_listen_on_own_address
 	 cm_publish_released_on_del
 	 cm_send_error_holds_vdev cm_netns_death)
 TRAFFIC=(native_ns_rping vdev_rping_to_host vdev_ucmatose_to_host
-	 udaddy_to_host sidr_grh_carried vdev_perftest_to_host
+	 udaddy_to_host sidr_grh_carried cm_req_packet_life_bounded
+	 vdev_perftest_to_host
 	 host_rping_to_vdev vdev_rping_to_vdev vdev_ucmatose_to_vdev
 	 udaddy_host_to_vdev udaddy_vdev_to_vdev cm_forged_sidr_req_dropped
 	 cm_forged_sidr_rep_dropped
@@ -152,6 +164,7 @@ TRAFFIC=(native_ns_rping vdev_rping_to_host vdev_ucmatose_to_host
 	 cm_forged_req_dropped cm_forged_conn_msgs_dropped
 	 cm_sidr_past_quota_refused vdev_del_live_connection vdev_del_pending_sidr
 	 parent_del_live_connection parent_del_pending_sidr
+	 cm_req_leaves_on_tenant_link
 	 netns_death_live_connection netns_death_pending_sidr)
 
 ktap_plan ctl_setup "${CONTROL[@]}" setup "${TRAFFIC[@]}" no_leak cm_unload \
@@ -1227,6 +1240,129 @@ live_end() {
 FORGE=$TOP/selftests/progs/cm_forge
 CMDBG=/sys/kernel/debug/vrdma/cm
 
+# first_ndev DEV ADDR - the netdev of the first RoCE v2 entry of ADDR in
+# DEV's GID table (init_net).
+first_ndev() {
+	local p=/sys/class/infiniband/$1/ports/1 i
+	while read -r i; do
+		if [ "$(cat "$p/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ]; then
+			cat "$p/gid_attrs/ndevs/$i"
+			return
+		fi
+	done < <(grep -lxF "$(gid_of "$2")" "$p"/gids/* 2>/dev/null |
+		 sed 's|.*/||' | sort -n)
+	return 1
+}
+
+# first_ndev_is DEV ADDR NDEV - (for wait_for)
+first_ndev_is() {
+	[ "$(first_ndev "$1" "$2")" = "$3" ]
+}
+
+# same_gid_index - A's address is at the same index in vAe's table as in
+# rxeA's: UD QPs need that (gid.c), and the checks after this one use them.
+same_gid_index() {
+	local v r
+	v=$(gid_index "$A" vAe "$IPA") && r=$(gid_index init rxeA "$IPA") &&
+		[ "$v" = "$r" ]
+}
+
+# tenant_link - cm_req_leaves_on_tenant_link: A's address is held by a
+# second netdev of rxeA's link too, a VLAN of mva in namespace X, whose
+# entry comes first in rxeA's GID table (A's address is added again after
+# it).  A's rping to the host must leave on mva, the link of the entry vAe
+# sent it from: the parent's first entry of that address is X's, where
+# nothing answers (VLAN 5).  Afterwards X is gone and A's address is at
+# the same index in vAe and rxeA again.
+tenant_link() {
+	local name=cm_req_leaves_on_tenant_link X first=
+	if ! new_ns X x ||
+	   ! in_ns "$A" ip link add link mva name mvav type vlan id 5 ||
+	   ! in_ns "$A" ip link set mvav netns "$X" ||
+	   ! in_ns "$A" ip addr del "$IPA/24" dev mva ||
+	   ! in_ns "$X" ip addr add "$IPA/24" dev mvav ||
+	   ! in_ns "$X" ip link set mvav up ||
+	   ! wait_for 30 first_ndev_is rxeA "$IPA" mvav ||
+	   ! in_ns "$A" ip addr add "$IPA/24" dev mva ||
+	   ! wait_for 30 has_gid "$A" vAe "$IPA"; then
+		ktap_fail "$name" "setup: rxeA's first entry of $IPA on '$(first_ndev rxeA "$IPA")'"
+	else
+		first=$(first_ndev rxeA "$IPA")
+		if [ "$first" != mvav ]; then
+			ktap_fail "$name" "rxeA's first entry of $IPA is on '$first', not X's mvav"
+		elif cm_pair tenant_link init "$A" \
+			"rping -s -a $HOST -p 7480 -C 3 -v" \
+			"rping -c -a $HOST -I $IPA -p 7480 -C 3 -v" "$HOST" 7480; then
+			ktap_ok "$name" "rxeA's first entry of $IPA on $first; $(grep -c 'ping data' "$T/tenant_link.cli") pings"
+		else
+			ktap_diag "proxy: $(dmesg | grep -F 'vAe: vrdma_cm' | tail -n 6)"
+			ktap_fail "$name" "$(grep -m1 -iE 'error|fail' "$T/tenant_link.cli")"
+		fi
+	fi
+	in_ns "$X" ip link del mvav 2>/dev/null
+	# A's address again, now at the first free index of both tables
+	in_ns "$A" ip addr del "$IPA/24" dev mva 2>/dev/null
+	in_ns "$A" ip addr add "$IPA/24" dev mva
+	if ! wait_for 30 has_gid "$A" vAe "$IPA" || ! wait_for 10 same_gid_index; then
+		ktap_diag "$IPA: index $(gid_index "$A" vAe "$IPA") in vAe, $(gid_index init rxeA "$IPA") in rxeA"
+	fi
+}
+
+# path_life LIFE [FILTER] - A's cm_ib_path.py connection to the host's
+# rping server on 7481, along a path record with packet life time LIFE,
+# while tcpdump on mva waits for a REQ on the wire (its MAD attribute,
+# 0x0010, at UDP offset 44: UDP header 8, BTH 12, DETH 8, MAD offset 16)
+# that also matches FILTER.  Leaves the client's output in $T/life.cli,
+# the capture in $T/life.cap.
+path_life() {
+	local cap sp f="udp dst port 4791 and udp[12:4] & 0xffffff == 1"
+	f+=" and udp[44:2] == 0x0010${2:+ and $2}"
+	spawn_in_ns "$A" timeout 60 tcpdump -l -n -i mva -c 1 "$f" \
+		>"$T/life.cap" 2>"$T/life.caperr"
+	cap=$!
+	wait_for 10 grep -q "listening on" "$T/life.caperr"
+	spawn_in_ns init timeout 60 rping -s -a "$HOST" -p 7481 -C 1 \
+		>"$T/life.srv" 2>&1
+	sp=$!
+	wait_for 20 cm_listening init "$HOST" 7481
+	in_ns "$A" timeout 30 python3 "$TOP/selftests/lib/cm_ib_path.py" \
+		"$IPA" "$HOST" 7481 "$1" >"$T/life.cli" 2>&1
+	[ "$(head -n 1 "$T/life.cli")" = established ] &&
+		wait_for 10 test -s "$T/life.cap"
+	sleep 1
+	kill "$cap" "$sp" 2>/dev/null
+	wait "$cap" "$sp" 2>/dev/null
+	wait_for 10 cmconn_is 0
+}
+
+# packet_life - cm_req_packet_life_bounded: A asks for the packet life time
+# of its path itself (cm_ib_path.py, rdma_set_option(RDMA_OPTION_IB_PATH),
+# open to any process).  19, one step above the proxy's 18
+# (VRDMA_CM_PACKET_LIFE_MAX): connected, and the REQ on the parent carries
+# a local ACK timeout of at most 19, ib_cm's from a life time of 18.  31
+# (over two hours of timewait on the vdevice and the parent once the
+# connection ends): refused at once (REJ, reason 5, "unsupported"),
+# nothing on the wire.
+packet_life() {
+	local name=cm_req_packet_life_bounded cap19 out31
+	# the local ACK timeout: the top 5 bits of MAD byte 119 (UDP 147)
+	path_life 19 "udp[147] >> 3 <= 19"
+	cap19=$(head -n 1 "$T/life.cap")
+	if [ "$(head -n 1 "$T/life.cli")" != established ] || [ -z "$cap19" ]; then
+		ktap_fail "$name" "life 19: client: $(tr '\n' ' ' <"$T/life.cli"); no REQ with an ACK timeout of 19 at most on mva; tcpdump: $(tail -n 1 "$T/life.caperr")"
+		return
+	fi
+	path_life 31
+	out31=$(tr '\n' ' ' <"$T/life.cli")
+	if grep -qx "waiting for ESTABLISHED: REJECTED, status 5" "$T/life.cli" &&
+	   ! grep -q . "$T/life.cap"; then
+		ktap_ok "$name" "life 19 connected, REQ on the parent: $cap19; life 31: $out31"
+	else
+		ktap_diag "proxy: $(dmesg | grep -F 'vAe: vrdma_cm' | tail -n 4)"
+		ktap_fail "$name" "life 31: client: $(od -c "$T/life.cli" | head -n 3 | tr '\n' ' '); captured ($(wc -c <"$T/life.cap") bytes): $(head -n 2 "$T/life.cap" | tr '\n' ' ')"
+	fi
+}
+
 # forged - the forged CM MADs the proxy dropped so far.
 forged() {
 	awk '$1 == "forged" { n = $2 } END { print n + 0 }' "$CMDBG"
@@ -1411,6 +1547,7 @@ else
 	fi
 	udaddy_pair udaddy_to_host init "$HOST" "$A" "$IPA"
 	sidr_grh_carried
+	packet_life
 	perftest_to_host
 	incoming
 	forged_req
@@ -1432,8 +1569,10 @@ else
 	   wait_for 30 has_gid init rxeA "$IPA" &&
 	   in_init "$VRDMACTL" dev add vAe parent rxeA netns "$A" cm on gids shared &&
 	   wait_for 30 has_gid "$A" vAe "$IPA"; then
+		tenant_link
 		live_end netns_death_live_connection 7476 netns_kill "$A"
 	else
+		ktap_fail cm_req_leaves_on_tenant_link "rxeA and vAe not made again"
 		ktap_fail netns_death_live_connection "rxeA and vAe not made again"
 		ktap_fail netns_death_pending_sidr "rxeA and vAe not made again"
 	fi
