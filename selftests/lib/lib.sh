@@ -39,6 +39,7 @@ VRDMA_VMA_KO=${VRDMA_VMA_KO:-$TOP/kmod/vrdma_vma.ko}
 PARENT=${VRDMA_PARENT:-rxe0}
 TEST_NAME=${TEST_NAME:-$(basename "$0" .sh)}
 KLOG_PATTERNS=$TOP/selftests/vm/klog-patterns
+KLOG_ALLOWED=$TOP/selftests/vm/klog-allowed
 
 # The KTAP stream, whatever a caller redirects stdout/stderr to.
 exec {KTAP_FD}>&1
@@ -386,10 +387,12 @@ klog_mark() {
 }
 
 # klog_clean_since MARK - succeed if no line after MARK matches
-# selftests/vm/klog-patterns; otherwise print them as diagnostics.
+# selftests/vm/klog-patterns (but for those selftests/vm/klog-allowed
+# allows); otherwise print them as diagnostics.
 klog_clean_since() {
 	local bad
-	bad=$(dmesg | tail -n "+$(($1 + 1))" | grep -aF -f "$KLOG_PATTERNS")
+	bad=$(dmesg | tail -n "+$(($1 + 1))" | grep -aF -f "$KLOG_PATTERNS" |
+	      grep -avE -f "$KLOG_ALLOWED")
 	[ -z "$bad" ] && return 0
 	ktap_diag "kernel log lines of concern:"
 	ktap_diag "$bad"
