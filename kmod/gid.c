@@ -137,6 +137,13 @@ void vrdma_gid_ud_put(struct vrdma_dev *vdev)
 	atomic_dec(&vdev->ud_qps);
 }
 
+/*
+ * The entry of @to with the GID, type and netdev of @from.  A reference
+ * keeps @from's memory, not its entry: once the entry is deleted it has
+ * no netdev, and a match on the GID alone could be another namespace's
+ * link holding the same address.  Only a port without netdevs
+ * (InfiniBand: -ENODEV) is matched without one.
+ */
 static const struct ib_gid_attr *
 vrdma_gid_translate(struct ib_device *to, const struct ib_gid_attr *from)
 {
@@ -145,8 +152,13 @@ vrdma_gid_translate(struct ib_device *to, const struct ib_gid_attr *from)
 
 	rcu_read_lock();
 	ndev = rdma_read_gid_attr_ndev_rcu(from);
-	if (IS_ERR(ndev))
+	if (IS_ERR(ndev)) {
+		if (PTR_ERR(ndev) != -ENODEV) {
+			rcu_read_unlock();
+			return ERR_PTR(-ENOENT);
+		}
 		ndev = NULL;
+	}
 	attr = rdma_find_gid_by_port(to, &from->gid, from->gid_type,
 				     from->port_num, ndev);
 	rcu_read_unlock();
