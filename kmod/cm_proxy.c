@@ -200,15 +200,18 @@ static u8 vrdma_cm_max_retries = VRDMA_CM_MAX_RETRIES;
 #define VRDMA_CM_SIDR_IN_TTL		(70 * HZ)
 
 /*
- * The longest packet life time of a vdevice's REQ (4.096 us x 2^18, about
- * 1 s; cma asks for 16 on RoCE).  ib_cm keeps every connection that ended
- * in timewait, outside the quota, for about twice that before it frees it,
- * on the vdevice and on the parent, and a tenant chooses the value: its
- * path record (rdma_set_option(RDMA_OPTION_IB_PATH)) may say 31, hours.
- * A REQ that asks for more than one step beyond is refused, and the
- * parent's ib_cm is never given more.
+ * The packet life times of a vdevice's REQ.  ib_cm keeps every connection
+ * that ended in timewait, outside the quota, for about twice the life time
+ * before it frees it, on the vdevice and on the parent, and a tenant
+ * chooses the value: its path record (rdma_set_option(RDMA_OPTION_IB_PATH))
+ * may say 31, hours.  cma asks for 16 on RoCE, or for the ACK timeout a
+ * caller set less one (RDMA_OPTION_ID_ACK_TIMEOUT, for its QP's
+ * retransmissions).  The parent's ib_cm is given 18 at most (4.096 us x
+ * 2^18, about 1 s); a REQ asking for more than 23 (34 s, an ACK timeout of
+ * 24) is refused.
  */
 #define VRDMA_CM_PACKET_LIFE_MAX	18
+#define VRDMA_CM_REQ_LIFE_MAX		23
 
 /* The Q_Keys with the high bit set are privileged (IBTA 10.2.5) */
 #define VRDMA_CM_QKEY_PRIVILEGED	0x80000000U
@@ -659,10 +662,10 @@ static void vrdma_cm_refuse(struct vrdma_dev *vdev,
 
 /*
  * Does @m, a REQ of the vdevice, ask for a packet life time beyond
- * VRDMA_CM_PACKET_LIFE_MAX + 1?  It names the time by its local ACK
- * timeout, which ib_cm makes the larger of the vdevice's ACK delay and
- * the life time + 1, plus one at most (cm_ack_timeout()); when the delay
- * is the larger, the life time is not known beyond it.
+ * VRDMA_CM_REQ_LIFE_MAX?  It names the time by its local ACK timeout,
+ * which ib_cm (cm_ack_timeout()) makes the life time + 1 when the
+ * vdevice's ACK delay is smaller, and at most the delay + 2 otherwise:
+ * no life time up to the limit is refused, whatever the delay.
  */
 static bool vrdma_cm_life_too_long(struct vrdma_dev *vdev,
 				   const struct vrdma_gsi_mad *m)
@@ -670,7 +673,7 @@ static bool vrdma_cm_life_too_long(struct vrdma_dev *vdev,
 	u8 ack = vrdma_mad_u8(m->data, VRDMA_REQ_ACK_TIMEOUT) >> 3;
 	u8 delay = vdev->ibdev.attrs.local_ca_ack_delay;
 
-	return ack > max_t(u8, delay + 1, VRDMA_CM_PACKET_LIFE_MAX + 2);
+	return ack > max_t(u8, delay + 2, VRDMA_CM_REQ_LIFE_MAX + 1);
 }
 
 /*

@@ -56,7 +56,7 @@
 #     SIDR_REQ leaves with the traffic class and hop limit of A's route
 #     (udaddy -t 32, A's TTL 33), as tcpdump on mva sees it
 #   - A's own path record (rdma_set_option(RDMA_OPTION_IB_PATH), through
-#     lib/cm_ib_path.py): with packet life time 19 A connects to the host
+#     lib/cm_ib_path.py): with packet life time 23 A connects to the host
 #     and the REQ on mva carries a local ACK timeout of 19 at most (the
 #     proxy gives the parent 18 at most); with 31 (hours of timewait) the
 #     request is refused at once (REJ reason 5, "unsupported") and
@@ -1354,26 +1354,29 @@ path_life() {
 
 # packet_life - cm_req_packet_life_bounded: A asks for the packet life time
 # of its path itself (cm_ib_path.py, rdma_set_option(RDMA_OPTION_IB_PATH),
-# open to any process).  19, one step above the proxy's 18
-# (VRDMA_CM_PACKET_LIFE_MAX): connected, and the REQ on the parent carries
-# a local ACK timeout of at most 19, ib_cm's from a life time of 18.  31
-# (over two hours of timewait on the vdevice and the parent once the
-# connection ends): refused at once (REJ, reason 5, "unsupported"),
-# nothing on the wire.
+# open to any process).  23, the most the proxy takes
+# (VRDMA_CM_REQ_LIFE_MAX; what cma asks for with an ACK timeout of 24,
+# RDMA_OPTION_ID_ACK_TIMEOUT): connected, and the REQ on the parent
+# carries a local ACK timeout of at most 19, ib_cm's from a life time of
+# 18 (VRDMA_CM_PACKET_LIFE_MAX).  31 (over two hours of timewait on the
+# vdevice and the parent once the connection ends): refused at once (REJ,
+# reason 5, "unsupported"), nothing on the wire.
 packet_life() {
-	local name=cm_req_packet_life_bounded cap19 out31
+	local name=cm_req_packet_life_bounded cap23 out31
 	# the local ACK timeout: the top 5 bits of MAD byte 119 (UDP 147)
-	path_life 19 "udp[147] >> 3 <= 19"
-	cap19=$(head -n 1 "$T/life.cap")
-	if [ "$(head -n 1 "$T/life.cli")" != established ] || [ -z "$cap19" ]; then
-		ktap_fail "$name" "life 19: client: $(tr '\n' ' ' <"$T/life.cli"); no REQ with an ACK timeout of 19 at most on mva; tcpdump: $(tail -n 1 "$T/life.caperr")"
+	path_life 23 "udp[147] >> 3 <= 19"
+	cap23=$(head -n 1 "$T/life.cap")
+	if [ "$(head -n 1 "$T/life.cli")" != established ] || [ -z "$cap23" ]; then
+		ktap_fail "$name" "life 23: client: $(tr '\n' ' ' <"$T/life.cli"); no REQ with an ACK timeout of 19 at most on mva; tcpdump: $(tail -n 1 "$T/life.caperr")"
 		return
 	fi
 	path_life 31
 	out31=$(tr '\n' ' ' <"$T/life.cli")
-	if grep -qx "waiting for ESTABLISHED: REJECTED, status 5" "$T/life.cli" &&
-	   ! grep -q . "$T/life.cap"; then
-		ktap_ok "$name" "life 19 connected, REQ on the parent: $cap19; life 31: $out31"
+	if ! grep -q "listening on" "$T/life.caperr"; then
+		ktap_fail "$name" "life 31: tcpdump never listened: $(tail -n 2 "$T/life.caperr" | tr '\n' ' ')"
+	elif grep -qx "waiting for ESTABLISHED: REJECTED, status 5" "$T/life.cli" &&
+	     ! grep -q . "$T/life.cap"; then
+		ktap_ok "$name" "life 23 connected, REQ on the parent: $cap23; life 31: $out31"
 	else
 		ktap_diag "proxy: $(dmesg | grep -F 'vAe: vrdma_cm' | tail -n 4)"
 		ktap_fail "$name" "life 31: client: $(od -c "$T/life.cli" | head -n 3 | tr '\n' ' '); captured ($(wc -c <"$T/life.cap") bytes): $(head -n 2 "$T/life.cap" | tr '\n' ' ')"
