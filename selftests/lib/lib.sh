@@ -392,7 +392,7 @@ klog_mark() {
 klog_clean_since() {
 	local bad
 	bad=$(dmesg | tail -n "+$(($1 + 1))" | grep -aF -f "$KLOG_PATTERNS" |
-	      grep -avE -f "$KLOG_ALLOWED")
+	      grep -avE -f <(sed '/^$/d' "$KLOG_ALLOWED"))
 	[ -z "$bad" ] && return 0
 	ktap_diag "kernel log lines of concern:"
 	ktap_diag "$bad"

@@ -397,7 +397,8 @@ fi
 # during power-off, or a guest that died).  Only kernel lines carry a
 # printk timestamp; user space output on the console is not scanned.
 bad=$(tr -d '\r' < "$CONSOLE" | grep -aE '^\[ *[0-9]+\.[0-9]+\] ' |
-	grep -aF -f "$HERE/klog-patterns" | grep -avE -f "$HERE/klog-allowed" || true)
+	grep -aF -f "$HERE/klog-patterns" |
+	grep -avE -f <(sed '/^$/d' "$HERE/klog-allowed") || true)
 if [ -n "$bad" ]; then
 	echo "# host: the kernel console shows problems:"
 	printf '%s\n' "$bad" | sed 's/^/#   /' | head -n 40
