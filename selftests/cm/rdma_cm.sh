@@ -1289,8 +1289,8 @@ same_gid_index() {
 # entry comes first in rxeA's GID table (A's address is added again after
 # it).  A's rping to the host must leave on mva, the link of the entry vAe
 # sent it from: the parent's first entry of that address is X's, where
-# nothing answers (VLAN 5).  Afterwards X is gone and A's address is at
-# the same index in vAe and rxeA again.
+# nothing answers (VLAN 5).  Afterwards X's VLAN is gone (X itself at
+# exit) and A's address is at the same index in vAe and rxeA again.
 tenant_link() {
 	local name=cm_req_leaves_on_tenant_link X first=
 	if ! new_ns X x ||
