@@ -101,9 +101,11 @@ kbuild_probes() {
 		echo "ccflags-y := $2"
 	} > "$1/Kbuild"
 	# A nested kbuild: none of the calling kbuild's exported settings
-	# (KBUILD_EXTMOD, MAKEFLAGS...) may leak in, or it rebuilds the caller
+	# (KBUILD_EXTMOD, MAKEFLAGS...) may leak in, or it rebuilds the caller;
+	# so no jobserver either, and -j of its own: the probes are independent
+	# and, one after the other, the longest step of a module build
 	env -i PATH="$PATH" HOME="${HOME:-/}" \
-		make -k -C "$KDIR" M="$1" modules > "$1/log" 2>&1 || true
+		make -k -j"$(nproc)" -C "$KDIR" M="$1" modules > "$1/log" 2>&1 || true
 }
 
 for p in "${PROBES[@]}"; do
