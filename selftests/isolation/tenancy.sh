@@ -476,23 +476,6 @@ fi
 
 # --- denial of service: another tenant's control path -------------------------
 
-# bench_ops NS DEV OUT - B's control path, one operation after another:
-# the median of 100 rounds each.  B measures up to five times (twice
-# alone, up to three times under A's load), which took 179 s of 7.3's
-# tenancy at 200 rounds in a loaded run.
-OPS="ctx pd cq mr_4k"
-bench_ops() {
-	local op
-	: >"$3"
-	for op in $OPS; do
-		ip netns exec "$1" "$CTLBENCH" -d "$2" -n 100 -o "$op" >>"$3" 2>&1 ||
-			return 1
-	done
-}
-median_of() {	# FILE OP
-	sed -n "s/^op=$2 .*median_us=\([0-9.]*\).*/\1/p" "$1"
-}
-
 # The aggressor: one process creating and destroying contexts, PDs, CQs
 # and MRs back to back, within vA's quotas.  CPU time is the cgroup's to
 # share, not vrdma's, and make check's guests have one vCPU, where an
@@ -509,73 +492,81 @@ aggressor() {	# STOPFILE LOG
 		done
 	done
 }
-# ratios IDLE1 IDLE2 LOADED - "OP=RATIO" per operation: B's median under
-# A's load over the mean of B's medians alone ("?" if one is missing).
-ratios() {
-	local op i1 i2 l
+
+# A stopped (SIGSTOP to its loop, then to its ctlbench of the moment,
+# so that the loop starts no other) and going on.  A stop takes effect on
+# the way back to user space: A holds nothing of the kernel's meanwhile.
+pause_a() {
+	kill -STOP "$agg" && pkill -STOP -P "$agg"
+}
+resume_a() {
+	pkill -CONT -P "$agg"
+	kill -CONT "$agg"
+}
+
+# median_op OP - B's median of 100 rounds of OP, in microseconds (empty
+# if ctlbench failed)
+OPS="ctx pd cq mr_4k"
+median_op() {
+	ip netns exec "$B" "$CTLBENCH" -d vB -n 100 -o "$1" 2>&1 |
+		sed -n "s/^op=$1 .*median_us=\([0-9.]*\).*/\1/p"
+}
+
+# B's median of each operation under A's load over its median alone, the
+# two taken seconds apart (A stopped for the first): a TCG guest on a
+# loaded host moves B's medians alone by up to 2x between measures a
+# minute apart (mr_4k 97.78 against 48.03 us, cq 274 against 350 us, in
+# a 7.3 run with four guests on the host), which is what failed this
+# sweep when B measured alone once before the load (cq 2.47x as its best
+# of three).  A slowdown that vrdma causes shows in every measurement; a
+# vCPU of the guest descheduled by the busy host slows one of them.  So
+# an operation is measured up to three times, until its best ratio is
+# within 2x: the sweep fails only if an operation is over 2x every time.
+declare -A best all alone
+spawn_in_ns "$A" nice -n 10 bash -c "$(declare -f aggressor); CTLBENCH=$CTLBENCH; aggressor $T/stop $T/agg"
+agg=$!
+# A is loading vA once its first ctlbench run has reported
+wait_for 60 grep -q '^op=' "$T/agg"
+failed=
+for _ in 1 2 3; do
 	for op in $OPS; do
-		i1=$(median_of "$1" "$op")
-		i2=$(median_of "$2" "$op")
-		l=$(median_of "$3" "$op")
-		awk -v o="$op" -v a="$i1" -v b="$i2" -v l="$l" 'BEGIN {
-			i = (a + b) / 2
-			if (i > 0 && l > 0) printf("%s=%.2f\n", o, l / i)
-			else printf("%s=?\n", o) }'
+		if [ -n "${best[$op]:-}" ] &&
+		   awk -v b="${best[$op]}" 'BEGIN { exit !(b <= 2.0) }'; then
+			continue
+		fi
+		pause_a
+		a=$(median_op "$op")
+		resume_a
+		l=$(median_op "$op")
+		if [ -z "$a" ] || [ -z "$l" ]; then
+			failed="$failed $op"
+			continue
+		fi
+		r=$(awk -v a="$a" -v l="$l" 'BEGIN { printf "%.2f", l / a }')
+		all[$op]="${all[$op]:-}${all[$op]:+,}$r"
+		alone[$op]="${alone[$op]:-}${alone[$op]:+,}$a"
+		best[$op]=$(awk -v b="${best[$op]:-}" -v r="$r" \
+			'BEGIN { print ((b == "" || r < b) ? r : b) }')
 	done
-}
-# best_report TRIES - for each operation, its best ratio over loaded1 to
-# loadedTRIES: sets worst (the largest best), report and missing.
-best_report() {
-	local op try r best all
-	worst=0 report='' missing=0
-	for op in $OPS; do
-		best='' all=''
-		for try in $(seq "$1"); do
-			r=$(ratios "$T/idle1" "$T/idle2" "$T/loaded$try" |
-				sed -n "s/^$op=//p")
-			all="$all${all:+,}$r"
-			[ "$r" = "?" ] && { missing=1; continue; }
-			best=$(awk -v b="${best:-}" -v r="$r" \
-				'BEGIN { print ((b == "" || r < b) ? r : b) }')
-		done
-		report="$report $op=${best:-?}x($all; alone $(median_of "$T/idle1" "$op"),$(median_of "$T/idle2" "$op")us)"
-		worst=$(awk -v w="$worst" -v r="${best:-0}" 'BEGIN { print ((r > w) ? r : w) }')
-	done
-}
-within_limit() {
-	[ "$missing" = 0 ] && awk -v w="$worst" 'BEGIN { exit !(w <= 2.0) }'
-}
-# A slowdown that vrdma causes shows in every measurement under A's load; a
-# TCG guest's vCPU descheduled by a busy host slows one of them.  So B
-# measures under the load up to three times, until each operation's best
-# ratio is within 2x: the sweep fails only if an operation is over 2x
-# every time.  B's second measure alone comes first, so that every ratio
-# can be computed as soon as a loaded measure is in.
-if bench_ops "$B" vB "$T/idle1" && bench_ops "$B" vB "$T/idle2"; then
-	spawn_in_ns "$A" nice -n 10 bash -c "$(declare -f aggressor); CTLBENCH=$CTLBENCH; aggressor $T/stop $T/agg"
-	agg=$!
-	# A is loading vA once its first ctlbench run has reported
-	wait_for 60 grep -q '^op=' "$T/agg"
-	loaded_ok=0
-	for try in 1 2 3; do
-		bench_ops "$B" vB "$T/loaded$try" || loaded_ok=$?
-		best_report "$try"
-		within_limit && break
-	done
-	touch "$T/stop"
-	wait "$agg"
-	runs=$(grep -c '^op=' "$T/agg")
-	ktap_diag "A's load: $runs ctlbench runs of 50 rounds at nice 10 while B measured, on $(nproc) CPUs"
-	ktap_diag "B's control path under A's load, best of $try ratios to B alone:$report"
-	# B measures once A's first run has reported: one more means A kept
-	# running while B measured (10 to 55 runs in stop 51's runs)
-	if [ "$loaded_ok" = 0 ] && [ "$runs" -ge 2 ] && within_limit; then
-		ktap_ok dos_sweep "worst ratio ${worst}x:$report"
-	else
-		ktap_fail dos_sweep "worst ratio ${worst}x (limit 2x), bench status $loaded_ok, $runs aggressor runs:$report"
-	fi
+done
+touch "$T/stop"
+resume_a
+wait "$agg"
+runs=$(grep -c '^op=' "$T/agg")
+worst=0 report=
+for op in $OPS; do
+	report="$report $op=${best[$op]:-?}x(${all[$op]:-}; alone ${alone[$op]:-}us)"
+	worst=$(awk -v w="$worst" -v r="${best[$op]:-99}" 'BEGIN { print ((r > w) ? r : w) }')
+done
+ktap_diag "A's load: $runs ctlbench runs of 50 rounds at nice 10 while B measured, on $(nproc) CPUs"
+ktap_diag "B's control path under A's load, best ratio to B alone just before:$report"
+# B measures once A's first run has reported: one more means A kept
+# running while B measured (10 to 55 runs in stop 51's runs)
+if [ -z "$failed" ] && [ "$runs" -ge 2 ] &&
+   awk -v w="$worst" 'BEGIN { exit !(w <= 2.0) }'; then
+	ktap_ok dos_sweep "worst ratio ${worst}x:$report"
 else
-	ktap_fail dos_sweep "ctlbench on vB alone failed: $(cat "$T/idle1" "$T/idle2")"
+	ktap_fail dos_sweep "worst ratio ${worst}x (limit 2x), ctlbench failed on:${failed:- none}, $runs aggressor runs:$report"
 fi
 
 check_no_leak
