@@ -64,14 +64,16 @@ PACKAGES=(
 	flex bison bc libelf-dev libssl-dev
 )
 
-installed() {
-	[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]
-}
-
+# missing PACKAGE... - those not installed, asked of dpkg at once: one
+# dpkg-query a package took 10 of the 13 s this script took when nothing
+# was missing, on the path of every make check
 missing() {
-	local p
+	local have p
+	# dpkg-query fails when it knows one of them not at all
+	have=$({ dpkg-query -W -f='${db:Status-Status} ${Package}\n' "$@" 2>/dev/null || true; } |
+		awk '$1 == "installed" { print $2 }')
 	for p in "$@"; do
-		installed "$p" || echo "$p"
+		grep -qxF "$p" <<< "$have" || echo "$p"
 	done
 }
 
