@@ -35,9 +35,10 @@
 #      points at the tree) and /boot/vmlinuz-KVER.  The guest shares the
 #      host's root, so this is also how it finds the modules.  Needs root.
 #   5. build vrdma.ko against the debug tree and run the suite with
-#      KDIR=/lib/modules/KVER/build and longer VM_TIMEOUT and
-#      VM_TEST_TIMEOUT (the debug kernel under TCG is several times
-#      slower).  VM_PANIC_ON_WARN defaults to 0 here: any report fails
+#      KDIR=/lib/modules/KVER/build, longer VM_TIMEOUT and
+#      VM_TEST_TIMEOUT, and VM_WAIT_SCALE 4 (every wait_for of the tests
+#      four times as long): the debug kernel under TCG is several times
+#      slower.  VM_PANIC_ON_WARN defaults to 0 here: any report fails
 #      the run anyway (selftests/vm/klog-patterns), and a run this long
 #      should go on and show every report, not just the first.
 #
@@ -188,6 +189,9 @@ export KDIR
 export VM_MEM=${VM_MEM:-3G}
 export VM_TIMEOUT=${VM_TIMEOUT:-14400}
 export VM_TEST_TIMEOUT=${VM_TEST_TIMEOUT:-3600}
+# every wait_for of the tests (selftests/lib/lib.sh): at make check's
+# bounds, 7.3's rdma_cm tests timed out waiting for their listeners
+export VM_WAIT_SCALE=${VM_WAIT_SCALE:-4}
 export VM_PANIC_ON_WARN=${VM_PANIC_ON_WARN:-0}
 make -C "$TOP" modules KDIR="$KDIR"
 make -C "$TOP" userlib tools progs

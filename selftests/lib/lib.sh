@@ -307,12 +307,15 @@ have_vrdmactl() {
 }
 
 # wait_for TIMEOUT CMD... - poll CMD every 0.1 s until it succeeds (0) or
-# TIMEOUT seconds (may be fractional) pass (1).
+# TIMEOUT seconds (may be fractional) pass (1).  VM_WAIT_SCALE (a whole
+# number, make check-debug's) multiplies every TIMEOUT: a debug kernel
+# under TCG starts a process in seconds, and a listener that a test waits
+# 10 s for never came up in time there.
 wait_for() {
 	local deadline USECS
 
 	usecs "$1"
-	deadline=$USECS
+	deadline=$((USECS * ${VM_WAIT_SCALE:-1}))
 	usecs "$EPOCHREALTIME"
 	deadline=$((deadline + USECS))
 	shift

@@ -299,7 +299,7 @@ fi
 	# pingpongs), and lib.sh's step timer, passed on when set
 	for v in NLFUZZ_COUNT VERBS_FUZZ_COUNT VERBS_FUZZ_COMPARE FUZZ_SEED \
 		FUZZ_TIME_LIMIT MODULE_CYCLES STRESS_SECS TRAFFIC_ITERS PP_ITERS \
-		VM_STEP_TIMES HWCHECK_MLX5_PYVERBS; do
+		VM_STEP_TIMES VM_WAIT_SCALE HWCHECK_MLX5_PYVERBS; do
 		if [ -n "${!v:-}" ]; then
 			printf 'export %s=%q\n' "$v" "${!v}"
 		fi
