@@ -21,7 +21,8 @@
 #   - UD QP and multicast attach: refused (no ACL can bind them)
 # And the denial-of-service sweep: A creates and destroys objects as fast as
 # it can under its quotas while B times its own control path
-# (selftests/progs/ctlbench); B's medians must stay within 2x of B alone.
+# (selftests/progs/ctlbench); B's medians under that load must stay within
+# 2x of B's medians alone (A stopped) taken just before.
 #
 # RoCE traffic between A and B over their own addresses cannot run with
 # rxe before 7.1 (Documentation/security.rst, "Addresses per tenant"):
