@@ -494,23 +494,38 @@ aggressor() {	# STOPFILE LOG
 	done
 }
 
-# A stopped (SIGSTOP to its loop, then to its ctlbench of the moment,
-# so that the loop starts no other) and going on.  A stop takes effect on
-# the way back to user space: A holds nothing of the kernel's meanwhile.
+# halted PID - PID is stopped, a zombie or gone
+halted() {
+	local st
+	st=$(sed -n 's/^[0-9]* (.*) \(.\) .*/\1/p' "/proc/$1/stat" 2>/dev/null)
+	[ -z "$st" ] || [ "$st" = T ] || [ "$st" = Z ]
+}
+
+# A stopped and going on: SIGSTOP to its loop first, and once the loop is
+# stopped (a fork in progress has finished, so every ctlbench it started
+# is listed) to each of its children, each waited for until stopped.  A
+# stop takes effect on the way back to user space: A holds no lock
+# meanwhile, only its objects.
 pause_a() {
-	kill -STOP "$agg" && pkill -STOP -P "$agg"
+	local c
+	kill -STOP "$agg" 2>/dev/null
+	wait_for 5 halted "$agg" || return 1
+	for c in $(pgrep -P "$agg"); do
+		kill -STOP "$c" 2>/dev/null
+		wait_for 5 halted "$c" || return 1
+	done
 }
 resume_a() {
 	pkill -CONT -P "$agg"
-	kill -CONT "$agg"
+	kill -CONT "$agg" 2>/dev/null
 }
 
-# median_op OP - B's median of 100 rounds of OP, in microseconds (empty
-# if ctlbench failed)
+# median_op OP - B's median of 100 rounds of OP, in microseconds; empty if
+# ctlbench failed, whose output is then in $T/b.OP
 OPS="ctx pd cq mr_4k"
 median_op() {
-	ip netns exec "$B" "$CTLBENCH" -d vB -n 100 -o "$1" 2>&1 |
-		sed -n "s/^op=$1 .*median_us=\([0-9.]*\).*/\1/p"
+	ip netns exec "$B" "$CTLBENCH" -d vB -n 100 -o "$1" >"$T/b.$1" 2>&1
+	sed -n "s/^op=$1 .*median_us=\([0-9.]*\).*/\1/p" "$T/b.$1"
 }
 
 # B's median of each operation under A's load over its median alone, the
@@ -526,6 +541,8 @@ median_op() {
 declare -A best all alone
 spawn_in_ns "$A" nice -n 10 bash -c "$(declare -f aggressor); CTLBENCH=$CTLBENCH; aggressor $T/stop $T/agg"
 agg=$!
+# A stopped for good, or going on, whatever ends this script
+cleanup_push sh -c "touch $T/stop; pkill -CONT -P $agg; kill -CONT $agg 2>/dev/null; true"
 # A is loading vA once its first ctlbench run has reported
 wait_for 60 grep -q '^op=' "$T/agg"
 failed=
@@ -535,12 +552,14 @@ for _ in 1 2 3; do
 		   awk -v b="${best[$op]}" 'BEGIN { exit !(b <= 2.0) }'; then
 			continue
 		fi
-		pause_a
-		a=$(median_op "$op")
+		a=
+		pause_a && a=$(median_op "$op")
 		resume_a
 		l=$(median_op "$op")
-		if [ -z "$a" ] || [ -z "$l" ]; then
-			failed="$failed $op"
+		if ! awk -v a="$a" -v l="$l" 'BEGIN { exit !(a > 0 && l > 0) }'; then
+			[[ " $failed " == *" $op "* ]] ||
+				failed="$failed $op"
+			ktap_diag "$op: A not stopped, or ctlbench on vB failed: $(tr '\n' ' ' <"$T/b.$op")"
 			continue
 		fi
 		r=$(awk -v a="$a" -v l="$l" 'BEGIN { printf "%.2f", l / a }')
@@ -557,12 +576,13 @@ runs=$(grep -c '^op=' "$T/agg")
 worst=0 report=
 for op in $OPS; do
 	report="$report $op=${best[$op]:-?}x(${all[$op]:-}; alone ${alone[$op]:-}us)"
-	worst=$(awk -v w="$worst" -v r="${best[$op]:-99}" 'BEGIN { print ((r > w) ? r : w) }')
+	[ -n "${best[$op]:-}" ] || continue
+	worst=$(awk -v w="$worst" -v r="${best[$op]}" 'BEGIN { print ((r > w) ? r : w) }')
 done
 ktap_diag "A's load: $runs ctlbench runs of 50 rounds at nice 10 while B measured, on $(nproc) CPUs"
 ktap_diag "B's control path under A's load, best ratio to B alone just before:$report"
-# B measures once A's first run has reported: one more means A kept
-# running while B measured (10 to 55 runs in stop 51's runs)
+# B measures once A's first run has reported: one more means A went on
+# (5 runs in all on 6.1 under a loaded host, A stopped half the time)
 if [ -z "$failed" ] && [ "$runs" -ge 2 ] &&
    awk -v w="$worst" 'BEGIN { exit !(w <= 2.0) }'; then
 	ktap_ok dos_sweep "worst ratio ${worst}x:$report"

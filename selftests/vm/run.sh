@@ -20,7 +20,9 @@
 # the knobs of the tests (NLFUZZ_COUNT, VERBS_FUZZ_COUNT, VERBS_FUZZ_COMPARE,
 # FUZZ_SEED, FUZZ_TIME_LIMIT, MODULE_CYCLES, STRESS_SECS, TRAFFIC_ITERS,
 # PP_ITERS) too,
-# and VM_STEP_TIMES=1 (each result preceded by its step's seconds, lib.sh).
+# VM_STEP_TIMES=1 (each result preceded by its step's seconds, lib.sh), and
+# VM_WAIT_SCALE=N (a whole number: every wait_for of the tests N times as
+# long; make check-debug's 4).
 #
 # Guest topology (one boot runs everything):
 #
@@ -73,7 +75,7 @@ die() {
 }
 
 usage() {
-	sed -n '7,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+	sed -n '7,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -89,6 +91,11 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+
+# lib.sh's wait_for multiplies by it in shell arithmetic, whole numbers only
+case ${VM_WAIT_SCALE:-1} in
+"" | *[!0-9]* | 0*) die "VM_WAIT_SCALE must be a whole number, 1 or more: '${VM_WAIT_SCALE}'" ;;
+esac
 
 # The full benchmark runs for up to ~20 minutes: more than a selftest may.
 if [ "$MODE" = bench ] && [ "$VM_TEST_TIMEOUT" = 900 ]; then
